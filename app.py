@@ -1,0 +1,26 @@
+"""Wiring only: the Chalice app, its blueprints, middleware and SQS workers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalice.app import Chalice, SQSEvent
+
+from chalicelib import logs
+from chalicelib.api.middleware import http_middleware
+from chalicelib.api.routes import auth, directory, meta
+from chalicelib.workers import dispatch
+
+app = Chalice(app_name="tocsin")
+app.api.cors = False
+logs.configure()
+
+app.register_middleware(http_middleware, "http")
+app.register_blueprint(auth.api.blueprint)
+app.register_blueprint(directory.api.blueprint)
+app.register_blueprint(meta.meta)  # last: its catch-all answers unknown routes
+
+
+@app.on_sqs_message(queue="tocsin-events", batch_size=10)
+def handle_events(event: SQSEvent) -> dict[str, Any]:
+    return dispatch.handle_records(event.to_dict()["Records"])

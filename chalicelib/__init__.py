@@ -1,0 +1,1 @@
+"""Tocsin: incident management on Chalice, DynamoDB and SQS."""

@@ -1,0 +1,74 @@
+"""HTTP middleware: request ids, structured access logs, and enveloping Chalice's own errors."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from chalice.app import Request, Response
+
+from chalicelib.api import envelope
+from chalicelib.api.context import accept_or_generate_request_id, set_request_id
+from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, ValidationFailed
+
+logger = logging.getLogger("tocsin.access")
+
+API_PREFIX = "/api/v1"
+
+
+def concrete_path(request: Request) -> str:
+    return str((request.context or {}).get("path") or request.path)
+
+
+def _chalice_error_to_app_error(response: Response) -> AppError | None:
+    """Chalice answers a few errors itself (405, its 500, 400 on bad JSON); map them to ours."""
+    body = response.body
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    if not isinstance(body, dict) or "Code" not in body:
+        return None
+    if response.status_code == 405:
+        return MethodNotAllowed()
+    if response.status_code == 404:
+        return NotFound()
+    if response.status_code in (400, 415):
+        return ValidationFailed(str(body.get("Message") or "The request is invalid."))
+    return InternalError()
+
+
+def http_middleware(event: Request, get_response: Callable[[Request], Response]) -> Response:
+    started = time.perf_counter()
+    request_id = accept_or_generate_request_id(event.headers.get("x-request-id"))
+    set_request_id(request_id)
+    path = concrete_path(event)
+    try:
+        response = get_response(event)
+    except AppError as error:
+        response = envelope.error_response(error)
+    if path.startswith(API_PREFIX):
+        replacement = _chalice_error_to_app_error(response)
+        if replacement is not None:
+            response = envelope.error_response(replacement, headers=_keep_allow(response))
+    response.headers.setdefault("X-Request-Id", request_id)
+    logger.info(
+        "request",
+        extra={
+            "request_id": request_id,
+            "method": event.method,
+            "path": path,
+            "status": response.status_code,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+        },
+    )
+    return response
+
+
+def _keep_allow(response: Response) -> dict[str, Any]:
+    allow = response.headers.get("Allow")
+    return {"Allow": allow} if allow else {}

@@ -1,0 +1,198 @@
+"""The OpenAPI 3.1.0 document, generated from the registered operations and their pydantic models."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from chalicelib.api.routing import Operation, operations
+from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.errors import ERROR_TYPES
+
+_STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted",
+    204: "No content",
+    304: "Not modified",
+    400: "Validation error",
+    401: "Missing, invalid or revoked credential",
+    403: "The credential lacks the required scope",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    410: "Gone",
+    413: "Payload too large",
+    429: "Rate limit exceeded",
+    500: "Server-side configuration error",
+    502: "Upstream delivery failed",
+}
+
+_RATE_HEADERS = {
+    "X-RateLimit-Category": {
+        "description": "Bucket applied (api_key, session, webhook, anonymous).",
+        "schema": {"type": "string"},
+    },
+    "X-RateLimit-Remaining": {"description": "Requests left in the window.", "schema": {"type": "integer"}},
+    "X-RateLimit-Reset": {"description": "Unix time the window resets.", "schema": {"type": "integer"}},
+    "X-Request-Id": {"description": "The request id, also in meta.request_id.", "schema": {"type": "string"}},
+}
+
+
+def _envelope_schemas() -> dict[str, Any]:
+    meta = {
+        "type": "object",
+        "required": ["request_id", "timestamp"],
+        "properties": {"request_id": {"type": "string"}, "timestamp": {"type": "string", "format": "date-time"}},
+    }
+    return {
+        "Meta": meta,
+        "ErrorEnvelope": {
+            "type": "object",
+            "required": ["error", "meta"],
+            "properties": {
+                "success": {"type": "boolean", "const": False},
+                "error": {
+                    "type": "object",
+                    "required": ["code", "message"],
+                    "properties": {
+                        "code": {"type": "string", "enum": sorted({e.code for e in ERROR_TYPES})},
+                        "message": {"type": "string"},
+                        "user_message": {"type": "string"},
+                        "details": {"type": "object"},
+                    },
+                },
+                "meta": {"$ref": "#/components/schemas/Meta"},
+            },
+        },
+    }
+
+
+def _success_schema(data_schema: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["success", "data", "meta"],
+        "properties": {
+            "success": {"type": "boolean", "const": True},
+            "data": data_schema or {},
+            "meta": {"$ref": "#/components/schemas/Meta"},
+        },
+    }
+
+
+def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    required = set(schema.get("required", []))
+    parameters = []
+    for name, prop in schema.get("properties", {}).items():
+        is_array = prop.get("type") == "array" or any(p.get("type") == "array" for p in prop.get("anyOf", []))
+        parameter: dict[str, Any] = {
+            "name": name,
+            "in": "query",
+            "required": name in required,
+            "schema": {k: v for k, v in prop.items() if k != "title"},
+        }
+        if prop.get("description"):
+            parameter["description"] = prop["description"]
+        if is_array:
+            parameter["style"] = "form"
+            parameter["explode"] = True
+        parameters.append(parameter)
+    return parameters
+
+
+def _collect_models(ops: list[Operation]) -> list[type[BaseModel]]:
+    found: list[type[BaseModel]] = []
+    for op in ops:
+        for model in (op.body, op.response):
+            if isinstance(model, type) and issubclass(model, BaseModel) and model not in found:
+                found.append(model)
+    return found
+
+
+def build_document(base_url: str | None = None) -> dict[str, Any]:
+    ops = sorted(operations(), key=lambda o: (o.path, o.method))
+    models = _collect_models(ops)
+    refs, definitions = models_json_schema(
+        [(m, "validation") for m in models], ref_template="#/components/schemas/{model}"
+    )
+    schemas: dict[str, Any] = dict(definitions.get("$defs", {}))
+    schemas.update(_envelope_schemas())
+    paths: dict[str, dict[str, Any]] = {}
+    for op in ops:
+        paths.setdefault(op.path, {})[op.method.lower()] = _operation_object(op, refs)
+    document: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Tocsin incident management API",
+            "version": "1.0.0",
+            "description": "Incidents, on-call, postmortems and status pages. Every /api/v1 response "
+            "is wrapped in the success or error envelope.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An API key (tcs_...) or a session JWT. Scopes: " + ", ".join(ALL_SCOPES),
+                }
+            },
+        },
+        "security": [{"bearer": []}],
+    }
+    if base_url:
+        document["servers"] = [{"url": base_url}]
+    return document
+
+
+def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
+    data_schema = refs.get((op.response, "validation")) if op.response is not None else None
+    responses: dict[str, Any] = {
+        str(op.status): {
+            "description": _STATUS_TEXT.get(op.status, "Success"),
+            "headers": dict(_RATE_HEADERS),
+            "content": {"application/json": {"schema": _success_schema(data_schema)}},
+        }
+    }
+    statuses = set(op.errors) | {400, 429, 500}
+    if not op.public:
+        statuses |= {401, 403}
+    for status in sorted(statuses):
+        responses[str(status)] = {
+            "description": _STATUS_TEXT.get(status, "Error"),
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+        }
+    operation: dict[str, Any] = {
+        "operationId": op.operation_id,
+        "summary": op.summary,
+        "tags": [op.tag],
+        "responses": responses,
+    }
+    if op.description:
+        operation["description"] = op.description
+    if op.scope:
+        operation["x-required-scope"] = op.scope
+        operation["description"] = (operation.get("description", "") + f"\n\nRequires scope `{op.scope}`.").strip()
+    if op.public:
+        operation["security"] = []
+    parameters = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in re.findall(r"{([^}+]+)}", op.path)
+    ]
+    if op.query is not None:
+        parameters.extend(_query_parameters(op.query))
+    for header in op.headers:
+        parameters.append({"name": header, "in": "header", "required": False, "schema": {"type": "string"}})
+    if parameters:
+        operation["parameters"] = parameters
+    if op.body is not None:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": refs[(op.body, "validation")]}},
+        }
+    return operation

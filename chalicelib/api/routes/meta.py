@@ -1,0 +1,36 @@
+"""The OpenAPI document and the catch-all that turns unknown routes into an enveloped 404."""
+
+from __future__ import annotations
+
+import json
+
+from chalice.app import Blueprint, Response
+
+from chalicelib.api import envelope
+from chalicelib.api.openapi import build_document
+from chalicelib.errors import NotFound
+from chalicelib.settings import get_settings
+
+meta = Blueprint(__name__)
+
+_document_cache: dict[str, str] = {}
+
+
+@meta.route("/api/v1/openapi.json", methods=["GET"])
+def openapi_document() -> Response:
+    # The document itself, not enveloped: tools (Swagger UI, generators) read it as is.
+    if "document" not in _document_cache:
+        _document_cache["document"] = json.dumps(build_document(get_settings().public_base_url))
+    return Response(
+        body=_document_cache["document"],
+        status_code=200,
+        headers={"Content-Type": "application/json", "Cache-Control": "public, max-age=300"},
+    )
+
+
+ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
+
+
+@meta.route("/{proxy+}", methods=ANY_METHOD, content_types=["*/*"])
+def unknown_route(proxy: str) -> Response:
+    return envelope.error_response(NotFound(f"No route matches /{proxy}."))

@@ -1,0 +1,193 @@
+"""Operations: one decorator registers a route, its OpenAPI description, and the request pipeline.
+
+The pipeline for every operation is the same: authenticate, charge the rate limit,
+check the scope, parse the body and query, call the handler, envelope the result.
+Errors raised anywhere become the error envelope here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from chalice.app import Blueprint, Request, Response
+from pydantic import BaseModel
+
+from chalicelib import clock
+from chalicelib.api import envelope, ratelimits
+from chalicelib.api.validation import parse_body, parse_query
+from chalicelib.auth.principal import Principal
+from chalicelib.auth.service import authenticate
+from chalicelib.errors import AppError, InternalError, Unauthorized, ValidationFailed
+from chalicelib.ratelimit.window import RateLimitDecision
+
+logger = logging.getLogger("tocsin.api")
+
+ALL_CONTENT_TYPES = ["*/*"]
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    tag: str
+    scope: str | None
+    public: bool = False
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    response: Any = None  # a pydantic model type, or None for no data schema
+    status: int = 200
+    errors: tuple[int, ...] = ()
+    description: str | None = None
+    headers: tuple[str, ...] = ()
+
+
+@dataclass
+class Call:
+    """What a handler receives: who is calling, the parsed input, and the time."""
+
+    principal: Principal
+    body: Any
+    query: Any
+    path: dict[str, str]
+    request: Request
+    now: datetime
+
+    def header(self, name: str) -> str | None:
+        value = self.request.headers.get(name)
+        return str(value) if value is not None else None
+
+
+@dataclass
+class Result:
+    """Lets a handler choose a status or add headers; plain return values use the operation's status."""
+
+    data: Any
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Handler = Callable[[Call], Any]
+_OPERATIONS: list[Operation] = []
+
+
+def operations() -> list[Operation]:
+    return list(_OPERATIONS)
+
+
+def source_ip(request: Request) -> str:
+    identity = (request.context or {}).get("identity") or {}
+    return str(identity.get("sourceIp") or "unknown")
+
+
+def query_lists(request: Request) -> dict[str, list[str]]:
+    params = request.query_params
+    if not params:
+        return {}
+    return {name: list(params.getlist(name)) for name in params}
+
+
+class ApiBlueprint:
+    def __init__(self, import_name: str, tag: str) -> None:
+        self.blueprint = Blueprint(import_name)
+        self.tag = tag
+
+    def operation(
+        self,
+        method: str,
+        path: str,
+        *,
+        operation_id: str,
+        summary: str,
+        scope: str | None,
+        body: type[BaseModel] | None = None,
+        query: type[BaseModel] | None = None,
+        response: Any = None,
+        status: int = 200,
+        errors: tuple[int, ...] = (),
+        public: bool = False,
+        description: str | None = None,
+        headers: tuple[str, ...] = (),
+    ) -> Callable[[Handler], Handler]:
+        operation = Operation(
+            method=method,
+            path=path,
+            operation_id=operation_id,
+            summary=summary,
+            tag=self.tag,
+            scope=scope,
+            public=public,
+            body=body,
+            query=query,
+            response=response,
+            status=status,
+            errors=errors,
+            description=description,
+            headers=headers,
+        )
+        _OPERATIONS.append(operation)
+
+        def register(handler: Handler) -> Handler:
+            def view(**path_params: str) -> Response:
+                return run(operation, handler, self.blueprint.current_request, path_params)
+
+            view.__name__ = operation_id
+            self.blueprint.route(path, methods=[method], content_types=ALL_CONTENT_TYPES)(view)
+            return handler
+
+        return register
+
+
+def run(operation: Operation, handler: Handler, request: Request, path_params: dict[str, str]) -> Response:
+    now = clock.now()
+    decision: RateLimitDecision | None = None
+    try:
+        principal, decision = _admit(operation, request, now)
+        body = parse_body(operation.body, request.raw_body) if operation.body else None
+        query = parse_query(operation.query, query_lists(request)) if operation.query else None
+        if operation.query is None and query_lists(request):
+            # Unknown parameters are refused rather than silently ignored.
+            names = sorted(query_lists(request))
+            raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in names])
+        result = handler(Call(principal, body, query, path_params, request, now))
+    except AppError as error:
+        return envelope.error_response(error, headers=decision.headers() if decision else None)
+    except Exception:
+        logger.exception("unhandled error in %s", operation.operation_id)
+        return envelope.error_response(InternalError(), headers=decision.headers() if decision else None)
+    rate_headers = decision.headers() if decision else {}
+    if isinstance(result, Response):
+        result.headers.update(rate_headers)
+        return result
+    if isinstance(result, Result):
+        return envelope.success_response(
+            result.data, status=result.status or operation.status, headers={**rate_headers, **result.headers}
+        )
+    return envelope.success_response(result, status=operation.status, headers=rate_headers)
+
+
+_PUBLIC_PRINCIPAL = Principal(organization_id="", credential_kind="anonymous", scopes=frozenset())
+
+
+def _admit(operation: Operation, request: Request, now: datetime) -> tuple[Principal, RateLimitDecision]:
+    """Authenticate and charge the right bucket. 401s charge the caller's address, so they carry headers too."""
+    if operation.public:
+        return _PUBLIC_PRINCIPAL, ratelimits.charge_anonymous(source_ip(request), now)
+    try:
+        principal = authenticate(authorization=request.headers.get("authorization"), now=now)
+    except Unauthorized as error:
+        decision = ratelimits.charge_anonymous(source_ip(request), now)
+        error.headers.update(decision.headers())
+        raise
+    decision = ratelimits.charge_principal(principal, now)
+    try:
+        principal.require(operation.scope)
+    except AppError as error:
+        error.headers.update(decision.headers())
+        raise
+    return principal, decision

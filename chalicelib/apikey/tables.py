@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from pynamodb.attributes import ListAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+
+from chalicelib import aws
+from chalicelib.tables import TocsinModel
+
+
+class ApiKeysByOrganization(GlobalSecondaryIndex["ApiKeyRecord"]):
+    class Meta:
+        index_name = "organization-index"
+        projection = AllProjection()
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    key_id = UnicodeAttribute(range_key=True)
+
+
+@aws.register_model
+class ApiKeyRecord(TocsinModel):
+    """An API key, stored only as its HMAC-SHA256; the hash is the lookup key."""
+
+    class Meta(TocsinModel.Meta):
+        table_name = "api-keys"
+
+    key_hash = UnicodeAttribute(hash_key=True)
+    key_id = UnicodeAttribute()
+    organization_id = UnicodeAttribute()
+    name = UnicodeAttribute()
+    kind = UnicodeAttribute()  # personal | service_account
+    scopes = ListAttribute(of=UnicodeAttribute)
+    user_id = UnicodeAttribute(null=True)
+    display_prefix = UnicodeAttribute()
+    created_at = UTCDateTimeAttribute()
+    created_by = UnicodeAttribute(null=True)
+    revoked_at = UTCDateTimeAttribute(null=True)
+    last_used_at = UTCDateTimeAttribute(null=True)
+
+    by_organization = ApiKeysByOrganization()

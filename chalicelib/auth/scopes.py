@@ -1,0 +1,43 @@
+"""Scopes for API keys and the role permissions that session tokens map onto."""
+
+from __future__ import annotations
+
+SPEC_SCOPES: tuple[str, ...] = (
+    "incidents:read",
+    "incidents:write",
+    "services:read",
+    "oncall:read",
+    "postmortems:read",
+    "postmortems:write",
+    "teams:read",
+    "users:read",
+)
+CONTRACT_SCOPES: tuple[str, ...] = (
+    "services:write",
+    "teams:write",
+    "users:write",
+    "oncall:write",
+    "integrations:read",
+    "integrations:write",
+    "status:read",
+    "status:write",
+    "webhooks:write",
+    "admin",
+)
+ALL_SCOPES: tuple[str, ...] = SPEC_SCOPES + CONTRACT_SCOPES
+
+READ_SCOPES: frozenset[str] = frozenset(s for s in ALL_SCOPES if s.endswith(":read"))
+
+ROLES: tuple[str, ...] = ("owner", "admin", "responder", "viewer")
+
+ROLE_SCOPES: dict[str, frozenset[str]] = {
+    "owner": frozenset(ALL_SCOPES),
+    "admin": frozenset(ALL_SCOPES),
+    # Responders work incidents and write postmortems; configuration stays with admins.
+    "responder": READ_SCOPES | {"incidents:write", "postmortems:write", "status:write"},
+    "viewer": READ_SCOPES,
+}
+
+
+def unknown_scopes(scopes: list[str]) -> list[str]:
+    return [s for s in scopes if s not in ALL_SCOPES]

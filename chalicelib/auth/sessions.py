@@ -1,0 +1,83 @@
+"""Session JWTs: HS256 with a shared secret, or RS256 against a JWKS (Cognito-style issuers).
+
+Claims: `sub` (user id), `org` (organization id; `custom:org` also read), `role`
+(owner, admin, responder, viewer; `custom:role` also read), `exp` (required).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from chalicelib.auth.principal import Principal
+from chalicelib.auth.scopes import ROLE_SCOPES
+from chalicelib.errors import Unauthorized
+from chalicelib.settings import Settings, get_settings
+
+_jwks_client: Any = None
+
+
+def looks_like_jwt(credential: str) -> bool:
+    return credential.count(".") == 2
+
+
+def _signing_key(token: str, settings: Settings) -> tuple[Any, list[str]]:
+    import jwt  # imported lazily: only session traffic pays for it
+
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.PyJWTError:
+        raise Unauthorized("The session token is malformed.") from None
+    algorithm = header.get("alg")
+    if algorithm == "HS256" and settings.jwt_secret:
+        return settings.jwt_secret, ["HS256"]
+    if algorithm == "RS256" and (settings.jwt_jwks_json or settings.jwt_jwks_url):
+        kid = header.get("kid")
+        if settings.jwt_jwks_json:
+            key_set = jwt.PyJWKSet.from_dict(json.loads(settings.jwt_jwks_json))
+            for candidate in key_set.keys:
+                if candidate.key_id == kid:
+                    return candidate.key, ["RS256"]
+            raise Unauthorized("The session token's signing key is unknown.")
+        global _jwks_client
+        if _jwks_client is None:
+            _jwks_client = jwt.PyJWKClient(settings.jwt_jwks_url or "", cache_keys=True)
+        try:
+            return _jwks_client.get_signing_key_from_jwt(token).key, ["RS256"]
+        except jwt.PyJWTError:
+            raise Unauthorized("The session token's signing key is unknown.") from None
+    raise Unauthorized("Session tokens with this algorithm are not accepted.")
+
+
+def authenticate_session(*, token: str, settings: Settings | None = None) -> Principal:
+    import jwt
+
+    settings = settings or get_settings()
+    key, algorithms = _signing_key(token, settings)
+    options: dict[str, Any] = {"require": ["exp", "sub"]}
+    try:
+        claims = jwt.decode(
+            token,
+            key=key,
+            algorithms=algorithms,
+            audience=settings.jwt_audience,
+            issuer=settings.jwt_issuer,
+            options=cast(Any, options if settings.jwt_audience else {**options, "verify_aud": False}),
+        )
+    except jwt.ExpiredSignatureError:
+        raise Unauthorized("The session token has expired.") from None
+    except jwt.PyJWTError:
+        raise Unauthorized("The session token is invalid.") from None
+    organization_id = claims.get("org") or claims.get("custom:org")
+    role = claims.get("role") or claims.get("custom:role")
+    if not isinstance(organization_id, str) or not organization_id:
+        raise Unauthorized("The session token names no organization.")
+    if role not in ROLE_SCOPES:
+        raise Unauthorized("The session token carries no known role.")
+    return Principal(
+        organization_id=organization_id,
+        credential_kind="session",
+        scopes=ROLE_SCOPES[role],
+        user_id=str(claims["sub"]),
+        role=role,
+    )

@@ -1,0 +1,97 @@
+"""Lazy, cached, injectable AWS clients and PynamoDB table bindings.
+
+Nothing connects at import time. The first use reads settings (so an emulator set
+up beforehand is honoured), and tests can inject clients or rebind tables.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import boto3
+from pynamodb.connection import Connection
+from pynamodb.models import Model
+
+from chalicelib.settings import get_settings
+
+_lock = threading.Lock()
+_clients: dict[str, Any] = {}
+_bound = False
+_models: list[type[Model]] = []
+
+
+def register_model(model: type[Model]) -> type[Model]:
+    """Class decorator: the model's Meta.table_name is a short name, prefixed at bind time."""
+    model.Meta.short_name = model.Meta.table_name  # type: ignore[attr-defined]
+    _models.append(model)
+    return model
+
+
+def registered_models() -> list[type[Model]]:
+    return list(_models)
+
+
+def client(service_name: str) -> Any:
+    cached = _clients.get(service_name)
+    if cached is not None:
+        return cached
+    with _lock:
+        if service_name not in _clients:
+            settings = get_settings()
+            _clients[service_name] = boto3.session.Session().client(
+                service_name,  # type: ignore[call-overload]
+                region_name=settings.aws_region,
+                endpoint_url=settings.aws_endpoint_url,
+            )
+        return _clients[service_name]
+
+
+def set_client(service_name: str, value: Any) -> None:
+    _clients[service_name] = value
+
+
+def bind_tables() -> None:
+    """Point every registered PynamoDB model at this stage's tables (idempotent, cheap)."""
+    global _bound
+    if _bound:
+        return
+    with _lock:
+        if _bound:
+            return
+        settings = get_settings()
+        for model in _models:
+            model.Meta.table_name = settings.table_name(model.Meta.short_name)  # type: ignore[attr-defined]
+            model.Meta.region = settings.aws_region
+            model.Meta.host = settings.aws_endpoint_url
+            model._connection = None
+        _bound = True
+
+
+def reset_model_binding(model: type[Model]) -> None:
+    """Drop a model's cached connection (PynamoDB caches it on the class)."""
+    model._connection = None
+
+
+def transaction_connection() -> Connection:
+    settings = get_settings()
+    return Connection(region=settings.aws_region, host=settings.aws_endpoint_url)
+
+
+def queue_url(short_name: str) -> str:
+    """Queue URL by short name; cached, so a request pays GetQueueUrl once per process."""
+    key = f"queue-url:{short_name}"
+    cached = _clients.get(key)
+    if cached is None:
+        settings = get_settings()
+        cached = client("sqs").get_queue_url(QueueName=settings.queue_name(short_name))["QueueUrl"]
+        _clients[key] = cached
+    return str(cached)
+
+
+def reset() -> None:
+    """Forget clients and bindings (after the environment changed)."""
+    global _bound
+    with _lock:
+        _clients.clear()
+        _bound = False

@@ -1,0 +1,95 @@
+"""Users, teams, services, and the guard items that keep names unique per organization."""
+
+from __future__ import annotations
+
+from pynamodb.attributes import BooleanAttribute, ListAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, LocalSecondaryIndex
+
+from chalicelib import aws
+from chalicelib.tables import TocsinModel
+
+
+class UsersByEmail(GlobalSecondaryIndex["UserRecord"]):
+    class Meta:
+        index_name = "email-index"
+        projection = AllProjection()
+
+    email_key = UnicodeAttribute(hash_key=True)  # <organization_id>#<lower-cased email>
+
+
+@aws.register_model
+class UserRecord(TocsinModel):
+    class Meta(TocsinModel.Meta):
+        table_name = "users"
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    user_id = UnicodeAttribute(range_key=True)
+    name = UnicodeAttribute(null=True)
+    email = UnicodeAttribute(null=True)
+    email_key = UnicodeAttribute(null=True)
+    slack_user_id = UnicodeAttribute(null=True)
+    role = UnicodeAttribute(default="responder")
+    is_active = BooleanAttribute(default=True)
+    created_at = UTCDateTimeAttribute()
+
+    by_email = UsersByEmail()
+
+
+@aws.register_model
+class TeamRecord(TocsinModel):
+    class Meta(TocsinModel.Meta):
+        table_name = "teams"
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    team_id = UnicodeAttribute(range_key=True)
+    name = UnicodeAttribute()
+    description = UnicodeAttribute(null=True)
+    member_ids = ListAttribute(of=UnicodeAttribute, default=list)
+    is_active = BooleanAttribute(default=True)
+    created_at = UTCDateTimeAttribute()
+
+
+class ServicesById(LocalSecondaryIndex["ServiceRecord"]):
+    class Meta:
+        index_name = "service-id-index"
+        projection = AllProjection()
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    service_id = UnicodeAttribute(range_key=True)
+
+
+@aws.register_model
+class ServiceRecord(TocsinModel):
+    """Keyed by the public service key so an incident's services are one BatchGetItem."""
+
+    class Meta(TocsinModel.Meta):
+        table_name = "services"
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    service_key = UnicodeAttribute(range_key=True)
+    service_id = UnicodeAttribute()  # SER-<5 digits>
+    name = UnicodeAttribute()
+    description = UnicodeAttribute(null=True)
+    team_id = UnicodeAttribute(null=True)
+    default_severity = UnicodeAttribute(null=True)
+    escalation_policy_id = UnicodeAttribute(null=True)
+    is_active = BooleanAttribute(default=True)
+    created_at = UTCDateTimeAttribute()
+
+    by_service_id = ServicesById()
+
+
+@aws.register_model
+class UniqueNameRecord(TocsinModel):
+    """Claims a unique value (user email, team name, service name) inside an organization.
+
+    Written in the same transaction as the item it guards, so two racing creates
+    cannot both succeed.
+    """
+
+    class Meta(TocsinModel.Meta):
+        table_name = "unique-names"
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    unique_key = UnicodeAttribute(range_key=True)  # e.g. team-name#payments
+    owner_id = UnicodeAttribute()

@@ -1,0 +1,1 @@
+"""The local stack: emulator, provisioning, demo data, worker loop and dev server."""

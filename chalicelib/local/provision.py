@@ -1,0 +1,67 @@
+"""Create every table and queue from the same definitions AWS uses. Safe to run again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import aws
+from chalicelib.settings import get_settings
+from chalicelib.tables import all_models
+from chalicelib.workers.messages import QUEUES
+
+DLQ_SUFFIX = "-dlq"
+MAX_RECEIVE_COUNT = 5
+
+
+def create_tables() -> list[str]:
+    aws.bind_tables()
+    created = []
+    for model in all_models():
+        aws.reset_model_binding(model)
+        if not model.exists():
+            model.create_table(wait=True)
+            created.append(model.Meta.table_name)
+        _enable_ttl(model)
+    return created
+
+
+def _enable_ttl(model: Any) -> None:
+    ttl_attribute = next(
+        (name for name, attr in model.get_attributes().items() if type(attr).__name__ == "TTLAttribute"), None
+    )
+    if ttl_attribute is None:
+        return
+    client = aws.client("dynamodb")
+    description = client.describe_time_to_live(TableName=model.Meta.table_name)["TimeToLiveDescription"]
+    if description.get("TimeToLiveStatus") in ("ENABLED", "ENABLING"):
+        return
+    client.update_time_to_live(
+        TableName=model.Meta.table_name,
+        TimeToLiveSpecification={"Enabled": True, "AttributeName": model.get_attributes()[ttl_attribute].attr_name},
+    )
+
+
+def create_queues() -> dict[str, str]:
+    """Each queue gets a dead-letter queue after MAX_RECEIVE_COUNT failed receives."""
+    import json
+
+    settings = get_settings()
+    sqs = aws.client("sqs")
+    urls = {}
+    for short_name in QUEUES:
+        dlq_url = sqs.create_queue(QueueName=settings.queue_name(short_name + DLQ_SUFFIX))["QueueUrl"]
+        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        url = sqs.create_queue(
+            QueueName=settings.queue_name(short_name),
+            Attributes={
+                "VisibilityTimeout": "60",
+                "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": MAX_RECEIVE_COUNT}),
+            },
+        )["QueueUrl"]
+        urls[short_name] = url
+    return urls
+
+
+def provision() -> None:
+    create_tables()
+    create_queues()

@@ -1,0 +1,80 @@
+"""Typed settings read from the environment, lazily and once per process.
+
+Nothing here runs at import time: Lambda cold starts and tests that set up the
+emulator first both depend on that.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Stage = Literal["local", "dev", "prod", "test"]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    tocsin_stage: Stage = "local"
+    aws_region: str = Field(default="us-east-1", alias="AWS_DEFAULT_REGION")
+    aws_endpoint_url: str | None = None
+    table_prefix: str = "tocsin-local-"
+    queue_prefix: str = "tocsin-local-"
+
+    # Secrets. The local defaults exist so `make run` needs no set-up; dev and prod
+    # refuse to start with them (see `check_secrets`).
+    api_key_hmac_secret: str = "local-insecure-api-key-secret"
+    jwt_secret: str | None = None
+    jwt_jwks_json: str | None = None
+    jwt_jwks_url: str | None = None
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+
+    # Rate limits: requests per window, per bucket.
+    rate_limit_api_key: int = 600
+    rate_limit_session: int = 600
+    rate_limit_anonymous: int = 120
+    rate_limit_webhook: int = 100
+    rate_limit_window_seconds: int = 60
+
+    # Seconds a verified API key may be served from the in-process cache. 0 keeps
+    # revocation immediate across every Lambda instance (one GetItem per request).
+    auth_cache_seconds: float = 0.0
+    # Last-use stamps are written at most this often per key, never per request.
+    api_key_last_used_resolution_seconds: int = 300
+
+    public_base_url: str = "http://127.0.0.1:8000"
+    log_level: str = "INFO"
+
+    @property
+    def is_local(self) -> bool:
+        return self.tocsin_stage in ("local", "test")
+
+    def table_name(self, short_name: str) -> str:
+        return f"{self.table_prefix}{short_name}"
+
+    def queue_name(self, short_name: str) -> str:
+        return f"{self.queue_prefix}{short_name}"
+
+
+_INSECURE_DEFAULTS = {"local-insecure-api-key-secret"}
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    settings = Settings()
+    check_secrets(settings)
+    return settings
+
+
+def check_secrets(settings: Settings) -> None:
+    if not settings.is_local and settings.api_key_hmac_secret in _INSECURE_DEFAULTS:
+        raise RuntimeError("API_KEY_HMAC_SECRET must be set outside the local stage")
+
+
+def reset_settings() -> None:
+    """Forget cached settings (tests and the local runner change the environment)."""
+    get_settings.cache_clear()

@@ -1,0 +1,60 @@
+"""Messages on the side-effect queues. Written after the DynamoDB write commits."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from chalicelib import aws, clock
+
+# Queue short names; the stage prefix comes from settings.
+EVENTS_QUEUE = "events"
+QUEUES: tuple[str, ...] = (EVENTS_QUEUE,)
+MAX_DELAY_SECONDS = 900
+
+
+@dataclass(frozen=True)
+class Message:
+    message_type: str
+    organization_id: str
+    payload: dict[str, Any]
+    message_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    occurred_at: str = field(default_factory=lambda: clock.isoformat(clock.now()))
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "message_type": self.message_type,
+                "message_id": self.message_id,
+                "organization_id": self.organization_id,
+                "occurred_at": self.occurred_at,
+                "payload": self.payload,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, body: str) -> Message:
+        document = json.loads(body)
+        return cls(
+            message_type=str(document["message_type"]),
+            organization_id=str(document["organization_id"]),
+            payload=dict(document.get("payload") or {}),
+            message_id=str(document["message_id"]),
+            occurred_at=str(document["occurred_at"]),
+        )
+
+
+def publish(message: Message, *, queue: str = EVENTS_QUEUE, delay_seconds: int = 0) -> None:
+    """Send one message; delays beyond SQS's 900 s cap are the caller's to re-enqueue."""
+    aws.client("sqs").send_message(
+        QueueUrl=aws.queue_url(queue),
+        MessageBody=message.to_json(),
+        DelaySeconds=max(0, min(delay_seconds, MAX_DELAY_SECONDS)),
+    )
+
+
+def due_in_seconds(due_at: datetime, now: datetime) -> int:
+    return max(0, int((due_at - now).total_seconds() + 0.999))

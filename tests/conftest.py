@@ -1,0 +1,102 @@
+"""Shared fixtures: an in-process moto account with every table and queue, and a demo organization."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pytest
+
+# Before anything imports boto3: never reach a real AWS account from tests.
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ["AWS_ACCESS_KEY_ID"] = "testing"
+os.environ["AWS_SECRET_ACCESS_KEY"] = "testing"
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+os.environ.pop("AWS_ENDPOINT_URL", None)
+os.environ["TOCSIN_STAGE"] = "test"
+os.environ["TABLE_PREFIX"] = "tocsin-test-"
+os.environ["QUEUE_PREFIX"] = "tocsin-test-"
+os.environ["API_KEY_HMAC_SECRET"] = "test-hmac-secret"
+os.environ["JWT_SECRET"] = "test-jwt-secret"
+
+from chalicelib import aws, clock
+from chalicelib.apikey import service as apikeys
+from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.settings import reset_settings
+
+NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+
+
+def reconfigure(**environment: str) -> None:
+    """Change settings for one test; the `aws_env` fixture restores them."""
+    os.environ.update(environment)
+    reset_settings()
+    aws.reset()
+    apikeys.clear_cache()
+
+
+@pytest.fixture
+def aws_env() -> Iterator[None]:
+    from moto import mock_aws
+
+    from chalicelib.local.provision import provision
+
+    saved = dict(os.environ)
+    reset_settings()
+    aws.reset()
+    apikeys.clear_cache()
+    with mock_aws():
+        provision()
+        yield
+    os.environ.clear()
+    os.environ.update(saved)
+    reset_settings()
+    aws.reset()
+    apikeys.clear_cache()
+    clock.freeze(None)
+
+
+@dataclass
+class Org:
+    organization_id: str
+    name: str
+    owner_key: str
+    readonly_key: str
+
+
+def make_org(name: str = "Acme") -> Org:
+    from chalicelib.organization.service import create_organization
+
+    organization = create_organization(name=name, now=NOW)
+    _, owner = apikeys.create_api_key(
+        organization_id=organization.organization_id,
+        name="owner",
+        kind="service_account",
+        scopes=list(ALL_SCOPES),
+        now=NOW,
+    )
+    _, readonly = apikeys.create_api_key(
+        organization_id=organization.organization_id,
+        name="readonly",
+        kind="service_account",
+        scopes=["incidents:read"],
+        now=NOW,
+    )
+    return Org(organization.organization_id, organization.name, owner, readonly)
+
+
+@pytest.fixture
+def org(aws_env: None) -> Org:
+    return make_org()
+
+
+@pytest.fixture
+def client(aws_env: None) -> Iterator[object]:
+    from chalice.test import Client
+
+    from app import app
+
+    with Client(app) as test_client:
+        yield test_client
