@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from pynamodb.attributes import BooleanAttribute, ListAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import (
+    BooleanAttribute,
+    ListAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+    VersionAttribute,
+)
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, LocalSecondaryIndex
 
 from chalicelib import aws
@@ -31,6 +37,7 @@ class UserRecord(TocsinModel):
     role = UnicodeAttribute(default="responder")
     is_active = BooleanAttribute(default=True)
     created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute(null=True)
 
     by_email = UsersByEmail()
 
@@ -47,6 +54,9 @@ class TeamRecord(TocsinModel):
     member_ids = ListAttribute(of=UnicodeAttribute, default=list)
     is_active = BooleanAttribute(default=True)
     created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute(null=True)
+    # Optimistic locking: every write checks and bumps it, so concurrent membership changes never lose one.
+    version = VersionAttribute()
 
 
 class ServicesById(LocalSecondaryIndex["ServiceRecord"]):
@@ -75,6 +85,7 @@ class ServiceRecord(TocsinModel):
     escalation_policy_id = UnicodeAttribute(null=True)
     is_active = BooleanAttribute(default=True)
     created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute(null=True)
 
     by_service_id = ServicesById()
 

@@ -1,0 +1,210 @@
+"""Request and response models for users, teams and services (they generate the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
+
+from chalicelib.api.pagination import PageQuery
+from chalicelib.directory import rules
+from chalicelib.directory.services import Service
+from chalicelib.directory.teams import Team
+from chalicelib.directory.users import User
+
+Role = Literal["owner", "admin", "responder", "viewer"]
+Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX)]
+Description = Annotated[str, Field(max_length=rules.DESCRIPTION_MAX)]
+Email = Annotated[str, Field(max_length=rules.EMAIL_MAX, pattern=rules.EMAIL_PATTERN)]
+SlackUserId = Annotated[str, Field(max_length=rules.SLACK_ID_MAX, pattern=r"^\S+$")]
+ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+MemberIds = Annotated[list[ItemId], Field(max_length=500)]
+# Checked by the service so a bad value answers INVALID_SEVERITY, like incidents do.
+Severity = Annotated[
+    str,
+    Field(max_length=16),
+    WithJsonSchema({"type": "string", "enum": list(rules.SEVERITIES)}),
+]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+def _patch_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """A field that may not be null documents no (null) default; an empty body is invalid."""
+    nullable: frozenset[str] = getattr(model, "nullable", frozenset())
+    for name, prop in schema.get("properties", {}).items():
+        if name not in nullable and "default" in prop and prop["default"] is None:
+            del prop["default"]
+    schema["minProperties"] = 1
+
+
+class _Patch(_Request):
+    """PATCH bodies: at least one field; a field left out is unchanged, null clears where allowed."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra=_patch_schema)
+
+    nullable: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Any:
+        if not self.model_fields_set:
+            raise PydanticCustomError("empty_patch", "at least one field is required")
+        return self
+
+    @field_validator("*")
+    @classmethod
+    def _null_only_where_allowed(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name not in cls.nullable:
+            raise PydanticCustomError("null_not_allowed", "must not be null")
+        return value
+
+    def changes(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.model_fields_set}
+
+
+class _Filter(PageQuery):
+    is_active: bool | None = Field(default=None, description="Only active (true) or inactive (false) items.")
+
+
+# --- users -------------------------------------------------------------------------------------
+
+
+class UserV1(BaseModel):
+    id: str = Field(description="User id (uuid).")
+    name: str | None
+    email: str | None
+    is_active: bool
+    slack_user_id: str | None
+    role: Role
+
+    @classmethod
+    def of(cls, user: User) -> UserV1:
+        return cls(
+            id=user.user_id,
+            name=user.name,
+            email=user.email,
+            is_active=user.is_active,
+            slack_user_id=user.slack_user_id,
+            role=user.role,
+        )
+
+
+class UserCreate(_Request):
+    name: Name
+    email: Email = Field(description="Unique within the organization, case-insensitively; stored lower-cased.")
+    slack_user_id: SlackUserId | None = None
+    role: Role = "responder"
+
+
+class UserPatch(_Patch):
+    nullable = frozenset({"name", "slack_user_id"})
+
+    name: Name | None = None
+    email: Email | SkipJsonSchema[None] = None
+    slack_user_id: SlackUserId | None = None
+    is_active: bool | SkipJsonSchema[None] = None
+    role: Role | SkipJsonSchema[None] = None
+
+
+class UserListQuery(_Filter):
+    q: str | None = Field(
+        default=None, max_length=rules.NAME_MAX, description="Case-insensitive substring of the name or email."
+    )
+
+
+# --- teams -------------------------------------------------------------------------------------
+
+
+class TeamV1(BaseModel):
+    id: str = Field(description="Team id (uuid).")
+    name: str
+    description: str | None
+    member_count: int
+    is_active: bool
+    member_ids: list[str]
+
+    @classmethod
+    def of(cls, team: Team) -> TeamV1:
+        return cls(
+            id=team.team_id,
+            name=team.name,
+            description=team.description,
+            member_count=team.member_count,
+            is_active=team.is_active,
+            member_ids=team.member_ids,
+        )
+
+
+class TeamCreate(_Request):
+    name: Name = Field(description="Unique within the organization, case-insensitively.")
+    description: Description | None = None
+    member_ids: MemberIds = Field(default_factory=list, description="User ids.")
+
+
+class TeamPatch(_Patch):
+    nullable = frozenset({"description"})
+
+    name: Name | SkipJsonSchema[None] = None
+    description: Description | None = None
+    is_active: bool | SkipJsonSchema[None] = None
+    member_ids: MemberIds | SkipJsonSchema[None] = Field(default=None, description="Replaces the member list.")
+
+
+class TeamListQuery(_Filter):
+    q: str | None = Field(default=None, max_length=rules.NAME_MAX, description="Case-insensitive name substring.")
+
+
+# --- services ----------------------------------------------------------------------------------
+
+
+class ServiceV1(BaseModel):
+    name: str
+    service_key: str = Field(description="Public key of the service: svc_ and 10 characters.")
+    description: str | None
+    is_active: bool
+    default_severity: Literal["SEV0", "SEV1", "SEV2", "SEV3", "SEV4"] | None
+    service_id: str = Field(description="Human-readable id, SER-nnnnn; webhooks may route by it.")
+    team_id: str | None
+    team_name: str | None
+    escalation_policy_id: str | None
+
+    @classmethod
+    def of(cls, service: Service, team_name: str | None = None) -> ServiceV1:
+        return cls(
+            name=service.name,
+            service_key=service.service_key,
+            description=service.description,
+            is_active=service.is_active,
+            default_severity=service.default_severity,
+            service_id=service.service_id,
+            team_id=service.team_id,
+            team_name=team_name,
+            escalation_policy_id=service.escalation_policy_id,
+        )
+
+
+class ServiceCreate(_Request):
+    name: Name = Field(description="Unique within the organization, case-insensitively.")
+    description: Description | None = None
+    team_id: ItemId | None = None
+    default_severity: Severity | None = Field(default=None, description="Used when an incident names none.")
+    escalation_policy_id: ItemId | None = None
+
+
+class ServicePatch(_Patch):
+    nullable = frozenset({"description", "team_id", "default_severity", "escalation_policy_id"})
+
+    name: Name | SkipJsonSchema[None] = None
+    description: Description | None = None
+    team_id: ItemId | None = None
+    default_severity: Severity | None = None
+    is_active: bool | SkipJsonSchema[None] = None
+    escalation_policy_id: ItemId | None = None
+
+
+class ServiceListQuery(_Filter):
+    team_id: ItemId | None = Field(default=None, description="Only services owned by this team.")
