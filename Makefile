@@ -13,7 +13,7 @@ $(PY):
 
 # Reinstall only when a requirements file changed.
 $(STAMP): $(PY) requirements.txt requirements-dev.txt
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade "pip<26.3"
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 

@@ -24,6 +24,8 @@ def all_models() -> list[type[Model]]:
     import chalicelib.apikey.tables
     import chalicelib.counters
     import chalicelib.directory.tables
+    import chalicelib.idempotency.tables
+    import chalicelib.incident.tables
     import chalicelib.organization.tables
     import chalicelib.ratelimit.tables  # noqa: F401
 

@@ -37,12 +37,37 @@ def reconfigure(**environment: str) -> None:
     apikeys.clear_cache()
 
 
+def _serialize_in_process_dynamodb() -> None:
+    """In-process moto breaks under concurrent transactions (see chalicelib/local/moto_server.py);
+    serialize DynamoDB requests as the local emulator does, so race tests test our code."""
+    import threading
+
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    if getattr(BotocoreStubber, "_tocsin_serialized", False):
+        return
+    original = BotocoreStubber.__call__
+    lock = threading.Lock()
+
+    def call(self: BotocoreStubber, event_name: str, request: object, **kwargs: object) -> object:
+        if ".dynamodb." in event_name or event_name.endswith(".dynamodb"):
+            with lock:
+                return original(self, event_name, request, **kwargs)  # type: ignore[arg-type]
+        return original(self, event_name, request, **kwargs)  # type: ignore[arg-type]
+
+    BotocoreStubber.__call__ = call  # type: ignore[method-assign,assignment]
+    BotocoreStubber._tocsin_serialized = True  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def aws_env() -> Iterator[None]:
     from moto import mock_aws
 
+    from chalicelib.incident import settings as incident_settings
     from chalicelib.local.provision import provision
 
+    _serialize_in_process_dynamodb()
+    incident_settings.forget()
     saved = dict(os.environ)
     reset_settings()
     aws.reset()

@@ -18,6 +18,8 @@ def create_tables() -> list[str]:
     created = []
     for model in all_models():
         aws.reset_model_binding(model)
+        if getattr(model.Meta, "provisioned_by", None):
+            continue  # another model describes this shared table
         if not model.exists():
             model.create_table(wait=True)
             created.append(model.Meta.table_name)

@@ -39,7 +39,7 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
             continue
         handler = _handlers.get(message.message_type)
         if handler is None:
-            logger.error("no handler for message type", extra={"message_type": message.message_type})
+            logger.info("no consumer for message type", extra={"message_type": message.message_type})
             continue
         try:
             handler(message)

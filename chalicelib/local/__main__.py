@@ -1,0 +1,108 @@
+"""`make run`: the whole stack on one machine. Ctrl-C or SIGTERM stops every part of it.
+
+Order: emulator (child process, dies with us) -> tables and queues -> demo data ->
+HTTP API on 127.0.0.1:$PORT -> SQS workers -> banner -> wait for a signal.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+
+from chalicelib.local.emulator import Emulator, die_with_parent, point_environment_at
+
+LOCAL_DEFAULTS = {
+    "TOCSIN_STAGE": "local",
+    "TABLE_PREFIX": "tocsin-local-",
+    "QUEUE_PREFIX": "tocsin-local-",
+    "JWT_SECRET": "local-insecure-jwt-secret",
+}
+
+
+def main() -> int:
+    die_with_parent()
+    port = int(os.environ.get("PORT", "8000"))
+    local_dir = Path(os.environ.get("LOCAL_DIR", ".local"))
+    base_url = f"http://127.0.0.1:{port}"
+    for name, value in LOCAL_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+    os.environ["PUBLIC_BASE_URL"] = base_url
+
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+
+    started = time.monotonic()
+    emulator = Emulator(int(os.environ.get("MOTO_PORT", "0")))
+    emulator.start()
+    point_environment_at(emulator.endpoint_url)
+    server = None
+    try:
+        # Imported only now, so every client and table binding sees the emulator.
+        from app import app
+        from chalicelib import clock
+        from chalicelib.local import demo
+        from chalicelib.local.provision import provision
+        from chalicelib.local.server import start_server
+        from chalicelib.local.worker_loop import start_workers
+
+        provision()
+        facts = demo.seed(clock.now())
+        server, _ = start_server(app, "127.0.0.1", port)
+        workers = start_workers(app, stop)
+        demo_path = local_dir / "demo.json"
+        demo.write_demo_file(
+            demo_path,
+            {"base_url": base_url, "aws_endpoint_url": emulator.endpoint_url, **facts},
+        )
+        _banner(base_url, emulator.endpoint_url, facts, demo_path, time.monotonic() - started, len(workers))
+        while not stop.wait(0.5):
+            pass
+        print("\nStopping Tocsin...", flush=True)
+    except OSError as error:
+        print(f"Could not start: {error} (is port {port} in use? set PORT=...)", file=sys.stderr)
+        return 1
+    finally:
+        stop.set()
+        if server is not None:
+            server.server.shutdown()
+            server.server.server_close()
+        emulator.stop()
+    return 0
+
+
+def _banner(
+    base_url: str, aws_url: str, facts: dict[str, object], demo_path: Path, seconds: float, worker_count: int
+) -> None:
+    keys = facts["api_keys"]
+    owner = keys["owner"] if isinstance(keys, dict) else "?"
+    print(
+        "\n".join(
+            [
+                "",
+                f"  Tocsin is running (started in {seconds:.1f}s)",
+                f"  API          {base_url}/api/v1   (OpenAPI: {base_url}/api/v1/openapi.json)",
+                f"  Owner key    {owner}",
+                f"  Demo data    {demo_path.resolve()}",
+                f"  AWS emulator {aws_url}   workers: {worker_count}",
+                "",
+                f"  Try: curl -s -H 'Authorization: Bearer {owner}' {base_url}/api/v1/auth/verify",
+                "  Stop with Ctrl-C.",
+                "",
+            ]
+        ),
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""Demo data that makes the first minute of `make run` useful. Seeding twice changes nothing.
+
+Identifiers and keys are derived from fixed labels, so every run shows the same keys
+and the README's curl lines keep working.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pynamodb.exceptions import PutError
+
+from chalicelib.apikey import keys
+from chalicelib.apikey import service as apikeys
+from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.organization.service import create_organization, find_organization
+from chalicelib.settings import get_settings
+
+DEMO_NAMESPACE = uuid.UUID("8d7d0c3e-2f0a-4a43-9c0e-7a6f5d3b1c11")
+ORGANIZATION_NAME = "Demo Org"
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    name: str
+    email: str
+    slack_user_id: str | None
+    role: str
+
+
+DEMO_USERS = (
+    DemoUser("Ada Lovelace", "ada@demo.tocsin.dev", "U0ADA00001", "owner"),
+    DemoUser("Grace Hopper", "grace@demo.tocsin.dev", "U0GRACE002", "responder"),
+    DemoUser("Linus Email-Only", "linus@demo.tocsin.dev", None, "responder"),
+)
+DEMO_TEAM = ("Payments", "Owns checkout, billing and the payment gateway.")
+DEMO_SERVICES = (
+    ("Checkout API", "Customer-facing checkout and cart.", "SEV2"),
+    ("Billing Worker", "Invoices and renewals.", None),
+)
+
+
+def demo_id(label: str) -> str:
+    return str(uuid.uuid5(DEMO_NAMESPACE, label))
+
+
+def seed(now: datetime) -> dict[str, Any]:
+    """Create what is missing and return the facts demo.json records."""
+    from chalicelib.directory import services, teams, users
+
+    settings = get_settings()
+    organization_id = demo_id("organization")
+    if find_organization(organization_id=organization_id) is None:
+        create_organization(name=ORGANIZATION_NAME, now=now, organization_id=organization_id)
+
+    seeded_users = []
+    for person in DEMO_USERS:
+        user = users.find_user_by_email(organization_id=organization_id, email=person.email)
+        if user is None:
+            user = users.create_user(
+                organization_id=organization_id,
+                name=person.name,
+                email=person.email,
+                slack_user_id=person.slack_user_id,
+                role=person.role,
+                now=now,
+            )
+        seeded_users.append(user)
+
+    team = teams.find_team_by_name(organization_id=organization_id, name=DEMO_TEAM[0])
+    if team is None:
+        team = teams.create_team(
+            organization_id=organization_id,
+            name=DEMO_TEAM[0],
+            description=DEMO_TEAM[1],
+            member_ids=[u.user_id for u in seeded_users],
+            now=now,
+        )
+
+    existing = {s.name: s for s in services.list_services(organization_id=organization_id)}
+    seeded_services = []
+    for name, description, default_severity in DEMO_SERVICES:
+        service = existing.get(name) or services.create_service(
+            organization_id=organization_id,
+            name=name,
+            description=description,
+            team_id=team.team_id,
+            default_severity=default_severity,
+            now=now,
+        )
+        seeded_services.append(service)
+
+    owner_key = keys.derive_key(settings.api_key_hmac_secret, "demo-owner")
+    readonly_key = keys.derive_key(settings.api_key_hmac_secret, "demo-readonly")
+    _ensure_key(organization_id, "Demo owner (every scope)", list(ALL_SCOPES), owner_key, now)
+    _ensure_key(organization_id, "Demo read-only", ["incidents:read"], readonly_key, now)
+
+    return {
+        "organization_id": organization_id,
+        "organization_name": ORGANIZATION_NAME,
+        "api_keys": {"owner": owner_key, "readonly": readonly_key},
+        "services": [
+            {"name": s.name, "service_key": s.service_key, "service_id": s.service_id} for s in seeded_services
+        ],
+        "users": [
+            {"id": u.user_id, "name": u.name, "email": u.email, "slack_user_id": u.slack_user_id} for u in seeded_users
+        ],
+        "team": {"id": team.team_id, "name": team.name},
+    }
+
+
+def _ensure_key(organization_id: str, name: str, scopes: list[str], key: str, now: datetime) -> None:
+    # PutError means it is already seeded: the key's hash is the item's key.
+    with contextlib.suppress(PutError):
+        apikeys.create_api_key(
+            organization_id=organization_id,
+            name=name,
+            kind="service_account",
+            scopes=scopes,
+            now=now,
+            plaintext_key=key,
+        )
+
+
+def write_demo_file(path: Path, facts: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(facts, indent=2) + "\n")
+    temporary.replace(path)

@@ -1,0 +1,64 @@
+"""The HTTP API served locally, through Chalice's local gateway, tuned to behave like API Gateway."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from chalice.app import Chalice
+from chalice.config import Config
+from chalice.local import ChaliceRequestHandler, LocalDevServer, LocalGateway, RouteMatcher
+
+from chalicelib.api import envelope
+from chalicelib.api.context import accept_or_generate_request_id, set_request_id
+from chalicelib.errors import NotFound
+
+
+class TocsinRequestHandler(ChaliceRequestHandler):
+    # Without this, keep-alive clients stall ~40 ms per request (Nagle + delayed ACK).
+    disable_nagle_algorithm = True
+
+    def __init__(self, request: Any, client_address: Any, server: Any, app_object: Chalice, config: Config) -> None:
+        self._app_object = app_object
+        super().__init__(request, client_address, server, app_object=app_object, config=config)
+
+    def _generic_handle(self) -> None:
+        # API Gateway reports the real caller; chalice local hard-codes 127.0.0.1.
+        self.local_gateway.event_converter.LOCAL_SOURCE_IP = self.client_address[0]
+        if not _route_exists(self.local_gateway, self.path):
+            self._send_not_found()
+            return
+        super()._generic_handle()
+
+    # The base class binds do_* to its own _generic_handle at class creation; rebind to ours.
+    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
+
+    def _send_not_found(self) -> None:
+        # On AWS the greedy /{proxy+} route answers; chalice local cannot match it across segments.
+        headers, _ = self._parse_payload()
+        set_request_id(accept_or_generate_request_id(headers.get("X-Request-Id") or headers.get("x-request-id")))
+        path = self.path.split("?")[0]
+        response = envelope.error_response(NotFound(f"No route matches {path}."))
+        body = response.body if isinstance(response.body, str) else json.dumps(response.body)
+        self._send_http_response(404, dict(response.headers), body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the app logs every request as JSON already
+
+
+def _route_exists(gateway: LocalGateway, path: str) -> bool:
+    matcher: RouteMatcher = gateway.event_converter._route_matcher
+    try:
+        matched = matcher.match_route(path)
+    except ValueError:
+        return False
+    return bool(matched.route != "/{proxy+}" or path.split("?")[0].count("/") == 1)
+
+
+def start_server(app: Chalice, host: str, port: int) -> tuple[LocalDevServer, threading.Thread]:
+    config = Config(chalice_stage="local", user_provided_params={}, config_from_disk={})
+    server = LocalDevServer(app, config, host, port, handler_cls=TocsinRequestHandler)
+    thread = threading.Thread(target=server.server.serve_forever, name="http", daemon=True)
+    thread.start()
+    return server, thread

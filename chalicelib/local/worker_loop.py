@@ -1,0 +1,104 @@
+"""Long-poll the local queues and call the same handlers Lambda calls, with Lambda-shaped events."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from typing import Any
+
+from chalice.app import Chalice, SQSEventConfig
+from chalice.local import LambdaContext
+
+from chalicelib import aws
+from chalicelib.settings import get_settings
+
+logger = logging.getLogger("tocsin.local.workers")
+
+# Handlers subscribe with `queue="tocsin-<short name>"`; the stage prefix is applied here and by
+# the deployment template.
+QUEUE_NAME_PREFIX = "tocsin-"
+
+
+def short_queue_name(config: SQSEventConfig) -> str:
+    return (config.queue or "").removeprefix(QUEUE_NAME_PREFIX)
+
+
+def lambda_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+    body = message["Body"]
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": body,
+        "attributes": message.get("Attributes", {}),
+        "messageAttributes": message.get("MessageAttributes", {}),
+        "md5OfBody": message.get("MD5OfBody") or hashlib.md5(body.encode()).hexdigest(),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    }
+
+
+class QueueWorker(threading.Thread):
+    def __init__(self, app: Chalice, config: SQSEventConfig, stop: threading.Event, wait_seconds: int = 1) -> None:
+        super().__init__(name=f"worker-{config.name}", daemon=True)
+        self.handler = _find_handler(config)
+        self.config = config
+        self.stop_event = stop
+        self.wait_seconds = wait_seconds
+        self.processed = 0
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                self.poll_once()
+            except Exception:
+                if not self.stop_event.is_set():
+                    logger.exception("worker poll failed", extra={"queue": short_queue_name(self.config)})
+                    self.stop_event.wait(1)
+
+    def poll_once(self) -> int:
+        """Receive one batch, hand it to the handler, delete what succeeded; returns the count done."""
+        sqs = aws.client("sqs")
+        url = aws.queue_url(short_queue_name(self.config))
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        region = get_settings().aws_region
+        received = sqs.receive_message(
+            QueueUrl=url,
+            MaxNumberOfMessages=min(10, self.config.batch_size),
+            WaitTimeSeconds=self.wait_seconds,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        if not received:
+            return 0
+        records = [lambda_record(m, arn, region) for m in received]
+        context = LambdaContext(self.config.name, 256, max_runtime_ms=60_000)
+        result = self.handler({"Records": records}, context) or {}
+        failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
+        done = [r for r in records if r["messageId"] not in failed]
+        if done:
+            sqs.delete_message_batch(
+                QueueUrl=url,
+                Entries=[{"Id": str(i), "ReceiptHandle": r["receiptHandle"]} for i, r in enumerate(done)],
+            )
+        self.processed += len(done)
+        return len(done)
+
+
+def _find_handler(config: SQSEventConfig) -> Any:
+    import importlib
+
+    module_name, _, function_name = config.handler_string.rpartition(".")
+    return getattr(importlib.import_module(module_name), function_name)
+
+
+def start_workers(app: Chalice, stop: threading.Event, wait_seconds: int = 1) -> list[QueueWorker]:
+    workers = [
+        QueueWorker(app, source, stop, wait_seconds)
+        for source in app.event_sources
+        if isinstance(source, SQSEventConfig)
+    ]
+    for worker in workers:
+        worker.start()
+    return workers
