@@ -8,7 +8,7 @@ from chalice.app import Chalice, SQSEvent
 
 from chalicelib import logs
 from chalicelib.api.middleware import http_middleware
-from chalicelib.api.routes import auth, directory, meta
+from chalicelib.api.routes import auth, directory, incident_settings, incidents, meta
 from chalicelib.workers import dispatch
 
 app = Chalice(app_name="tocsin")
@@ -18,6 +18,8 @@ logs.configure()
 app.register_middleware(http_middleware, "http")
 app.register_blueprint(auth.api.blueprint)
 app.register_blueprint(directory.api.blueprint)
+app.register_blueprint(incidents.api.blueprint)
+app.register_blueprint(incident_settings.api.blueprint)
 app.register_blueprint(meta.meta)  # last: its catch-all answers unknown routes
 
 

@@ -59,6 +59,7 @@ def create_api_key(
     scopes: list[str],
     now: datetime,
     user_id: str | None = None,
+    user_email: str | None = None,
     created_by: str | None = None,
     plaintext_key: str | None = None,
 ) -> tuple[ApiKey, str]:
@@ -80,6 +81,7 @@ def create_api_key(
         kind=kind,
         scopes=sorted(set(scopes)),
         user_id=user_id if kind == "personal" else None,
+        user_email=user_email if kind == "personal" else None,
         display_prefix=keys.display_prefix(key),
         created_at=now,
         created_by=created_by,
@@ -179,6 +181,8 @@ def authenticate_key(*, key: str, now: datetime) -> Principal:
         user_id=record.user_id,
         key_id=record.key_id,
         key_kind=record.kind,
+        display_name=record.user_email or f"{record.name} (API key)",
+        email=record.user_email,
     )
 
 

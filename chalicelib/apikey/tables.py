@@ -30,6 +30,7 @@ class ApiKeyRecord(TocsinModel):
     kind = UnicodeAttribute()  # personal | service_account
     scopes = ListAttribute(of=UnicodeAttribute)
     user_id = UnicodeAttribute(null=True)
+    user_email = UnicodeAttribute(null=True)  # a personal key's owner, so requests need no user lookup
     display_prefix = UnicodeAttribute()
     created_at = UTCDateTimeAttribute()
     created_by = UnicodeAttribute(null=True)

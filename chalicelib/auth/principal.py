@@ -16,6 +16,8 @@ class Principal:
     key_id: str | None = None
     key_kind: str | None = None  # personal | service_account, for API keys
     role: str | None = None  # for sessions
+    email: str | None = None  # the person behind the credential, when there is one
+    display_name: str | None = None  # how timelines name the actor: an email, or the key's name
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -25,6 +27,12 @@ class Principal:
     @property
     def rate_limit_identity(self) -> str:
         return (self.key_id if self.credential_kind == "api_key" else self.user_id) or "unknown"
+
+    @property
+    def actor(self) -> str:
+        if self.display_name:
+            return self.display_name
+        return f"user {self.user_id}" if self.user_id else "unknown"
 
     def require(self, scope: str | None) -> None:
         if scope is not None and scope not in self.scopes:

@@ -80,4 +80,6 @@ def authenticate_session(*, token: str, settings: Settings | None = None) -> Pri
         scopes=ROLE_SCOPES[role],
         user_id=str(claims["sub"]),
         role=role,
+        display_name=str(claims.get("email") or claims["sub"]),
+        email=str(claims["email"]).lower() if claims.get("email") else None,
     )

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pynamodb.attributes import UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import JSONAttribute, UnicodeAttribute, UTCDateTimeAttribute, VersionAttribute
 
 from chalicelib import aws
 from chalicelib.tables import TocsinModel
@@ -14,3 +14,7 @@ class OrganizationRecord(TocsinModel):
     organization_id = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute()
     created_at = UTCDateTimeAttribute()
+    # Incident settings; null means the defaults of CONTRACT.md section 3.
+    workflow = JSONAttribute(null=True)
+    sla_settings = JSONAttribute(null=True)
+    version = VersionAttribute()

@@ -6,8 +6,9 @@ from chalicelib.api.pagination import Page, PageQuery, paginate
 from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.models import ApiKeyCreate, ApiKeyCreated, ApiKeyV1, AuthVerifyV1
-from chalicelib.errors import Forbidden
-from chalicelib.organization.service import get_organization
+from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from chalicelib.organization.service import find_organization
 
 api = ApiBlueprint(__name__, tag="auth")
 
@@ -21,7 +22,9 @@ api = ApiBlueprint(__name__, tag="auth")
     response=AuthVerifyV1,
 )
 def verify(call: Call) -> AuthVerifyV1:
-    organization = get_organization(organization_id=call.principal.organization_id)
+    organization = find_organization(organization_id=call.principal.organization_id)
+    if organization is None:  # e.g. a session token naming an organization that does not exist
+        raise Unauthorized("The credential's organization does not exist.")
     return AuthVerifyV1(valid=True, scopes=sorted(call.principal.scopes), organization_name=organization.name)
 
 
@@ -38,23 +41,41 @@ def verify(call: Call) -> AuthVerifyV1:
 )
 def create_api_key(call: Call) -> ApiKeyCreated:
     request: ApiKeyCreate = call.body
-    # A key never carries more than its creator holds.
-    beyond = sorted(set(request.scopes) - call.principal.scopes)
+    # A key never carries more than its creator holds. Unknown scopes are left to validation (a 400).
+    beyond = sorted(scope for scope in set(request.scopes) - call.principal.scopes if scope in ALL_SCOPES)
     if beyond:
         raise Forbidden(
             f"You cannot grant scopes you do not hold: {', '.join(beyond)}.",
             details={"required_scope": beyond[0]},
         )
+    owner_id = request.user_id or call.principal.user_id
+    owner_email = None
+    if request.kind == "personal" and owner_id:
+        owner_email = _active_user_email(call.principal.organization_id, owner_id)
     key, plaintext = apikeys.create_api_key(
         organization_id=call.principal.organization_id,
         name=request.name,
         kind=request.kind,
         scopes=request.scopes,
-        user_id=request.user_id or call.principal.user_id,
+        user_id=owner_id,
+        user_email=owner_email,
         created_by=call.principal.user_id or call.principal.key_id,
         now=call.now,
     )
     return ApiKeyCreated(**ApiKeyV1.of(key).model_dump(), key=plaintext)
+
+
+def _active_user_email(organization_id: str, user_id: str) -> str | None:
+    """A personal key belongs to an active user of the organization."""
+    from chalicelib.directory.users import get_user
+
+    try:
+        user = get_user(organization_id=organization_id, user_id=user_id)
+    except NotFound:
+        raise ValidationFailed.for_field("user_id", "no such user in this organization") from None
+    if not user.is_active:
+        raise ValidationFailed.for_field("user_id", "the user is deactivated")
+    return user.email
 
 
 @api.operation(

@@ -32,5 +32,7 @@ ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
 
 
 @meta.route("/{proxy+}", methods=ANY_METHOD, content_types=["*/*"])
-def unknown_route(proxy: str) -> Response:
-    return envelope.error_response(NotFound(f"No route matches /{proxy}."))
+def unknown_route() -> Response:
+    # Chalice passes no argument for a greedy `{proxy+}` segment; the concrete path is in the context.
+    path = (meta.current_request.context or {}).get("path") or "that path"
+    return envelope.error_response(NotFound(f"No route matches {path}."))

@@ -1,0 +1,70 @@
+"""The organization's incident workflow and SLA settings (admin)."""
+
+from __future__ import annotations
+
+from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.incident import settings
+from chalicelib.incident.settings_models import SlaSettingsUpdate, SlaSettingsV1, WorkflowUpdate, WorkflowV1
+
+api = ApiBlueprint(__name__, tag="settings")
+
+
+@api.operation(
+    "GET",
+    "/api/v1/settings/workflow",
+    operation_id="getWorkflow",
+    summary="The incident statuses, their categories and the allowed moves",
+    scope="incidents:read",
+    response=WorkflowV1,
+)
+def get_workflow(call: Call) -> WorkflowV1:
+    return WorkflowV1.of(settings.incident_settings(organization_id=call.principal.organization_id).workflow)
+
+
+@api.operation(
+    "PUT",
+    "/api/v1/settings/workflow",
+    operation_id="replaceWorkflow",
+    summary="Replace the incident workflow",
+    description="Every status must be reachable from the initial status, and at least one status must be "
+    "in the resolved category. Incidents in a status the new workflow drops can still move to any status.",
+    scope="admin",
+    body=WorkflowUpdate,
+    response=WorkflowV1,
+    errors=(409,),
+)
+def replace_workflow(call: Call) -> WorkflowV1:
+    body: WorkflowUpdate = call.body
+    saved = settings.save_workflow(organization_id=call.principal.organization_id, workflow=body.to_workflow())
+    return WorkflowV1.of(saved.workflow)
+
+
+@api.operation(
+    "GET",
+    "/api/v1/settings/sla",
+    operation_id="getSlaSettings",
+    summary="Acknowledge and resolve targets per severity",
+    scope="incidents:read",
+    response=SlaSettingsV1,
+)
+def get_sla(call: Call) -> SlaSettingsV1:
+    return SlaSettingsV1.of(settings.incident_settings(organization_id=call.principal.organization_id).sla)
+
+
+@api.operation(
+    "PUT",
+    "/api/v1/settings/sla",
+    operation_id="updateSlaSettings",
+    summary="Set acknowledge and resolve targets for some severities",
+    description="Fields left out keep their value; null clears one. Creating an incident whose severity has "
+    "no complete setting answers 500 INTERNAL_ERROR, as the spec says.",
+    scope="admin",
+    body=SlaSettingsUpdate,
+    response=SlaSettingsV1,
+    errors=(409,),
+)
+def update_sla(call: Call) -> SlaSettingsV1:
+    body: SlaSettingsUpdate = call.body
+    current = settings.incident_settings(organization_id=call.principal.organization_id).sla
+    saved = settings.save_sla_settings(organization_id=call.principal.organization_id, sla=body.apply_to(current))
+    return SlaSettingsV1.of(saved.sla)

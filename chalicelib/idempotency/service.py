@@ -1,0 +1,119 @@
+"""Idempotency-Key handling, exactly the spec's rules.
+
+1. same key, same payload: the original status and body are replayed;
+2. same key, different payload: 409 IDEMPOTENCY_KEY_REUSED;
+3. same key while the first request runs: 409 IDEMPOTENCY_IN_PROGRESS;
+4. no key: nothing here runs.
+The claim is one conditional PutItem, so of N racing requests exactly one proceeds.
+A request that fails with an error releases its claim: a retry may then succeed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from pynamodb.exceptions import DeleteError, DoesNotExist, PutError, UpdateError
+
+from chalicelib import aws
+from chalicelib.errors import IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed
+from chalicelib.idempotency.tables import IdempotencyRecord
+
+RECORD_LIFETIME = timedelta(hours=24)
+# How long a claim may stay in progress before a retry can take it over (a crashed request).
+LEASE = timedelta(seconds=60)
+MAX_KEY_LENGTH = 255
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    status: int
+    body: Any
+
+
+def payload_fingerprint(payload: Any) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def validate_key(key: str) -> str:
+    key = key.strip()
+    if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
+        raise ValidationFailed.for_field("Idempotency-Key", f"must be 1 to {MAX_KEY_LENGTH} printable characters")
+    return key
+
+
+def run_once(
+    *,
+    organization_id: str,
+    operation: str,
+    key: str,
+    payload: Any,
+    now: datetime,
+    action: Callable[[], StoredResponse],
+) -> tuple[StoredResponse, bool]:
+    """Run `action` once per key; returns (response, replayed)."""
+    aws.bind_tables()
+    record_key = f"{organization_id}#{operation}#{validate_key(key)}"
+    fingerprint = payload_fingerprint(payload)
+    claim = IdempotencyRecord(
+        record_key,
+        state="in_progress",
+        payload_hash=fingerprint,
+        lease_expires_at=now + LEASE,
+        expires_at=now + RECORD_LIFETIME,
+    )
+    try:
+        claim.save(
+            condition=IdempotencyRecord.record_key.does_not_exist()
+            | (IdempotencyRecord.expires_at < now)
+            | ((IdempotencyRecord.state == "in_progress") & (IdempotencyRecord.lease_expires_at < now)),
+        )
+    except PutError as error:
+        if not _condition_failed(error):
+            raise
+        return _existing(record_key, fingerprint, now), True
+    try:
+        response = action()
+    except Exception:
+        _release(record_key)
+        raise
+    try:
+        claim.update(
+            actions=[
+                IdempotencyRecord.state.set("completed"),
+                IdempotencyRecord.response_status.set(response.status),
+                IdempotencyRecord.response_body.set(json.dumps(response.body, default=str)),
+            ],
+        )
+    except UpdateError:
+        pass  # the work is done; at worst a retry after 24 h is treated as new
+    return response, False
+
+
+def _existing(record_key: str, fingerprint: str, now: datetime) -> StoredResponse:
+    try:
+        record = IdempotencyRecord.get(record_key, consistent_read=True)
+    except DoesNotExist:
+        # Released between our claim attempt and this read: the original failed; ask for a retry.
+        raise IdempotencyInProgress() from None
+    if record.payload_hash != fingerprint:
+        raise IdempotencyKeyReused()
+    if record.state != "completed" or record.response_status is None or record.response_body is None:
+        raise IdempotencyInProgress()
+    return StoredResponse(status=int(record.response_status), body=json.loads(record.response_body))
+
+
+def _release(record_key: str) -> None:
+    try:
+        IdempotencyRecord(record_key).delete(condition=IdempotencyRecord.state == "in_progress")
+    except DeleteError:
+        pass
+
+
+def _condition_failed(error: PutError) -> bool:
+    return getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException"

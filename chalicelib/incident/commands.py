@@ -1,0 +1,243 @@
+"""Commands on an existing incident: update, change status, acknowledge, comment.
+
+Each is a read-modify-write of the incident item with its version checked, retried on a
+conflict (repository.with_version_retries), so racing writers never lose an update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from chalicelib import clock
+from chalicelib.auth.principal import Principal
+from chalicelib.errors import ValidationFailed
+from chalicelib.incident import repository
+from chalicelib.incident.settings import incident_settings
+from chalicelib.incident.severity import parse_severity
+from chalicelib.incident.tables import IncidentRecord, TimelineRecord, list_partition
+from chalicelib.incident.workflow import (
+    DONE_CATEGORIES,
+    EVENT_ACKNOWLEDGED,
+    EVENT_ASSIGNED,
+    EVENT_COMMENT,
+    EVENT_SEVERITY_CHANGED,
+    EVENT_STATUS_CHANGED,
+    EVENT_UPDATED,
+    acknowledge_target,
+    plan_transition,
+)
+from chalicelib.workers.messages import Message, publish
+
+
+def _publish(message_type: str, incident: IncidentRecord, **extra: Any) -> None:
+    publish(Message(message_type, incident.organization_id, {"incident_number": incident.incident_number, **extra}))
+
+
+def update_incident(
+    *, organization_id: str, incident_number: str, changes: dict[str, Any], now: datetime, principal: Principal
+) -> IncidentRecord:
+    actor = principal.actor
+    assignee = None
+    if changes.get("assigned_to"):
+        assignee = _active_user_by_email(organization_id, str(changes["assigned_to"]))
+
+    def attempt() -> tuple[IncidentRecord, list[TimelineRecord]]:
+        incident = repository.get_incident(organization_id, incident_number)
+        entries: list[TimelineRecord] = []
+        updated_fields = []
+        if "title" in changes and changes["title"] != incident.title:
+            incident.title = changes["title"]
+            updated_fields.append("title")
+        if "description" in changes and changes["description"] != incident.description:
+            incident.description = changes["description"]
+            updated_fields.append("description")
+        if updated_fields:
+            entries.append(
+                repository.timeline_entry(
+                    incident,
+                    event_type=EVENT_UPDATED,
+                    now=now,
+                    user=actor,
+                    title=f"Updated {' and '.join(updated_fields)}",
+                )
+            )
+        if "severity" in changes and changes["severity"] != incident.severity:
+            previous, incident.severity = incident.severity, parse_severity(changes["severity"])
+            entries.append(
+                repository.timeline_entry(
+                    incident,
+                    event_type=EVENT_SEVERITY_CHANGED,
+                    now=now,
+                    user=actor,
+                    title=f"Severity changed from {previous} to {incident.severity}",
+                )
+            )
+        if "assigned_to" in changes:
+            entries.extend(_assign(incident, assignee, now=now, actor=actor))
+        if entries:
+            incident.updated_at = now
+            repository.commit(incident, entries)
+        return incident, entries
+
+    incident, entries = repository.with_version_retries(attempt)
+    if any(e.event_type == EVENT_ASSIGNED for e in entries):
+        _publish("incident.assigned", incident)
+    return incident
+
+
+def _active_user_by_email(organization_id: str, email: str) -> Any:
+    from chalicelib.directory.users import find_user_by_email
+
+    user = find_user_by_email(organization_id=organization_id, email=email)
+    if user is None or not user.is_active:
+        raise ValidationFailed.for_field("assigned_to", f"{email} is not an active user of this organization")
+    return user
+
+
+def _assign(incident: IncidentRecord, user: Any, *, now: datetime, actor: str) -> list[TimelineRecord]:
+    new_email = user.email if user is not None else None
+    if new_email == incident.assigned_email:
+        return []
+    incident.assigned_user_id = user.user_id if user is not None else None
+    incident.assigned_name = user.name if user is not None else None
+    incident.assigned_email = new_email
+    title = f"Assigned to {user.name or user.email}" if user is not None else "Unassigned"
+    return [repository.timeline_entry(incident, event_type=EVENT_ASSIGNED, now=now, user=actor, title=title)]
+
+
+def change_status(
+    *, organization_id: str, incident_number: str, status: str, comment: str | None, now: datetime, principal: Principal
+) -> IncidentRecord:
+    actor = principal.actor
+    workflow = incident_settings(organization_id=organization_id).workflow
+
+    def attempt() -> tuple[IncidentRecord, bool]:
+        incident = repository.get_incident(organization_id, incident_number)
+        plan = plan_transition(workflow, incident.status, status)
+        if plan.no_op:
+            return incident, False
+        incident.status = plan.to_status
+        incident.status_category = plan.to_category or "active"
+        done = incident.status_category in DONE_CATEGORIES
+        incident.list_key = list_partition(organization_id, is_open=not done)
+        if plan.resolves:
+            incident.resolved_at = now
+            incident.resolved_by_email = principal.email
+            incident.resolved_by_name = principal.actor
+            _record_resolve_sla(incident, now)
+        if plan.reopens:
+            incident.resolved_at = None
+            incident.resolved_by_email = None
+            incident.resolved_by_name = None
+        incident.updated_at = now
+        entry = repository.timeline_entry(
+            incident,
+            event_type=plan.event_type,
+            now=now,
+            user=actor,
+            title=f"Status changed from {plan.from_status} to {plan.to_status}",
+            description=comment,
+            details={"from": plan.from_status, "to": plan.to_status},
+        )
+        repository.commit(incident, [entry])
+        return incident, True
+
+    incident, changed = repository.with_version_retries(attempt)
+    if changed:
+        _publish("incident.status_changed", incident, status=incident.status)
+    return incident
+
+
+def _record_resolve_sla(incident: IncidentRecord, now: datetime) -> None:
+    sla = dict(incident.sla or {})
+    if "resolve_due_at" in sla and "resolve_met" not in sla:
+        sla["resolve_met"] = now <= clock.parse(sla["resolve_due_at"])
+        sla["resolved_after_seconds"] = int((now - incident.created_at).total_seconds())
+        incident.sla = sla
+
+
+@dataclass(frozen=True)
+class AcknowledgeResult:
+    incident: IncidentRecord
+    newly_acknowledged: bool
+
+
+def acknowledge(
+    *, organization_id: str, incident_number: str, principal: Principal, now: datetime
+) -> AcknowledgeResult:
+    """Stamp once, assign the caller, record the SLA, move a triggered incident on. Idempotent."""
+    workflow = incident_settings(organization_id=organization_id).workflow
+    caller = _caller(principal)
+
+    def attempt() -> AcknowledgeResult:
+        incident = repository.get_incident(organization_id, incident_number)
+        if incident.acknowledged_at is not None:
+            return AcknowledgeResult(incident, newly_acknowledged=False)
+        actor = caller.email if caller is not None and caller.email else principal.actor
+        incident.acknowledged_at = now
+        incident.acknowledged_by = actor
+        entries = [
+            repository.timeline_entry(
+                incident, event_type=EVENT_ACKNOWLEDGED, now=now, user=actor, title=f"Acknowledged by {actor}"
+            )
+        ]
+        sla = dict(incident.sla or {})
+        if "acknowledge_due_at" in sla:
+            sla["acknowledge_met"] = now <= clock.parse(sla["acknowledge_due_at"])
+            sla["acknowledged_after_seconds"] = int((now - incident.created_at).total_seconds())
+            incident.sla = sla
+        if caller is not None:
+            entries.extend(_assign(incident, caller, now=now, actor=actor))
+        target = acknowledge_target(workflow, incident.status)
+        if target is not None and target != incident.status:
+            entries.append(
+                repository.timeline_entry(
+                    incident,
+                    event_type=EVENT_STATUS_CHANGED,
+                    now=now,
+                    user=actor,
+                    title=f"Status changed from {incident.status} to {target}",
+                    details={"from": incident.status, "to": target},
+                )
+            )
+            incident.status = target
+            incident.status_category = workflow.category_of(target) or "active"
+        incident.updated_at = now
+        repository.commit(incident, entries)
+        return AcknowledgeResult(incident, newly_acknowledged=True)
+
+    result = repository.with_version_retries(attempt)
+    if result.newly_acknowledged:
+        _publish("incident.acknowledged", result.incident)
+    return result
+
+
+def _caller(principal: Principal) -> Any:
+    """The person acknowledging: a personal key's or a session's user; a service account assigns nobody."""
+    if not principal.user_id:
+        return None
+    from chalicelib.directory.users import get_user
+    from chalicelib.errors import NotFound
+
+    try:
+        user = get_user(organization_id=principal.organization_id, user_id=principal.user_id)
+    except NotFound:
+        return None
+    return user if user.is_active else None
+
+
+def add_comment(
+    *, organization_id: str, incident_number: str, comment: str, now: datetime, principal: Principal
+) -> TimelineRecord:
+    actor = principal.actor
+    from chalicelib.incident.tables import incident_partition
+
+    placeholder = IncidentRecord(incident_partition(organization_id, incident_number))
+    entry = repository.timeline_entry(
+        placeholder, event_type=EVENT_COMMENT, now=now, user=actor, title="Comment", description=comment
+    )
+    repository.add_entry_if_incident_exists(organization_id, incident_number, entry)
+    publish(Message("incident.annotated", organization_id, {"incident_number": incident_number}))
+    return entry

@@ -1,0 +1,310 @@
+"""Incident request and response models (they also generate the OpenAPI document).
+
+Severity inputs are parsed with `severity.parse_severity`, whose InvalidSeverity is not a
+ValueError: pydantic lets it propagate out of `model_validate`, so a request with a bad
+severity answers 400 INVALID_SEVERITY rather than VALIDATION_ERROR, with no special handling
+in the route. Every other problem is an ordinary pydantic error (400 VALIDATION_ERROR).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StringConstraints,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
+
+from chalicelib import clock
+from chalicelib.api.pagination import Page, PageQuery
+from chalicelib.incident.severity import Severity, parse_severity
+
+TIMELINE_LIMIT = 50
+MAX_TITLE = 200
+MAX_DESCRIPTION = 10_000
+MAX_SERVICE_IDS = 50
+MAX_STATUS_COMMENT = 500
+MAX_PAGE_MESSAGE = 500
+MAX_COMMENT = 10_000
+UPDATABLE_FIELDS = ("title", "description", "severity", "assigned_to")
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_SERVICE_KEY = re.compile(r"^svc_[a-z0-9]{10}$")
+
+
+def _email(value: str) -> str:
+    normalized = value.strip().lower()
+    if len(normalized) > 254 or not _EMAIL.match(normalized):
+        raise PydanticCustomError("email", "must be an email address")
+    return normalized
+
+
+def _service_key(value: str) -> str:
+    if not _SERVICE_KEY.match(value):
+        raise PydanticCustomError("service_key", "must be a service key: svc_ and 10 lowercase letters or digits")
+    return value
+
+
+def _utc(moment: datetime) -> datetime:
+    """Timezone-aware in UTC; a naive time is taken to be UTC already."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _unique(values: list[Any]) -> list[Any]:
+    return list(dict.fromkeys(values))
+
+
+EmailAddress = Annotated[
+    str, AfterValidator(_email), WithJsonSchema({"type": "string", "format": "email", "maxLength": 254})
+]
+ServiceKey = Annotated[
+    str, AfterValidator(_service_key), WithJsonSchema({"type": "string", "pattern": _SERVICE_KEY.pattern})
+]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TITLE)]
+Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION)]
+StatusName = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=40)]
+UtcDateTime = Annotated[datetime, AfterValidator(_utc)]
+Timestamp = Annotated[datetime, PlainSerializer(clock.isoformat, return_type=str, when_used="json")]
+Channel = Literal["slack", "email"]
+
+
+def _not_nullable(schema: dict[str, Any]) -> None:
+    """Schema of an optional field that may be left out but not null: drop the null branch and default."""
+    schema.pop("default", None)
+    branches = [branch for branch in schema.pop("anyOf", []) if branch.get("type") != "null"]
+    if len(branches) == 1:
+        schema.update(branches[0])
+    elif branches:
+        schema["anyOf"] = branches
+
+
+# ---------------------------------------------------------------- responses
+
+
+class AssigneeV1(BaseModel):
+    name: str | None
+    email: str | None
+
+
+class TeamRefV1(BaseModel):
+    name: str | None
+
+
+class IncidentSlaV1(BaseModel):
+    """When the acknowledge and resolve SLAs fall due, and whether they were met (null: still running)."""
+
+    acknowledge_due_at: Timestamp | None = None
+    acknowledge_met: bool | None = None
+    resolve_due_at: Timestamp | None = None
+    resolve_met: bool | None = None
+
+
+class IncidentV1(BaseModel):
+    incident_number: str = Field(description="INC-<year>-<sequence>")
+    title: str
+    description: str | None
+    status: str = Field(description="Canonical status name from the organization's workflow.")
+    severity: Severity
+    assigned_to: AssigneeV1 | None
+    team: TeamRefV1 | None
+    created_at: Timestamp
+    acknowledged_at: Timestamp | None
+    resolved_at: Timestamp | None
+    # Optional extras beyond the spec's fields.
+    service_keys: list[str] = Field(default_factory=list, description="Keys of the affected services.")
+    resolved_by: AssigneeV1 | None = Field(default=None, description="Who resolved it; null while open.")
+    sla: IncidentSlaV1 | None = None
+
+
+class TimelineEntryV1(BaseModel):
+    event_type: str
+    title: str | None
+    description: str | None
+    user: str | None
+    created_at: Timestamp
+
+
+class TimelineMetaV1(BaseModel):
+    limit: int = TIMELINE_LIMIT
+    has_more: bool
+
+
+class IncidentDetailV1(IncidentV1):
+    timeline: list[TimelineEntryV1] = Field(description="Newest first; at most timeline_meta.limit entries.")
+    timeline_meta: TimelineMetaV1
+
+
+class IncidentListV1(Page[IncidentV1]):
+    """Pagination fields plus the incidents; newest first."""
+
+
+class AcknowledgeResultV1(BaseModel):
+    incident_number: str
+    acknowledged: bool
+    acknowledged_at: Timestamp | None
+
+
+class CommentResultV1(BaseModel):
+    incident_number: str
+    comment: str
+    created_at: Timestamp
+
+
+class EscalateResultV1(BaseModel):
+    incident_number: str
+    escalated: bool
+    notified_emails: list[str]
+    current_level: int | None
+    next_level: int | None
+
+
+class DeliveryV1(BaseModel):
+    channel: Channel
+    sent: bool
+    error_code: str | None = None
+    message: str | None = None
+
+
+class PageResultV1(BaseModel):
+    incident_number: str
+    sent: bool
+    channels: list[Channel]
+    deliveries: list[DeliveryV1]
+
+
+# ---------------------------------------------------------------- requests
+
+
+class IncidentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: Title
+    service_ids: Annotated[list[ServiceKey], AfterValidator(_unique)] = Field(
+        min_length=1, max_length=MAX_SERVICE_IDS, description="Service keys (svc_...); duplicates are ignored."
+    )
+    description: Description | None = None
+    severity: Severity | None = Field(
+        default=None, description="Defaults to the service's default_severity, else SEV3."
+    )
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _severity(cls, value: Any) -> Any:
+        return None if value is None else parse_severity(value)
+
+
+class IncidentUpdate(BaseModel):
+    """Partial update: only the fields given change. description and assigned_to accept null to clear."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # title and severity may be left out but not set to null; `changes()` gives what was sent.
+    title: Title | None = Field(default=None, json_schema_extra=_not_nullable)
+    description: Description | None = None
+    severity: Severity | None = Field(default=None, json_schema_extra=_not_nullable)
+    assigned_to: EmailAddress | None = Field(
+        default=None, description="Email of the engineer to assign; null unassigns."
+    )
+    status: SkipJsonSchema[Any] = Field(default=None, exclude=True)
+
+    @field_validator("title", "severity", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None:
+            raise PydanticCustomError("not_nullable", "may not be null")
+        return parse_severity(value) if info.field_name == "severity" else value
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _no_status(cls, value: Any) -> Any:
+        raise PydanticCustomError(
+            "status_not_updatable",
+            "status is not changed by PATCH; use POST /api/v1/incidents/<id>/status",
+        )
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> IncidentUpdate:
+        if not self.model_fields_set & set(UPDATABLE_FIELDS):
+            raise PydanticCustomError(
+                "empty_update", "at least one of title, description, severity, assigned_to is required"
+            )
+        return self
+
+    def changes(self) -> dict[str, Any]:
+        """The fields the caller gave, with their (possibly null) values."""
+        return {name: getattr(self, name) for name in UPDATABLE_FIELDS if name in self.model_fields_set}
+
+
+class StatusChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: StatusName = Field(description="Target canonical status name, as in the incident's status field.")
+    comment: Annotated[str, StringConstraints(max_length=MAX_STATUS_COMMENT)] | None = Field(
+        default=None, description="The reason, recorded on the timeline."
+    )
+
+
+class CommentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    comment: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_COMMENT)]
+
+
+class PageRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    email: EmailAddress = Field(description="The person to page.")
+    channels: Annotated[list[Channel], AfterValidator(_unique)] = Field(min_length=1)
+    message: Annotated[str, StringConstraints(max_length=MAX_PAGE_MESSAGE)] | None = None
+
+
+class IncidentListQuery(PageQuery):
+    """Filters for GET /api/v1/incidents. Date-time bounds are inclusive; a naive time means UTC."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: list[StatusName] | None = Field(
+        default=None, description="Canonical status names; without it only open incidents are listed."
+    )
+    severity: list[Severity] | None = None
+    team_name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] | None = Field(
+        default=None, description="Case-insensitive team name."
+    )
+    assigned_to: EmailAddress | None = Field(default=None, description="Email of the current assignee.")
+    resolved_by: EmailAddress | None = Field(default=None, description="Email of the resolver.")
+    created_after: UtcDateTime | None = None
+    created_before: UtcDateTime | None = None
+    resolved_after: UtcDateTime | None = None
+    resolved_before: UtcDateTime | None = None
+
+    @field_validator("status", mode="after")
+    @classmethod
+    def _statuses(cls, value: list[str] | None) -> list[str] | None:
+        return _unique(value) or None if value else None
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _severities(cls, value: Any) -> Any:
+        items = value if isinstance(value, list) else [value]
+        return None if value is None else _unique([parse_severity(item) for item in items]) or None
+
+    @field_validator("created_before", "resolved_before")
+    @classmethod
+    def _ordered(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        prefix = (info.field_name or "").removesuffix("_before")
+        after = info.data.get(f"{prefix}_after")
+        if value is not None and after is not None and after > value:
+            raise PydanticCustomError("range", f"must not be earlier than {prefix}_after")
+        return value

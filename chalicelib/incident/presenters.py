@@ -1,0 +1,71 @@
+"""Incident records to API models."""
+
+from __future__ import annotations
+
+from chalicelib import clock
+from chalicelib.incident.models import (
+    AssigneeV1,
+    IncidentDetailV1,
+    IncidentSlaV1,
+    IncidentV1,
+    TeamRefV1,
+    TimelineEntryV1,
+    TimelineMetaV1,
+)
+from chalicelib.incident.repository import IncidentWithTimeline
+from chalicelib.incident.tables import IncidentRecord, TimelineRecord
+
+
+def incident_v1(record: IncidentRecord) -> IncidentV1:
+    return IncidentV1(**_fields(record))
+
+
+def _fields(record: IncidentRecord) -> dict[str, object]:
+    assigned = (
+        AssigneeV1(name=record.assigned_name, email=record.assigned_email)
+        if record.assigned_email or record.assigned_name
+        else None
+    )
+    sla = record.sla or {}
+    return {
+        "incident_number": record.incident_number,
+        "title": record.title,
+        "description": record.description,
+        "status": record.status,
+        "severity": record.severity,
+        "assigned_to": assigned,
+        "team": TeamRefV1(name=record.team_name) if record.team_name else None,
+        "created_at": record.created_at,
+        "acknowledged_at": record.acknowledged_at,
+        "resolved_at": record.resolved_at,
+        "service_keys": [str(key) for key in record.service_keys or []],
+        "resolved_by": AssigneeV1(name=record.resolved_by_name, email=record.resolved_by_email)
+        if record.resolved_at is not None
+        else None,
+        "sla": IncidentSlaV1(
+            acknowledge_due_at=clock.parse(sla["acknowledge_due_at"]) if sla.get("acknowledge_due_at") else None,
+            acknowledge_met=sla.get("acknowledge_met"),
+            resolve_due_at=clock.parse(sla["resolve_due_at"]) if sla.get("resolve_due_at") else None,
+            resolve_met=sla.get("resolve_met"),
+        )
+        if sla
+        else None,
+    }
+
+
+def timeline_entry_v1(entry: TimelineRecord) -> TimelineEntryV1:
+    return TimelineEntryV1(
+        event_type=entry.event_type,
+        title=entry.title,
+        description=entry.description,
+        user=entry.user,
+        created_at=entry.created_at,
+    )
+
+
+def incident_detail_v1(found: IncidentWithTimeline) -> IncidentDetailV1:
+    return IncidentDetailV1(
+        **_fields(found.incident),
+        timeline=[timeline_entry_v1(entry) for entry in found.timeline],
+        timeline_meta=TimelineMetaV1(has_more=found.has_more),
+    )

@@ -1,0 +1,106 @@
+"""Incident use cases: create and read. Commands on existing incidents live in commands.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from chalicelib import clock, counters
+from chalicelib.errors import ValidationFailed
+from chalicelib.incident import repository
+from chalicelib.incident.repository import IncidentWithTimeline
+from chalicelib.incident.settings import incident_settings
+from chalicelib.incident.severity import severity_or_default
+from chalicelib.incident.sla import due_at, require_complete
+from chalicelib.incident.tables import IncidentRecord, incident_partition, list_partition
+from chalicelib.incident.workflow import EVENT_CREATED
+from chalicelib.workers.messages import Message, publish
+
+INCIDENT_CREATED = "incident.created"
+
+
+def incident_number(year: int, sequence: int) -> str:
+    return f"INC-{year}-{sequence:04d}"
+
+
+def created_sort_key(created_at: datetime, number: str) -> str:
+    return f"{clock.isoformat(created_at)}#{number}"
+
+
+@dataclass(frozen=True)
+class NewIncident:
+    title: str
+    service_keys: list[str]
+    description: str | None = None
+    severity: str | None = None
+
+
+def create_incident(
+    *, organization_id: str, request: NewIncident, now: datetime, actor: str, source: dict[str, object] | None = None
+) -> IncidentRecord:
+    """Validate against the directory and settings, number it, write it with its `created` entry.
+
+    Round trips: services (one BatchGetItem), the team (GetItem), the counter (UpdateItem), the
+    write (TransactWriteItems); the organization's settings come from a short cache.
+    """
+    from chalicelib.directory import services as directory_services
+    from chalicelib.directory import teams as directory_teams
+
+    found = directory_services.get_services(organization_id=organization_id, service_keys=request.service_keys)
+    unknown = [key for key in request.service_keys if key not in found or not found[key].is_active]
+    if unknown:
+        raise ValidationFailed.for_fields(
+            [{"field": "service_ids", "message": f"unknown or inactive service: {key}"} for key in unknown],
+            "Some service_ids are not active services of this organization.",
+        )
+    first_service = found[request.service_keys[0]]
+    settings = incident_settings(organization_id=organization_id)
+    severity = severity_or_default(request.severity, first_service.default_severity)
+    target = require_complete(settings.sla, severity)  # the spec's 500 when settings are incomplete
+    team = (
+        directory_teams.get_team(organization_id=organization_id, team_id=first_service.team_id)
+        if first_service.team_id
+        else None
+    )
+    status = settings.workflow.initial_status
+    sequence = counters.next_value(organization_id=organization_id, counter_name=f"incident#{now.year}")
+    number = incident_number(now.year, sequence)
+    record = IncidentRecord(
+        incident_partition(organization_id, number),
+        organization_id=organization_id,
+        incident_number=number,
+        title=request.title,
+        description=request.description,
+        status=status,
+        status_category=settings.workflow.category_of(status) or "triggered",
+        severity=severity,
+        service_keys=list(request.service_keys),
+        team_id=team.team_id if team else None,
+        team_name=team.name if team else None,
+        created_at=now,
+        updated_at=now,
+        created_by=actor,
+        sla={
+            "acknowledge_due_at": clock.isoformat(due_at(now, target.acknowledge_within_minutes or 0)),
+            "resolve_due_at": clock.isoformat(due_at(now, target.resolve_within_minutes or 0)),
+        },
+        source=source,
+        list_key=list_partition(organization_id, is_open=True),
+        created_sort=created_sort_key(now, number),
+    )
+    entry = repository.timeline_entry(
+        record,
+        event_type=EVENT_CREATED,
+        now=now,
+        title=f"Incident created: {request.title}",
+        description=f"Severity {severity}; status {status}.",
+        user=actor,
+    )
+    repository.commit(record, [entry], new=True)
+    # After the write: assignment and notifications happen in the worker, never in the request.
+    publish(Message(INCIDENT_CREATED, organization_id, {"incident_number": number}))
+    return record
+
+
+def get_incident_detail(*, organization_id: str, incident_number: str) -> IncidentWithTimeline:
+    return repository.get_with_timeline(organization_id, incident_number)

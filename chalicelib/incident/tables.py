@@ -1,0 +1,102 @@
+"""Incidents and their timelines share one partition: get-with-timeline is a single Query.
+
+Partition `incident_key` = <organization_id>#<incident_number>. Sort key:
+- `~INCIDENT` for the incident itself ('~' sorts after every `TL#...`, so a descending
+  Query returns the incident first, then the newest timeline entries);
+- `TL#<created_at ISO>#<entry id>` for timeline entries.
+Only incident items carry `list_key` (<organization_id>#open or #closed), making the
+list index sparse: the default list reads open incidents only, however long the history.
+"""
+
+from __future__ import annotations
+
+from pynamodb.attributes import (
+    JSONAttribute,
+    ListAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+    VersionAttribute,
+)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+
+from chalicelib import aws
+from chalicelib.tables import TocsinModel
+
+INCIDENT_SORT_KEY = "~INCIDENT"
+TIMELINE_PREFIX = "TL#"
+
+
+def incident_partition(organization_id: str, incident_number: str) -> str:
+    return f"{organization_id}#{incident_number}"
+
+
+def list_partition(organization_id: str, is_open: bool) -> str:
+    return f"{organization_id}#{'open' if is_open else 'closed'}"
+
+
+class IncidentsByListKey(GlobalSecondaryIndex["IncidentRecord"]):
+    class Meta:
+        index_name = "list-index"
+        projection = AllProjection()
+
+    list_key = UnicodeAttribute(hash_key=True)
+    created_sort = UnicodeAttribute(range_key=True)  # <created_at ISO>#<incident_number>
+
+
+@aws.register_model
+class IncidentRecord(TocsinModel):
+    class Meta(TocsinModel.Meta):
+        table_name = "incidents"
+
+    incident_key = UnicodeAttribute(hash_key=True)
+    item_key = UnicodeAttribute(range_key=True, default=INCIDENT_SORT_KEY)
+
+    organization_id = UnicodeAttribute()
+    incident_number = UnicodeAttribute()
+    title = UnicodeAttribute()
+    description = UnicodeAttribute(null=True)
+    status = UnicodeAttribute()
+    status_category = UnicodeAttribute()
+    severity = UnicodeAttribute()
+    service_keys = ListAttribute(of=UnicodeAttribute, default=list)
+    team_id = UnicodeAttribute(null=True)
+    team_name = UnicodeAttribute(null=True)
+    assigned_user_id = UnicodeAttribute(null=True)
+    assigned_name = UnicodeAttribute(null=True)
+    assigned_email = UnicodeAttribute(null=True)
+    created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute()
+    created_by = UnicodeAttribute(null=True)
+    acknowledged_at = UTCDateTimeAttribute(null=True)
+    acknowledged_by = UnicodeAttribute(null=True)
+    resolved_at = UTCDateTimeAttribute(null=True)
+    resolved_by_email = UnicodeAttribute(null=True)
+    resolved_by_name = UnicodeAttribute(null=True)
+    sla = JSONAttribute(null=True)  # due times and met/breached outcomes
+    escalation = JSONAttribute(null=True)  # policy snapshot, level and token (on-call issue)
+    source = JSONAttribute(null=True)  # inbound webhook origin, dedup key, occurrences
+    list_key = UnicodeAttribute(null=True)
+    created_sort = UnicodeAttribute(null=True)
+    version = VersionAttribute()
+
+    by_list = IncidentsByListKey()
+
+
+@aws.register_model
+class TimelineRecord(TocsinModel):
+    """A timeline entry; same table and partition as its incident (see module docstring)."""
+
+    class Meta(TocsinModel.Meta):
+        table_name = "incidents"
+        provisioned_by = "IncidentRecord"  # the table (and its index) is created from IncidentRecord
+
+    incident_key = UnicodeAttribute(hash_key=True)
+    item_key = UnicodeAttribute(range_key=True)
+    event_type = UnicodeAttribute()
+    title = UnicodeAttribute(null=True)
+    description = UnicodeAttribute(null=True)
+    user = UnicodeAttribute(null=True)
+    created_at = UTCDateTimeAttribute()
+    details = JSONAttribute(null=True)
+    entry_number = NumberAttribute(null=True)
