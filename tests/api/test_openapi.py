@@ -1,0 +1,249 @@
+"""The served OpenAPI document: valid 3.1.0, and it describes every route the app registers.
+
+The tests iterate `app.routes`, so a route added later without an OpenAPI description fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from openapi_spec_validator import validate
+
+from chalicelib.api.routing import operations
+from chalicelib.auth.scopes import ALL_SCOPES
+
+DOCUMENT_PATH = "/api/v1/openapi.json"
+# Routes the document does not describe: the catch-all 404 and the document itself.
+UNDOCUMENTED_ROUTES = {"/{proxy+}", DOCUMENT_PATH}
+# Operations any valid credential may call, so they name no scope (they still answer 401).
+ANY_CREDENTIAL_OPERATIONS = {"verifyCredential"}
+HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+CONTRACT_ERROR_CODES = {
+    "VALIDATION_ERROR",
+    "INVALID_SEVERITY",
+    "INVALID_STATUS",
+    "TRANSITION_NOT_ALLOWED",
+    "UNAUTHORIZED",
+    "FORBIDDEN",
+    "NOT_FOUND",
+    "METHOD_NOT_ALLOWED",
+    "IDEMPOTENCY_KEY_REUSED",
+    "IDEMPOTENCY_IN_PROGRESS",
+    "CONTACT_DETAILS_MISSING",
+    "RATE_LIMITED",
+    "INTERNAL_ERROR",
+    "DELIVERY_FAILED",
+}
+
+
+@pytest.fixture(scope="module")
+def app() -> Any:
+    from app import app as chalice_app
+
+    return chalice_app
+
+
+@pytest.fixture(scope="module")
+def served(app: Any) -> Iterator[Any]:
+    """GET the document once, with no credential. It touches no AWS, so no emulator is needed."""
+    from chalice.test import Client
+
+    from chalicelib.settings import get_settings, reset_settings
+
+    # Read settings outside the call: chalice.test applies the 'dev' stage's environment during calls.
+    reset_settings()
+    get_settings()
+    with Client(app) as client:
+        yield client.http.get(DOCUMENT_PATH)
+    reset_settings()
+
+
+@pytest.fixture(scope="module")
+def document(served: Any) -> dict[str, Any]:
+    parsed: dict[str, Any] = json.loads(served.body)
+    return parsed
+
+
+def registered_routes(app: Any) -> list[tuple[str, str]]:
+    return sorted(
+        (path, method.lower())
+        for path, methods in app.routes.items()
+        if path not in UNDOCUMENTED_ROUTES
+        for method in methods
+    )
+
+
+def documented_operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method in HTTP_METHODS:
+                yield path, method, operation
+
+
+def is_public(operation: dict[str, Any]) -> bool:
+    return operation.get("security") == []
+
+
+def test_served_without_auth_and_unenveloped(served: Any) -> None:
+    assert served.status_code == 200
+    assert served.headers["Content-Type"] == "application/json"
+    assert "success" not in json.loads(served.body)
+
+
+def test_served_even_with_a_bad_credential(app: Any) -> None:
+    from chalice.test import Client
+
+    with Client(app) as client:
+        response = client.http.get(DOCUMENT_PATH, headers={"Authorization": "Bearer tcs_nonsense"})
+    assert response.status_code == 200
+
+
+def test_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
+    validate(document)
+    assert document["openapi"] == "3.1.0"
+    assert document["info"]["version"] == "1.0.0"
+    assert document["info"]["title"]
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+}
+
+
+def _default_problems(node: Any, where: str) -> Iterator[str]:
+    if isinstance(node, dict):
+        declared = node.get("type")
+        if "default" in node and isinstance(declared, str | list):
+            types = [declared] if isinstance(declared, str) else declared
+            allowed = tuple(t for name in types for t in _JSON_TYPES.get(name, (object,)))
+            if not isinstance(node["default"], allowed):
+                yield f"{where}: default {node['default']!r} is not of type {declared}"
+        for key, value in node.items():
+            yield from _default_problems(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _default_problems(value, f"{where}/{index}")
+
+
+def test_defaults_match_their_schema(document: dict[str, Any]) -> None:
+    """Names every offender (the validator stops at the first). A pydantic field typed `str` with
+    `default=None` produces one: type it `str | None`, or keep the default out of the schema."""
+    assert list(_default_problems(document, "#")) == []
+
+
+def test_bearer_security_is_the_default(document: dict[str, Any]) -> None:
+    scheme = document["components"]["securitySchemes"]["bearer"]
+    assert scheme["type"] == "http"
+    assert scheme["scheme"] == "bearer"
+    assert document["security"] == [{"bearer": []}]
+
+
+def test_every_registered_route_is_documented_with_every_method(app: Any, document: dict[str, Any]) -> None:
+    routes = registered_routes(app)
+    assert ("/api/v1/auth/verify", "get") in routes  # the walk sees the app's routes at all
+    missing = [f"{method.upper()} {path}" for path, method in routes if method not in document["paths"].get(path, {})]
+    assert missing == [], f"routes without an OpenAPI description: {missing}"
+
+
+def test_every_documented_operation_is_a_registered_route(app: Any, document: dict[str, Any]) -> None:
+    routes = set(registered_routes(app))
+    stale = [f"{m.upper()} {p}" for p, m, _ in documented_operations(document) if (p, m) not in routes]
+    assert stale == [], f"documented but not served: {stale}"
+
+
+def test_operation_ids_are_unique(document: dict[str, Any]) -> None:
+    ids = [operation["operationId"] for _, _, operation in documented_operations(document)]
+    assert len(ids) == len(set(ids))
+    assert all(ids)
+
+
+def test_non_public_operations_document_401_403_and_their_scope(document: dict[str, Any]) -> None:
+    problems = []
+    for path, method, operation in documented_operations(document):
+        if is_public(operation):
+            continue
+        name = f"{method.upper()} {path}"
+        for status in ("401", "403"):
+            if status not in operation["responses"]:
+                problems.append(f"{name}: no {status} response")
+        scope = operation.get("x-required-scope")
+        if operation["operationId"] in ANY_CREDENTIAL_OPERATIONS:
+            if scope is not None:
+                problems.append(f"{name}: listed as any-credential but requires {scope}")
+            continue
+        if scope not in ALL_SCOPES:
+            problems.append(f"{name}: declares no known scope ({scope!r})")
+        elif f"`{scope}`" not in operation.get("description", ""):
+            problems.append(f"{name}: the description does not name its scope {scope}")
+    assert problems == []
+
+
+def test_declared_scope_is_the_enforced_scope(document: dict[str, Any]) -> None:
+    enforced = {(op.path, op.method.lower()): op for op in operations()}
+    for path, method, operation in documented_operations(document):
+        registered = enforced[(path, method)]
+        assert operation.get("x-required-scope") == registered.scope, f"{method.upper()} {path}"
+        assert is_public(operation) == registered.public, f"{method.upper()} {path}"
+
+
+def test_every_operation_documents_rate_limits_and_errors(document: dict[str, Any]) -> None:
+    for path, method, operation in documented_operations(document):
+        name = f"{method.upper()} {path}"
+        responses = operation["responses"]
+        for status in ("429", "500"):
+            assert status in responses, f"{name}: no {status}"
+        successes = [code for code in responses if code.startswith("2")]
+        assert len(successes) == 1, name
+        headers = responses[successes[0]].get("headers", {})
+        for header in ("X-RateLimit-Category", "X-RateLimit-Remaining", "X-RateLimit-Reset"):
+            assert header in headers, f"{name}: success response lacks {header}"
+        for code, response in responses.items():
+            if not code.startswith("2"):
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorEnvelope"}, f"{name} {code}"
+
+
+def test_success_responses_use_the_envelope(document: dict[str, Any]) -> None:
+    for path, method, operation in documented_operations(document):
+        [success] = [r for code, r in operation["responses"].items() if code.startswith("2")]
+        schema = success["content"]["application/json"]["schema"]
+        assert schema["required"] == ["success", "data", "meta"], f"{method.upper()} {path}"
+        assert schema["properties"]["meta"] == {"$ref": "#/components/schemas/Meta"}
+
+
+def test_path_parameters_match_the_template(document: dict[str, Any]) -> None:
+    for path, method, operation in documented_operations(document):
+        expected = set(re.findall(r"{([^}]+)}", path))
+        declared = {p["name"] for p in operation.get("parameters", []) if p["in"] == "path"}
+        assert declared == expected, f"{method.upper()} {path}"
+
+
+def test_operations_with_bodies_document_400(document: dict[str, Any]) -> None:
+    for path, method, operation in documented_operations(document):
+        if "requestBody" in operation or any(p["in"] == "query" for p in operation.get("parameters", [])):
+            assert "400" in operation["responses"], f"{method.upper()} {path}"
+
+
+def test_error_envelope_lists_every_contract_code(document: dict[str, Any]) -> None:
+    envelope = document["components"]["schemas"]["ErrorEnvelope"]
+    codes = set(envelope["properties"]["error"]["properties"]["code"]["enum"])
+    assert codes >= CONTRACT_ERROR_CODES
+    assert envelope["properties"]["error"]["required"] == ["code", "message"]
+
+
+def test_api_key_operations_are_described(document: dict[str, Any]) -> None:
+    create = document["paths"]["/api/v1/api-keys"]["post"]
+    assert create["x-required-scope"] == "admin"
+    assert "201" in create["responses"]
+    verify = document["paths"]["/api/v1/auth/verify"]["get"]
+    assert "401" in verify["responses"]

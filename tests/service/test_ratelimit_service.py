@@ -1,0 +1,105 @@
+"""Fixed-window counting in DynamoDB (moto), with explicit `now`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from chalicelib.errors import RateLimited
+from chalicelib.ratelimit import service as ratelimit
+from chalicelib.ratelimit.tables import RateLimitWindowRecord
+from chalicelib.ratelimit.window import RateLimitDecision
+from tests.conftest import NOW, reconfigure
+
+WINDOW_START = NOW  # 12:00:00 is a multiple of 60 s
+
+
+def hit(identity: str = "key-1", *, now: datetime, limit: int = 3, category: str = "api_key") -> RateLimitDecision:
+    return ratelimit.hit(category=category, identity=identity, limit=limit, window_seconds=60, now=now)
+
+
+def test_hits_are_counted_within_a_window(aws_env: None) -> None:
+    decisions = [hit(now=NOW + timedelta(seconds=s)) for s in (0, 10, 20, 59)]
+    assert [d.hits for d in decisions] == [1, 2, 3, 4]
+    assert [d.allowed for d in decisions] == [True, True, True, False]
+    assert [d.remaining for d in decisions] == [2, 1, 0, 0]
+    reset = int(NOW.timestamp()) + 60
+    assert {d.reset_at for d in decisions} == {reset}
+    assert decisions[-1].retry_after == 1
+    assert decisions[-1].headers()["Retry-After"] == "1"
+
+
+def test_counter_resets_at_the_window_edge(aws_env: None) -> None:
+    for _ in range(4):
+        last = hit(now=NOW + timedelta(seconds=59, milliseconds=999))
+    assert not last.allowed
+    fresh = hit(now=NOW + timedelta(seconds=60))
+    assert fresh.allowed
+    assert fresh.hits == 1
+    assert fresh.reset_at == int(NOW.timestamp()) + 120
+
+
+def test_buckets_are_separate_per_identity_and_category(aws_env: None) -> None:
+    for _ in range(3):
+        hit("key-1", now=NOW)
+    assert not hit("key-1", now=NOW).allowed
+    assert hit("key-2", now=NOW).hits == 1
+    assert hit("key-1", now=NOW, category="session").hits == 1
+
+
+def test_window_item_expires_a_window_after_its_end(aws_env: None) -> None:
+    hit(now=NOW + timedelta(seconds=5))
+    hit(now=NOW + timedelta(seconds=50))
+    record = RateLimitWindowRecord.get(f"api_key#key-1#{int(NOW.timestamp())}")
+    assert record.hits == 2
+    assert record.expires_at == datetime.fromtimestamp(NOW.timestamp() + 120, UTC)
+
+
+def test_charge_raises_rate_limited_with_headers(aws_env: None) -> None:
+    from chalicelib.api import ratelimits
+
+    reconfigure(RATE_LIMIT_API_KEY="2")
+    ratelimits.charge(category="api_key", identity="k", now=NOW)
+    ratelimits.charge(category="api_key", identity="k", now=NOW)
+    with pytest.raises(RateLimited) as caught:
+        ratelimits.charge(category="api_key", identity="k", now=NOW + timedelta(seconds=15))
+    assert caught.value.status == 429
+    assert caught.value.headers["Retry-After"] == "45"
+    assert caught.value.headers["X-RateLimit-Category"] == "api_key"
+    assert caught.value.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_limits_per_category_come_from_settings(aws_env: None) -> None:
+    from chalicelib.api import ratelimits
+
+    reconfigure(RATE_LIMIT_SESSION="7", RATE_LIMIT_ANONYMOUS="5", RATE_LIMIT_WEBHOOK="9", RATE_LIMIT_API_KEY="11")
+    assert ratelimits.charge(category="session", identity="u", now=NOW).limit == 7
+    assert ratelimits.charge(category="anonymous", identity="1.2.3.4", now=NOW).limit == 5
+    assert ratelimits.charge(category="webhook", identity="rk", now=NOW).limit == 9
+    assert ratelimits.charge(category="api_key", identity="k", now=NOW).limit == 11
+
+
+def test_a_model_imported_after_binding_is_bound_too(aws_env: None) -> None:
+    """Regression: a domain's tables imported lazily, after the first bind_tables, used the bare short
+    name and no region (the rate-limit table broke whenever a test process started with it)."""
+    from pynamodb.attributes import UnicodeAttribute
+
+    from chalicelib import aws
+    from chalicelib.settings import get_settings
+    from chalicelib.tables import TocsinModel
+
+    aws.bind_tables()
+
+    @aws.register_model
+    class LateRecord(TocsinModel):
+        class Meta(TocsinModel.Meta):
+            table_name = "late"
+
+        late_id = UnicodeAttribute(hash_key=True)
+
+    try:
+        assert LateRecord.Meta.table_name == "tocsin-test-late"
+        assert LateRecord.Meta.region == get_settings().aws_region  # type: ignore[attr-defined]
+    finally:
+        aws._models.remove(LateRecord)
