@@ -123,5 +123,6 @@ def client(aws_env: None) -> Iterator[object]:
 
     from app import app
 
-    with Client(app) as test_client:
+    # The `test` stage's variables match this file's, so settings read during a call agree.
+    with Client(app, stage_name="test") as test_client:
         yield test_client

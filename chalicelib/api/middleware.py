@@ -12,11 +12,13 @@ from chalice.app import Request, Response
 
 from chalicelib.api import envelope
 from chalicelib.api.context import accept_or_generate_request_id, set_request_id
-from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, ValidationFailed
+from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, RateLimited, ValidationFailed
 
 logger = logging.getLogger("tocsin.access")
 
 API_PREFIX = "/api/v1"
+# Static and public like a status page: served from memory, never a DynamoDB write.
+OPENAPI_PATH = "/api/v1/openapi.json"
 
 
 def concrete_path(request: Request) -> str:
@@ -55,6 +57,8 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
         replacement = _chalice_error_to_app_error(response)
         if replacement is not None:
             response = envelope.error_response(replacement, headers=_keep_allow(response))
+        if "X-RateLimit-Category" not in response.headers and path != OPENAPI_PATH:
+            response = _charge_unrouted(event, response)
     response.headers.setdefault("X-Request-Id", request_id)
     logger.info(
         "request",
@@ -66,6 +70,21 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
             "duration_ms": round((time.perf_counter() - started) * 1000, 2),
         },
     )
+    return response
+
+
+def _charge_unrouted(event: Request, response: Response) -> Response:
+    """Responses the operation pipeline did not produce (404, 405, the OpenAPI document) count
+    against the caller's address, so they carry the rate-limit headers too."""
+    from chalicelib import clock
+    from chalicelib.api import ratelimits
+    from chalicelib.api.routing import source_ip
+
+    try:
+        decision = ratelimits.charge_anonymous(source_ip(event), clock.now())
+    except RateLimited as limited:
+        return envelope.error_response(limited)
+    response.headers.update(decision.headers())
     return response
 
 
