@@ -17,8 +17,6 @@ from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFoun
 logger = logging.getLogger("tocsin.access")
 
 API_PREFIX = "/api/v1"
-# Static and public like a status page: served from memory, never a DynamoDB write.
-OPENAPI_PATH = "/api/v1/openapi.json"
 
 
 def concrete_path(request: Request) -> str:
@@ -57,8 +55,8 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
         replacement = _chalice_error_to_app_error(response)
         if replacement is not None:
             response = envelope.error_response(replacement, headers=_keep_allow(response))
-        if "X-RateLimit-Category" not in response.headers and path != OPENAPI_PATH:
-            response = _charge_unrouted(event, response)
+    if "X-RateLimit-Category" not in response.headers and response.status_code in (404, 405):
+        response = _charge_unrouted(event, response)
     response.headers.setdefault("X-Request-Id", request_id)
     logger.info(
         "request",
