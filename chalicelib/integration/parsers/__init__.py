@@ -1,0 +1,88 @@
+"""Inbound payload parsers, one module per source, and `parse`, the dispatcher.
+
+`parse(source_type, headers, body, ...)` checks the signature the source calls for, then parses:
+- custom: signed when `signing_secret` is given (then `now` is required); shape picks the schema;
+- legacy: the legacy schema only (the older `/v1/incidents` path); never signed;
+- sentry: Sentry-Hook-Signature checked when `client_secret` is given;
+- cloudwatch: SNS signature always checked (`fetch_certificate` is required); `now` is not applied
+  to the certificate's validity period here (a frozen test clock would reject emulator certificates);
+  call `sns.verify_sns_message(..., now=...)` directly for that check;
+- newrelic, alertmanager, pagerduty: routing key only (checked by the caller).
+Everything raises `WebhookRejected` for a bad delivery; a ValueError only for a programming error
+(unknown source type, a missing `now` or `fetch_certificate`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Final
+
+from chalicelib.integration import signing
+from chalicelib.integration.alert import NormalizedAlert, Source
+from chalicelib.integration.parsers.alertmanager import parse_alertmanager
+from chalicelib.integration.parsers.cloudwatch import parse_cloudwatch
+from chalicelib.integration.parsers.custom import parse_custom
+from chalicelib.integration.parsers.newrelic import parse_newrelic
+from chalicelib.integration.parsers.pagerduty import parse_pagerduty
+from chalicelib.integration.parsers.sentry import parse_sentry
+from chalicelib.integration.parsers.sns import DEFAULT_CERT_HOST_PATTERN, CertificateFetcher
+
+SOURCE_TYPES: Final[tuple[Source, ...]] = (
+    "custom",
+    "legacy",
+    "newrelic",
+    "sentry",
+    "alertmanager",
+    "cloudwatch",
+    "pagerduty",
+)
+
+__all__ = ["DEFAULT_CERT_HOST_PATTERN", "SOURCE_TYPES", "CertificateFetcher", "parse"]
+
+
+def parse(
+    source_type: str,
+    headers: Mapping[str, str] | None,
+    body: bytes | str,
+    *,
+    now: datetime | float | None = None,
+    signing_secret: str | bytes | None = None,
+    client_secret: str | bytes | None = None,
+    fetch_certificate: CertificateFetcher | None = None,
+    allowed_cert_host_pattern: str | re.Pattern[str] = DEFAULT_CERT_HOST_PATTERN,
+    allow_http_cert_url: bool = False,
+    expected_topic_arn: str | None = None,
+) -> NormalizedAlert:
+    """The normalized alert for one delivery of `source_type`, or WebhookRejected."""
+    if source_type == "custom":
+        if signing_secret:
+            if now is None:
+                raise ValueError("now is required to verify a signed custom webhook")
+            signing.verify_custom(signing_secret, headers, body, now=now)
+        return parse_custom(body)
+    if source_type == "legacy":
+        return parse_custom(body, schema="legacy")
+    if source_type == "newrelic":
+        return parse_newrelic(body)
+    if source_type == "sentry":
+        if client_secret:
+            signing.verify_sentry(client_secret, headers, body)
+        return parse_sentry(headers, body)
+    if source_type == "alertmanager":
+        return parse_alertmanager(body)
+    if source_type == "cloudwatch":
+        if fetch_certificate is None:
+            raise ValueError("fetch_certificate is required to verify SNS deliveries")
+        return parse_cloudwatch(
+            headers,
+            body,
+            fetch_certificate=fetch_certificate,
+            allowed_cert_host_pattern=allowed_cert_host_pattern,
+            allow_http_cert_url=allow_http_cert_url,
+            expected_topic_arn=expected_topic_arn,
+        )
+    if source_type == "pagerduty":
+        return parse_pagerduty(body)
+    raise ValueError(f"unknown integration source type {source_type!r}")
