@@ -8,8 +8,8 @@ from chalice.app import Chalice, SQSEvent
 
 from chalicelib import logs
 from chalicelib.api.middleware import http_middleware
-from chalicelib.api.routes import auth, directory, incident_settings, incidents, meta
-from chalicelib.workers import dispatch
+from chalicelib.api.routes import auth, directory, incident_settings, incidents, integrations, meta, webhooks
+from chalicelib.workers import dispatch, handlers  # noqa: F401  (registers consumers)
 
 app = Chalice(app_name="tocsin")
 app.api.cors = False
@@ -20,6 +20,8 @@ app.register_blueprint(auth.api.blueprint)
 app.register_blueprint(directory.api.blueprint)
 app.register_blueprint(incidents.api.blueprint)
 app.register_blueprint(incident_settings.api.blueprint)
+app.register_blueprint(integrations.api.blueprint)
+app.register_blueprint(webhooks.api.blueprint)
 app.register_blueprint(meta.meta)  # last: its catch-all answers unknown routes
 
 

@@ -167,6 +167,7 @@ def cmd_create_org(args: argparse.Namespace) -> Any:
         scopes=list(ALL_SCOPES),
         user_id=owner.user_id if owner is not None else None,
         user_email=owner.email if owner is not None else None,
+        user_name=owner.name if owner is not None else None,
         created_by="cli",
         now=now,
     )
@@ -182,7 +183,7 @@ def cmd_create_key(args: argparse.Namespace) -> Any:
     _require_organization(args.org)
     name = _require_text(args.name, "--name", max_length=100)
     scopes = parse_scopes(args.scopes)
-    user_email = None
+    user_email = user_name = None
     if args.kind == "personal":
         if not args.user_id:
             raise CliError("a personal key belongs to a user: pass --user-id")
@@ -191,7 +192,7 @@ def cmd_create_key(args: argparse.Namespace) -> Any:
         user = get_user(organization_id=args.org, user_id=args.user_id)
         if not user.is_active:
             raise CliError(f"user {args.user_id} is deactivated; a personal key needs an active user")
-        user_email = user.email
+        user_email, user_name = user.email, user.name
     elif args.user_id:
         raise CliError("--user-id applies to personal keys only (add --kind personal)")
     key, plaintext = apikeys.create_api_key(
@@ -201,6 +202,7 @@ def cmd_create_key(args: argparse.Namespace) -> Any:
         scopes=scopes,
         user_id=args.user_id,
         user_email=user_email,
+        user_name=user_name,
         created_by="cli",
         now=_now(),
     )

@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     # Secrets. The local defaults exist so `make run` needs no set-up; dev and prod
     # refuse to start with them (see `check_secrets`).
     api_key_hmac_secret: str = "local-insecure-api-key-secret"
+    secrets_encryption_key: str | None = None  # base64 of 32 bytes; seals webhook signing secrets
     jwt_secret: str | None = None
     jwt_jwks_json: str | None = None
     jwt_jwks_url: str | None = None
@@ -47,6 +48,13 @@ class Settings(BaseSettings):
     api_key_last_used_resolution_seconds: int = 300
 
     public_base_url: str = "http://127.0.0.1:8000"
+    # Inbound webhooks: only the local stage may accept plain HTTP, and only when this says so.
+    local_allow_http_webhooks: bool = False
+    # SNS certificate URL host pattern; only the local stage may widen it (to the emulator).
+    sns_cert_host_pattern: str = r"^sns\.[a-zA-Z0-9-]{3,}\.amazonaws\.com(\.cn)?$"
+    local_allow_http_sns_certs: bool = False
+    # Local stage only: fetch SNS certificates (URLs on sns.<region>.amazonaws.com) from the emulator.
+    local_sns_certificate_endpoint: str | None = None
     log_level: str = "INFO"
 
     @property

@@ -26,6 +26,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.directory.tables
     import chalicelib.idempotency.tables
     import chalicelib.incident.tables
+    import chalicelib.integration.tables
     import chalicelib.organization.tables
     import chalicelib.ratelimit.tables  # noqa: F401
 

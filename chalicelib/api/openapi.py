@@ -50,6 +50,18 @@ def _envelope_schemas() -> dict[str, Any]:
     }
     return {
         "Meta": meta,
+        "WebhookError": {
+            "type": "object",
+            "required": ["success", "error"],
+            "properties": {
+                "success": {"type": "boolean", "const": False},
+                "error": {
+                    "type": "object",
+                    "required": ["code", "message"],
+                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                },
+            },
+        },
         "ErrorEnvelope": {
             "type": "object",
             "required": ["error", "meta"],
@@ -152,20 +164,22 @@ def build_document(base_url: str | None = None) -> dict[str, Any]:
 
 def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     data_schema = refs.get((op.response, "validation")) if op.response is not None else None
+    success_schema = (data_schema or {}) if op.raw else _success_schema(data_schema)
     responses: dict[str, Any] = {
         str(op.status): {
             "description": _STATUS_TEXT.get(op.status, "Success"),
             "headers": dict(_RATE_HEADERS),
-            "content": {"application/json": {"schema": _success_schema(data_schema)}},
+            "content": {"application/json": {"schema": success_schema}},
         }
     }
     statuses = set(op.errors) | {400, 429, 500}
     if not op.public:
         statuses |= {401, 403}
+    error_schema = {"$ref": "#/components/schemas/WebhookError" if op.raw else "#/components/schemas/ErrorEnvelope"}
     for status in sorted(statuses):
         responses[str(status)] = {
             "description": _STATUS_TEXT.get(status, "Error"),
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+            "content": {"application/json": {"schema": error_schema}},
         }
     operation: dict[str, Any] = {
         "operationId": op.operation_id,

@@ -45,6 +45,7 @@ class Operation:
     errors: tuple[int, ...] = ()
     description: str | None = None
     headers: tuple[str, ...] = ()
+    raw: bool = False  # answers outside the envelope (webhooks)
 
 
 @dataclass
@@ -141,6 +142,55 @@ class ApiBlueprint:
             return handler
 
         return register
+
+
+RawHandler = Callable[[Request, dict[str, str]], Response]
+
+
+def raw_operation(
+    blueprint: ApiBlueprint,
+    method: str,
+    path: str,
+    *,
+    operation_id: str,
+    summary: str,
+    description: str | None = None,
+    body: type[BaseModel] | None = None,
+    response: Any = None,
+    status: int = 200,
+    errors: tuple[int, ...] = (),
+    headers: tuple[str, ...] = (),
+    content_types: list[str] | None = None,
+) -> Callable[[RawHandler], RawHandler]:
+    """A route outside the API's envelope (inbound webhooks): documented like the others, but the
+    handler gets the raw request and answers in its own body shape."""
+    operation = Operation(
+        method=method,
+        path=path,
+        operation_id=operation_id,
+        summary=summary,
+        tag=blueprint.tag,
+        scope=None,
+        public=True,
+        body=body,
+        response=response,
+        status=status,
+        errors=errors,
+        description=description,
+        headers=headers,
+        raw=True,
+    )
+    _OPERATIONS.append(operation)
+
+    def register(handler: RawHandler) -> RawHandler:
+        def view(**path_params: str) -> Response:
+            return handler(blueprint.blueprint.current_request, path_params)
+
+        view.__name__ = operation_id
+        blueprint.blueprint.route(path, methods=[method], content_types=content_types or ALL_CONTENT_TYPES)(view)
+        return handler
+
+    return register
 
 
 def run(operation: Operation, handler: Handler, request: Request, path_params: dict[str, str]) -> Response:

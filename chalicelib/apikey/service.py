@@ -60,6 +60,7 @@ def create_api_key(
     now: datetime,
     user_id: str | None = None,
     user_email: str | None = None,
+    user_name: str | None = None,
     created_by: str | None = None,
     plaintext_key: str | None = None,
 ) -> tuple[ApiKey, str]:
@@ -82,6 +83,7 @@ def create_api_key(
         scopes=sorted(set(scopes)),
         user_id=user_id if kind == "personal" else None,
         user_email=user_email if kind == "personal" else None,
+        user_name=user_name if kind == "personal" else None,
         display_prefix=keys.display_prefix(key),
         created_at=now,
         created_by=created_by,
@@ -183,6 +185,7 @@ def authenticate_key(*, key: str, now: datetime) -> Principal:
         key_kind=record.kind,
         display_name=record.user_email or f"{record.name} (API key)",
         email=record.user_email,
+        name=record.user_name,
     )
 
 

@@ -31,6 +31,7 @@ class ApiKeyRecord(TocsinModel):
     scopes = ListAttribute(of=UnicodeAttribute)
     user_id = UnicodeAttribute(null=True)
     user_email = UnicodeAttribute(null=True)  # a personal key's owner, so requests need no user lookup
+    user_name = UnicodeAttribute(null=True)
     display_prefix = UnicodeAttribute()
     created_at = UTCDateTimeAttribute()
     created_by = UnicodeAttribute(null=True)

@@ -17,6 +17,7 @@ class Principal:
     key_kind: str | None = None  # personal | service_account, for API keys
     role: str | None = None  # for sessions
     email: str | None = None  # the person behind the credential, when there is one
+    name: str | None = None
     display_name: str | None = None  # how timelines name the actor: an email, or the key's name
     extra: dict[str, str] = field(default_factory=dict)
 

@@ -82,4 +82,5 @@ def authenticate_session(*, token: str, settings: Settings | None = None) -> Pri
         role=role,
         display_name=str(claims.get("email") or claims["sub"]),
         email=str(claims["email"]).lower() if claims.get("email") else None,
+        name=str(claims["name"]) if claims.get("name") else None,
     )

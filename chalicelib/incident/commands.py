@@ -214,10 +214,22 @@ def acknowledge(
     return result
 
 
+@dataclass(frozen=True)
+class _Caller:
+    user_id: str
+    name: str | None
+    email: str | None
+
+
 def _caller(principal: Principal) -> Any:
-    """The person acknowledging: a personal key's or a session's user; a service account assigns nobody."""
+    """The person acknowledging: a personal key's or a session's user; a service account assigns nobody.
+
+    Personal keys carry their owner's name and email, so no user lookup is needed; a session
+    without an email claim is looked up."""
     if not principal.user_id:
         return None
+    if principal.email:
+        return _Caller(principal.user_id, principal.name, principal.email)
     from chalicelib.directory.users import get_user
     from chalicelib.errors import NotFound
 

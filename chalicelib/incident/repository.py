@@ -20,6 +20,7 @@ from chalicelib.incident.tables import (
     IncidentRecord,
     TimelineRecord,
     incident_partition,
+    list_partition,
 )
 
 T = TypeVar("T")
@@ -83,9 +84,21 @@ def get_with_timeline(organization_id: str, incident_number: str, limit: int = T
     return IncidentWithTimeline(incident, entries[:limit], has_more=len(entries) > limit)
 
 
-def commit(incident: IncidentRecord, entries: list[TimelineRecord], *, new: bool = False) -> None:
-    """Write the incident (version-checked) and its new timeline entries in one transaction."""
+def commit(
+    incident: IncidentRecord,
+    entries: list[TimelineRecord],
+    *,
+    new: bool = False,
+    before: Callable[[TransactWrite, IncidentRecord], None] | None = None,
+) -> None:
+    """Write the incident (version-checked) and its new timeline entries in one transaction.
+
+    `before` adds items ahead of the incident (their cancellation reasons come first), e.g. the
+    dedup claim of an inbound alert.
+    """
     with TransactWrite(connection=aws.transaction_connection()) as transaction:
+        if before is not None:
+            before(transaction, incident)
         condition = IncidentRecord.incident_key.does_not_exist() if new else None
         transaction.save(incident, condition=condition)
         for position, entry in enumerate(entries):
@@ -112,6 +125,37 @@ def add_entry_if_incident_exists(organization_id: str, incident_number: str, ent
         if is_condition_failure(error):
             raise NotFound(f"Incident {incident_number} was not found.") from None
         raise
+
+
+def record_alert(organization_id: str, incident_number: str, *, now: datetime, summary: str) -> IncidentRecord | None:
+    """A dedup hit: count the alert on the open incident in one UpdateItem, without reading it
+    first, and get the updated incident back. The version is bumped, so a concurrent
+    read-modify-write retries instead of overwriting the count. None when the incident is no
+    longer open (or gone): the caller then opens a new one. The timeline entry is written by
+    the events worker, keeping a dedup hit at two DynamoDB round trips.
+    """
+    from pynamodb.exceptions import UpdateError
+
+    aws.bind_tables()
+    try:
+        response = IncidentRecord._get_connection().update_item(
+            incident_partition(organization_id, incident_number),
+            INCIDENT_SORT_KEY,
+            actions=[
+                IncidentRecord.alert_count.add(1),
+                IncidentRecord.version.add(1),
+                IncidentRecord.last_alert_at.set(now),
+                IncidentRecord.last_alert_summary.set(summary[:500]),
+                IncidentRecord.updated_at.set(now),
+            ],
+            condition=IncidentRecord.list_key == list_partition(organization_id, is_open=True),
+            return_values="ALL_NEW",
+        )
+    except UpdateError as error:
+        if getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return None
+        raise
+    return IncidentRecord.from_raw_data(response["Attributes"])
 
 
 def is_condition_failure(error: TransactWriteError) -> bool:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+
+from pynamodb.transactions import TransactWrite
 
 from chalicelib import clock, counters
 from chalicelib.errors import ValidationFailed
@@ -36,7 +39,13 @@ class NewIncident:
 
 
 def create_incident(
-    *, organization_id: str, request: NewIncident, now: datetime, actor: str, source: dict[str, object] | None = None
+    *,
+    organization_id: str,
+    request: NewIncident,
+    now: datetime,
+    actor: str,
+    source: dict[str, object] | None = None,
+    before_write: Callable[[TransactWrite, IncidentRecord], None] | None = None,
 ) -> IncidentRecord:
     """Validate against the directory and settings, number it, write it with its `created` entry.
 
@@ -85,6 +94,8 @@ def create_incident(
             "resolve_due_at": clock.isoformat(due_at(now, target.resolve_within_minutes or 0)),
         },
         source=source,
+        alert_count=1 if source else None,
+        last_alert_at=now if source else None,
         list_key=list_partition(organization_id, is_open=True),
         created_sort=created_sort_key(now, number),
     )
@@ -96,7 +107,7 @@ def create_incident(
         description=f"Severity {severity}; status {status}.",
         user=actor,
     )
-    repository.commit(record, [entry], new=True)
+    repository.commit(record, [entry], new=True, before=before_write)
     # After the write: assignment and notifications happen in the worker, never in the request.
     publish(Message(INCIDENT_CREATED, organization_id, {"incident_number": number}))
     return record

@@ -75,7 +75,10 @@ class IncidentRecord(TocsinModel):
     resolved_by_name = UnicodeAttribute(null=True)
     sla = JSONAttribute(null=True)  # due times and met/breached outcomes
     escalation = JSONAttribute(null=True)  # policy snapshot, level and token (on-call issue)
-    source = JSONAttribute(null=True)  # inbound webhook origin, dedup key, occurrences
+    source = JSONAttribute(null=True)  # inbound webhook origin: integration, type, dedup key
+    alert_count = NumberAttribute(null=True)  # alerts received for this incident (dedup hits included)
+    last_alert_at = UTCDateTimeAttribute(null=True)
+    last_alert_summary = UnicodeAttribute(null=True)
     list_key = UnicodeAttribute(null=True)
     created_sort = UnicodeAttribute(null=True)
     version = VersionAttribute()

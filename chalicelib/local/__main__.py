@@ -20,7 +20,9 @@ LOCAL_DEFAULTS = {
     "TOCSIN_STAGE": "local",
     "TABLE_PREFIX": "tocsin-local-",
     "QUEUE_PREFIX": "tocsin-local-",
-    "JWT_SECRET": "local-insecure-jwt-secret",
+    "JWT_SECRET": "local-insecure-jwt-secret-0123456789abcdef",
+    # The local server speaks plain HTTP; API Gateway would have required HTTPS.
+    "LOCAL_ALLOW_HTTP_WEBHOOKS": "true",
 }
 
 
@@ -45,6 +47,8 @@ def main() -> int:
     emulator = Emulator(int(os.environ.get("MOTO_PORT", "0")))
     emulator.start()
     point_environment_at(emulator.endpoint_url)
+    # SNS signing certificates live in the emulator (under their sns.<region>.amazonaws.com URL).
+    os.environ["LOCAL_SNS_CERTIFICATE_ENDPOINT"] = emulator.endpoint_url
     server = None
     try:
         # Imported only now, so every client and table binding sees the emulator.

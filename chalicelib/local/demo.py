@@ -101,6 +101,8 @@ def seed(now: datetime) -> dict[str, Any]:
     _ensure_key(organization_id, "Demo owner (every scope)", list(ALL_SCOPES), owner_key, now)
     _ensure_key(organization_id, "Demo read-only", ["incidents:read"], readonly_key, now)
 
+    integrations = _seed_integrations(organization_id, seeded_services[0].service_key, now)
+
     return {
         "organization_id": organization_id,
         "organization_name": ORGANIZATION_NAME,
@@ -112,7 +114,60 @@ def seed(now: datetime) -> dict[str, Any]:
             {"id": u.user_id, "name": u.name, "email": u.email, "slack_user_id": u.slack_user_id} for u in seeded_users
         ],
         "team": {"id": team.team_id, "name": team.name},
+        "integrations": integrations,
     }
+
+
+# name -> (integration type, options)
+DEMO_INTEGRATIONS: dict[str, tuple[str, dict[str, Any]]] = {
+    "custom": ("custom", {}),
+    "custom_signed": ("custom", {"signing": True}),
+    "custom_ip_locked": ("custom", {"ip_allowlist": ["203.0.113.0/24"]}),
+    "newrelic": ("newrelic", {}),
+    "sentry": ("sentry", {"client_secret": "demo-sentry-client-secret"}),
+    "alertmanager": ("alertmanager", {}),
+    "cloudwatch": ("cloudwatch", {}),
+    "pagerduty": ("pagerduty", {}),
+    "revoked": ("custom", {"revoke": True}),
+}
+
+
+def _seed_integrations(organization_id: str, default_service_key: str, now: datetime) -> dict[str, Any]:
+    from chalicelib.integration import admin
+    from chalicelib.integration.routing_keys import derive_routing_key
+
+    secret = get_settings().api_key_hmac_secret
+    seeded: dict[str, Any] = {}
+    for label, (integration_type, options) in DEMO_INTEGRATIONS.items():
+        routing_key = derive_routing_key(secret, f"demo-{label}")
+        signing_secret = (
+            "whsec_demo_" + derive_routing_key(secret, f"demo-{label}-signing") if options.get("signing") else None
+        )
+        record = admin.find_by_routing_key(routing_key)
+        if record is None:
+            issued = admin.create_integration(
+                organization_id=organization_id,
+                integration_type=integration_type,
+                name=f"Demo {label.replace('_', ' ')}",
+                now=now,
+                default_service_key=default_service_key,
+                signing=bool(options.get("signing")),
+                client_secret=options.get("client_secret"),
+                ip_allowlist=options.get("ip_allowlist"),
+                routing_key=routing_key,
+                signing_secret=signing_secret,
+            )
+            if options.get("revoke"):
+                admin.revoke_integration(
+                    organization_id=organization_id, integration_id=issued.integration.integration_id, now=now
+                )
+        entry: dict[str, Any] = {"routing_key": routing_key, "url": admin.webhook_url(routing_key)}
+        if signing_secret:
+            entry["signing_secret"] = signing_secret
+        if options.get("client_secret"):
+            entry["client_secret"] = options["client_secret"]
+        seeded[label] = entry
+    return seeded
 
 
 def _ensure_key(organization_id: str, name: str, scopes: list[str], key: str, now: datetime) -> None:

@@ -218,12 +218,12 @@ def test_unknown_multi_segment_route_on_api_gateway_is_an_enveloped_404(aws_env:
 def test_unexpected_exception_is_an_enveloped_500_without_internals(
     client: Any, org: Org, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib.api.routes import auth as auth_routes
+    from chalicelib.incident import settings as incident_settings
 
     def explode(**_: Any) -> Any:
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(auth_routes, "find_organization", explode)
+    monkeypatch.setattr(incident_settings, "incident_settings", explode)
     response = client.http.get(VERIFY, headers=auth(org))
     assert response.status_code == 500
     document = json.loads(response.body)

@@ -8,7 +8,6 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.models import ApiKeyCreate, ApiKeyCreated, ApiKeyV1, AuthVerifyV1
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
-from chalicelib.organization.service import find_organization
 
 api = ApiBlueprint(__name__, tag="auth")
 
@@ -22,10 +21,14 @@ api = ApiBlueprint(__name__, tag="auth")
     response=AuthVerifyV1,
 )
 def verify(call: Call) -> AuthVerifyV1:
-    organization = find_organization(organization_id=call.principal.organization_id)
-    if organization is None:  # e.g. a session token naming an organization that does not exist
-        raise Unauthorized("The credential's organization does not exist.")
-    return AuthVerifyV1(valid=True, scopes=sorted(call.principal.scopes), organization_name=organization.name)
+    from chalicelib.incident.settings import incident_settings
+
+    # The organization's name comes from the short settings cache: no read on a warm instance.
+    try:
+        name = incident_settings(organization_id=call.principal.organization_id).organization_name
+    except NotFound:
+        raise Unauthorized("The credential's organization does not exist.") from None
+    return AuthVerifyV1(valid=True, scopes=sorted(call.principal.scopes), organization_name=name)
 
 
 @api.operation(
@@ -49,9 +52,9 @@ def create_api_key(call: Call) -> ApiKeyCreated:
             details={"required_scope": beyond[0]},
         )
     owner_id = request.user_id or call.principal.user_id
-    owner_email = None
+    owner_email = owner_name = None
     if request.kind == "personal" and owner_id:
-        owner_email = _active_user_email(call.principal.organization_id, owner_id)
+        owner_email, owner_name = _active_user_contact(call.principal.organization_id, owner_id)
     key, plaintext = apikeys.create_api_key(
         organization_id=call.principal.organization_id,
         name=request.name,
@@ -59,13 +62,14 @@ def create_api_key(call: Call) -> ApiKeyCreated:
         scopes=request.scopes,
         user_id=owner_id,
         user_email=owner_email,
+        user_name=owner_name,
         created_by=call.principal.user_id or call.principal.key_id,
         now=call.now,
     )
     return ApiKeyCreated(**ApiKeyV1.of(key).model_dump(), key=plaintext)
 
 
-def _active_user_email(organization_id: str, user_id: str) -> str | None:
+def _active_user_contact(organization_id: str, user_id: str) -> tuple[str | None, str | None]:
     """A personal key belongs to an active user of the organization."""
     from chalicelib.directory.users import get_user
 
@@ -75,7 +79,7 @@ def _active_user_email(organization_id: str, user_id: str) -> str | None:
         raise ValidationFailed.for_field("user_id", "no such user in this organization") from None
     if not user.is_active:
         raise ValidationFailed.for_field("user_id", "the user is deactivated")
-    return user.email
+    return user.email, user.name
 
 
 @api.operation(

@@ -1,0 +1,102 @@
+"""Integrations (admin): create (routing key and URL shown once), list, regenerate, revoke."""
+
+from __future__ import annotations
+
+from chalicelib.api.pagination import Page, PageQuery, paginate
+from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.integration import admin
+from chalicelib.integration.models import IntegrationCreate, IntegrationIssuedV1, IntegrationV1
+
+api = ApiBlueprint(__name__, tag="integrations")
+ITEM = "/api/v1/integrations/{integration_id}"
+
+
+@api.operation(
+    "POST",
+    "/api/v1/integrations",
+    operation_id="createIntegration",
+    summary="Create an integration; its routing key, URL and signing secret are in this response only",
+    scope="integrations:write",
+    body=IntegrationCreate,
+    response=IntegrationIssuedV1,
+    status=201,
+)
+def create_integration(call: Call) -> IntegrationIssuedV1:
+    body: IntegrationCreate = call.body
+    issued = admin.create_integration(
+        organization_id=call.principal.organization_id,
+        integration_type=body.type,
+        name=body.name,
+        now=call.now,
+        default_service_key=body.default_service,
+        signing=body.signing,
+        client_secret=body.client_secret,
+        ip_allowlist=body.ip_allowlist,
+        expected_topic_arn=body.expected_topic_arn,
+        created_by=call.principal.actor,
+    )
+    return IntegrationIssuedV1.issued(issued)
+
+
+@api.operation(
+    "GET",
+    "/api/v1/integrations",
+    operation_id="listIntegrations",
+    summary="List integrations (never their routing keys or secrets)",
+    scope="integrations:read",
+    query=PageQuery,
+    response=Page[IntegrationV1],
+)
+def list_integrations(call: Call) -> Page[IntegrationV1]:
+    found = admin.list_integrations(organization_id=call.principal.organization_id)
+    return paginate([IntegrationV1.of(i) for i in found], limit=call.query.limit, offset=call.query.offset)
+
+
+@api.operation(
+    "GET",
+    ITEM,
+    operation_id="getIntegration",
+    summary="Get an integration",
+    scope="integrations:read",
+    response=IntegrationV1,
+    errors=(404,),
+)
+def get_integration(call: Call) -> IntegrationV1:
+    return IntegrationV1.of(
+        admin.get_integration(
+            organization_id=call.principal.organization_id, integration_id=call.path["integration_id"]
+        )
+    )
+
+
+@api.operation(
+    "POST",
+    ITEM + "/regenerate",
+    operation_id="regenerateIntegrationUrl",
+    summary="New routing key and URL; the old URL stops working at once (ROUTE_NOT_FOUND)",
+    scope="integrations:write",
+    response=IntegrationIssuedV1,
+    errors=(404, 409),
+)
+def regenerate(call: Call) -> IntegrationIssuedV1:
+    issued = admin.regenerate_url(
+        organization_id=call.principal.organization_id, integration_id=call.path["integration_id"], now=call.now
+    )
+    return IntegrationIssuedV1.issued(issued)
+
+
+@api.operation(
+    "DELETE",
+    ITEM,
+    operation_id="revokeIntegration",
+    summary="Revoke: its URL answers 410 WEBHOOK_REVOKED from now on",
+    scope="integrations:write",
+    response=IntegrationV1,
+    errors=(404,),
+)
+def revoke(call: Call) -> IntegrationV1:
+    return IntegrationV1.of(
+        admin.revoke_integration(
+            organization_id=call.principal.organization_id, integration_id=call.path["integration_id"], now=call.now
+        )
+    )

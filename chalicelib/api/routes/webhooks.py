@@ -1,0 +1,261 @@
+"""Inbound webhooks: POST /webhooks/{routingKey} (and its older forms) and the PagerDuty Events
+API v2 drop-in, POST /v2/enqueue. Outside the API envelope: each answers in its own shape."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import uuid
+from typing import Any
+
+from chalice.app import Request, Response
+
+from chalicelib import clock
+from chalicelib.api.routing import ApiBlueprint, raw_operation, source_ip
+from chalicelib.errors import AppError
+from chalicelib.incident.tables import IncidentRecord
+from chalicelib.integration import fetch
+from chalicelib.integration.admin import reveal_client_secret, reveal_signing_secret
+from chalicelib.integration.alert import NormalizedAlert, WebhookRejected
+from chalicelib.integration.gate import Admitted, WebhookError, admit
+from chalicelib.integration.ingest import IngestResult, ingest
+from chalicelib.integration.models import PagerDutyAcceptedV1, WebhookAcceptedV1, WebhookIncidentV1
+from chalicelib.settings import get_settings
+
+logger = logging.getLogger("tocsin.webhooks")
+api = ApiBlueprint(__name__, tag="webhooks")
+
+WEBHOOK_ERRORS = (400, 401, 403, 404, 410, 413, 429)
+CONTENT_TYPES = ["*/*"]  # SNS posts JSON as text/plain
+
+
+def _raw_body(request: Request) -> bytes:
+    raw = request.raw_body or b""
+    return raw.encode() if isinstance(raw, str) else raw
+
+
+def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        body=json.dumps(body, default=str),
+        status_code=status,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+
+
+def _error(error: WebhookError) -> Response:
+    return _json(
+        error.status, {"success": False, "error": {"code": error.code, "message": error.message}}, error.headers
+    )
+
+
+def _incident_body(incident: IncidentRecord | None) -> WebhookIncidentV1 | None:
+    if incident is None:
+        return None
+    base = get_settings().public_base_url.rstrip("/")
+    return WebhookIncidentV1(
+        id=incident.incident_number,
+        title=incident.title,
+        severity=incident.severity,
+        status=incident.status,
+        url=f"{base}/api/v1/incidents/{incident.incident_number}",
+    )
+
+
+def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, now: Any) -> NormalizedAlert:
+    from chalicelib.integration.parsers import parse
+
+    integration = admitted.integration
+    settings = get_settings()
+    try:
+        return parse(
+            source_type,
+            dict(request.headers),
+            body,
+            now=now,
+            signing_secret=reveal_signing_secret(integration) if source_type == "custom" else None,
+            client_secret=reveal_client_secret(integration) if source_type == "sentry" else None,
+            fetch_certificate=fetch.fetch_certificate,
+            allowed_cert_host_pattern=settings.sns_cert_host_pattern,
+            allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
+            expected_topic_arn=integration.expected_topic_arn,
+        )
+    except WebhookRejected as rejected:
+        if rejected.retryable:
+            # Not the sender's fault (e.g. the SNS certificate could not be fetched): a 5xx makes
+            # the provider retry, where a 4xx would drop the delivery.
+            raise WebhookError("INTERNAL_ERROR", rejected.message, admitted.rate.headers()) from None
+        raise WebhookError(rejected.code, rejected.message, admitted.rate.headers(), rejected.details) from None
+
+
+def _ingest(admitted: Admitted, alert: NormalizedAlert, now: Any) -> IngestResult:
+    try:
+        return ingest(admitted.integration, alert, now=now)
+    except WebhookRejected as rejected:
+        raise WebhookError(rejected.code, rejected.message, admitted.rate.headers(), rejected.details) from None
+    except AppError as error:
+        code = "INTERNAL_ERROR" if error.status >= 500 else "INVALID_PAYLOAD"
+        raise WebhookError(code, error.message, admitted.rate.headers()) from None
+
+
+def _deliver(request: Request, routing_key: str, source_type: str | None = None) -> Response:
+    now = clock.now()
+    body = _raw_body(request)
+    try:
+        admitted = admit(
+            routing_key=routing_key,
+            forwarded_proto=request.headers.get("x-forwarded-proto"),
+            source_ip=source_ip(request),
+            body_size=len(body),
+            now=now,
+        )
+        alert = _parse(admitted, request, source_type or admitted.integration.integration_type, body, now)
+        headers = admitted.rate.headers()
+        if alert.action == "confirm_subscription" and alert.subscribe_url:
+            fetch.confirm_subscription(alert.subscribe_url)
+            return _json(
+                200,
+                WebhookAcceptedV1(incident=None, deduplicated=False, message="subscription confirmed").model_dump(),
+                headers,
+            )
+        if alert.action == "ignore":
+            return _json(
+                200,
+                WebhookAcceptedV1(
+                    incident=None, deduplicated=False, message="nothing to do for this delivery"
+                ).model_dump(),
+                headers,
+            )
+        result = _ingest(admitted, alert, now)
+    except WebhookError as error:
+        return _error(error)
+    except Exception:
+        logger.exception("webhook delivery failed")
+        return _error(WebhookError("INTERNAL_ERROR", "The delivery could not be processed; retry it."))
+    accepted = WebhookAcceptedV1(
+        incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
+    )
+    return _json(201 if result.created else 200, accepted.model_dump(), headers)
+
+
+_DESCRIPTION = (
+    "The routing key in the URL is the credential. The body is the provider's own format for native "
+    "integrations (New Relic, Sentry, Alertmanager/Grafana, CloudWatch through SNS, PagerDuty Events v2) "
+    "or the custom schema. 201 when an incident was created, 200 when an existing one was updated "
+    "(deduplicated) or nothing needed doing. Errors: ROUTE_NOT_FOUND 404, WEBHOOK_REVOKED 410, "
+    "INVALID_PAYLOAD 400, INVALID_SIGNATURE and SIGNATURE_EXPIRED 401, IP_NOT_ALLOWED and HTTPS_REQUIRED 403, "
+    "PAYLOAD_TOO_LARGE 413 (over 256 KiB), RATE_LIMITED 429 (100 per minute per routing key)."
+)
+
+
+@raw_operation(
+    api,
+    "POST",
+    "/webhooks/{routing_key}",
+    operation_id="deliverWebhook",
+    summary="Inbound webhook of an integration",
+    description=_DESCRIPTION,
+    response=WebhookAcceptedV1,
+    status=201,
+    errors=WEBHOOK_ERRORS,
+    headers=("X-Service-Signature", "X-Service-Timestamp", "Sentry-Hook-Signature"),
+)
+def deliver(request: Request, path: dict[str, str]) -> Response:
+    return _deliver(request, path["routing_key"])
+
+
+@raw_operation(
+    api,
+    "POST",
+    "/webhooks/custom/{routing_key}",
+    operation_id="deliverCustomWebhook",
+    summary="Older form of the inbound webhook URL",
+    description=_DESCRIPTION,
+    response=WebhookAcceptedV1,
+    status=201,
+    errors=WEBHOOK_ERRORS,
+)
+def deliver_custom(request: Request, path: dict[str, str]) -> Response:
+    return _deliver(request, path["routing_key"])
+
+
+@raw_operation(
+    api,
+    "POST",
+    "/v1/incidents",
+    operation_id="deliverLegacyIncident",
+    summary="Legacy custom payload; the routing key is sent as Authorization: Bearer <routing key>",
+    description=_DESCRIPTION,
+    response=WebhookAcceptedV1,
+    status=201,
+    errors=WEBHOOK_ERRORS,
+)
+def deliver_legacy(request: Request, path: dict[str, str]) -> Response:
+    scheme, _, credential = (request.headers.get("authorization") or "").partition(" ")
+    if scheme.lower() != "bearer" or not credential.strip():
+        return _error(WebhookError("ROUTE_NOT_FOUND", "Send the routing key as Authorization: Bearer <routing key>."))
+    return _deliver(request, credential.strip(), source_type="legacy")
+
+
+# --- PagerDuty Events API v2 ---------------------------------------------------------------------
+
+_THROTTLED = {
+    "status": "throttle event",
+    "message": "Requests for this service are arriving too quickly.  Please retry later.",
+}
+
+
+def _invalid_event(errors: list[str], headers: dict[str, str] | None = None) -> Response:
+    return _json(400, {"status": "invalid event", "message": "Event object is invalid", "errors": errors}, headers)
+
+
+@raw_operation(
+    api,
+    "POST",
+    "/v2/enqueue",
+    operation_id="enqueuePagerDutyEvent",
+    summary="PagerDuty Events API v2 drop-in",
+    description="Answers exactly as PagerDuty does: 202 {status, message, dedup_key}; 400 "
+    "{status: 'invalid event', message, errors}; 429 when throttled. A tool that pages PagerDuty "
+    "today switches by changing only its URL; routing_key is the integration's routing key.",
+    response=PagerDutyAcceptedV1,
+    status=202,
+    errors=(400, 413, 429),
+)
+def enqueue(request: Request, path: dict[str, str]) -> Response:
+    now = clock.now()
+    body = _raw_body(request)
+    try:
+        document = json.loads(body or b"null")
+    except ValueError:
+        return _invalid_event(["Request body is not valid JSON"])
+    routing_key = document.get("routing_key") if isinstance(document, dict) else None
+    if not isinstance(routing_key, str) or not routing_key:
+        return _invalid_event(["'routing_key' is missing or blank"])
+    try:
+        admitted = admit(
+            routing_key=routing_key,
+            forwarded_proto=request.headers.get("x-forwarded-proto"),
+            source_ip=source_ip(request),
+            body_size=len(body),
+            now=now,
+        )
+        if admitted.integration.integration_type != "pagerduty":
+            return _invalid_event(["'routing_key' does not belong to a PagerDuty Events integration"])
+        alert = _parse(admitted, request, "pagerduty", body, now)
+        if alert.action == "trigger" and alert.dedup_key is None:
+            alert = dataclasses.replace(alert, dedup_key=uuid.uuid4().hex)
+        _ingest(admitted, alert, now)
+    except WebhookError as error:
+        if error.code == "RATE_LIMITED":
+            return _json(429, _THROTTLED, error.headers)
+        if error.code == "PAYLOAD_TOO_LARGE":
+            return _json(413, {"status": "invalid event", "message": "Request entity too large"}, error.headers)
+        if error.code == "INTERNAL_ERROR":
+            return _json(500, {"status": "error", "message": error.message}, error.headers)
+        return _invalid_event(error.details or [error.message], error.headers)
+    except Exception:
+        logger.exception("PagerDuty event failed")
+        return _json(500, {"status": "error", "message": "The event could not be processed; retry it."})
+    accepted = PagerDutyAcceptedV1(dedup_key=alert.dedup_key or "")
+    return _json(202, accepted.model_dump(), admitted.rate.headers())

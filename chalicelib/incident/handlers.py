@@ -1,0 +1,34 @@
+"""Consumers of incident messages on the events queue."""
+
+from __future__ import annotations
+
+from pynamodb.exceptions import PutError
+
+from chalicelib import aws, clock
+from chalicelib.incident.tables import TIMELINE_PREFIX, TimelineRecord, incident_partition
+from chalicelib.incident.workflow import EVENT_ALERT_RECEIVED
+from chalicelib.workers.dispatch import handles
+from chalicelib.workers.messages import Message
+
+
+@handles("incident.alert_received")
+def write_alert_entry(message: Message) -> None:
+    """The timeline entry of a deduplicated alert. Keyed by the message id, so a redelivered
+    message writes nothing twice."""
+    aws.bind_tables()
+    payload = message.payload
+    received_at = clock.parse(str(payload["received_at"]))
+    entry = TimelineRecord(
+        incident_partition(message.organization_id, str(payload["incident_number"])),
+        f"{TIMELINE_PREFIX}{clock.isoformat(received_at)}#{message.message_id}",
+        event_type=EVENT_ALERT_RECEIVED,
+        title=payload.get("title"),
+        description=payload.get("description"),
+        user=payload.get("user"),
+        created_at=received_at,
+    )
+    try:
+        entry.save(condition=TimelineRecord.item_key.does_not_exist())
+    except PutError as error:
+        if getattr(error, "cause_response_code", None) != "ConditionalCheckFailedException":
+            raise

@@ -1,0 +1,245 @@
+"""Integrations of an organization: create (routing key shown once), list, regenerate, revoke."""
+
+from __future__ import annotations
+
+import ipaddress
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import aws, secrets_box
+from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.integration import routing_keys
+from chalicelib.integration.tables import IntegrationRecord
+from chalicelib.settings import get_settings
+
+INTEGRATION_TYPES = ("custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty")
+MAX_ALLOWLIST_ENTRIES = 50
+
+
+@dataclass(frozen=True)
+class Integration:
+    integration_id: str
+    organization_id: str
+    integration_type: str
+    name: str
+    state: str
+    default_service_key: str | None
+    has_signing_secret: bool
+    has_client_secret: bool
+    ip_allowlist: list[str]
+    expected_topic_arn: str | None
+    key_hint: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True)
+class IssuedIntegration:
+    """What creation and regeneration show exactly once."""
+
+    integration: Integration
+    routing_key: str
+    url: str
+    signing_secret: str | None = None
+    client_secret: str | None = None
+
+
+def to_domain(record: IntegrationRecord) -> Integration:
+    return Integration(
+        integration_id=record.integration_id,
+        organization_id=record.organization_id,
+        integration_type=record.integration_type,
+        name=record.name,
+        state=record.state,
+        default_service_key=record.default_service_key,
+        has_signing_secret=record.signing_secret_sealed is not None,
+        has_client_secret=record.client_secret_sealed is not None,
+        ip_allowlist=[str(entry) for entry in record.ip_allowlist or []],
+        expected_topic_arn=record.expected_topic_arn,
+        key_hint=record.key_hint,
+        created_at=record.created_at,
+        revoked_at=record.revoked_at,
+    )
+
+
+def webhook_url(routing_key: str) -> str:
+    return f"{get_settings().public_base_url.rstrip('/')}/webhooks/{routing_key}"
+
+
+def normalize_allowlist(entries: list[str]) -> list[str]:
+    """Single IPs and CIDR ranges, IPv4 and IPv6; each entry checked, duplicates dropped."""
+    if len(entries) > MAX_ALLOWLIST_ENTRIES:
+        raise ValidationFailed.for_field("ip_allowlist", f"at most {MAX_ALLOWLIST_ENTRIES} entries")
+    normalized: list[str] = []
+    problems = []
+    for position, entry in enumerate(entries):
+        try:
+            network = str(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            problems.append({"field": f"ip_allowlist.{position}", "message": f"not an IP address or CIDR: {entry}"})
+            continue
+        if network not in normalized:
+            normalized.append(network)
+    if problems:
+        raise ValidationFailed.for_fields(problems)
+    return normalized
+
+
+def _seal(secret: str | None, integration_id: str, kind: str) -> str | None:
+    return secrets_box.seal(secret, context=f"{integration_id}:{kind}") if secret else None
+
+
+def reveal_signing_secret(record: IntegrationRecord) -> str | None:
+    if record.signing_secret_sealed is None:
+        return None
+    return secrets_box.unseal(record.signing_secret_sealed, context=f"{record.integration_id}:signing")
+
+
+def reveal_client_secret(record: IntegrationRecord) -> str | None:
+    if record.client_secret_sealed is None:
+        return None
+    return secrets_box.unseal(record.client_secret_sealed, context=f"{record.integration_id}:client")
+
+
+def create_integration(
+    *,
+    organization_id: str,
+    integration_type: str,
+    name: str,
+    now: datetime,
+    default_service_key: str | None = None,
+    signing: bool = False,
+    client_secret: str | None = None,
+    ip_allowlist: list[str] | None = None,
+    expected_topic_arn: str | None = None,
+    created_by: str | None = None,
+    routing_key: str | None = None,
+    signing_secret: str | None = None,
+) -> IssuedIntegration:
+    if integration_type not in INTEGRATION_TYPES:
+        raise ValidationFailed.for_field("type", f"must be one of {', '.join(INTEGRATION_TYPES)}")
+    if signing and integration_type != "custom":
+        raise ValidationFailed.for_field("signing", "signing secrets apply to custom webhooks")
+    if client_secret and integration_type != "sentry":
+        raise ValidationFailed.for_field("client_secret", "client secrets apply to Sentry integrations")
+    if default_service_key is not None:
+        from chalicelib.directory.services import get_services
+
+        found = get_services(organization_id=organization_id, service_keys=[default_service_key])
+        if default_service_key not in found:
+            raise ValidationFailed.for_field("default_service", "not a service of this organization")
+    aws.bind_tables()
+    integration_id = str(uuid.uuid4())
+    key = routing_key or routing_keys.generate_routing_key()
+    secret = (signing_secret or routing_keys.generate_secret()) if signing else None
+    record = IntegrationRecord(
+        routing_keys.hash_routing_key(get_settings().api_key_hmac_secret, key),
+        integration_id=integration_id,
+        organization_id=organization_id,
+        integration_type=integration_type,
+        name=name,
+        state="active",
+        default_service_key=default_service_key,
+        signing_secret_sealed=_seal(secret, integration_id, "signing"),
+        client_secret_sealed=_seal(client_secret, integration_id, "client"),
+        ip_allowlist=normalize_allowlist(ip_allowlist or []),
+        expected_topic_arn=expected_topic_arn,
+        key_hint=key[:6],
+        created_at=now,
+        created_by=created_by,
+    )
+    record.save(condition=IntegrationRecord.routing_key_hash.does_not_exist())
+    return IssuedIntegration(to_domain(record), key, webhook_url(key), secret, client_secret)
+
+
+def _active_record(organization_id: str, integration_id: str) -> IntegrationRecord:
+    aws.bind_tables()
+    candidates = list(
+        IntegrationRecord.by_organization.query(organization_id, IntegrationRecord.integration_id == integration_id)
+    )
+    for record in candidates:
+        if record.state != "superseded":
+            return record
+    raise NotFound("Integration not found.")
+
+
+def get_integration(*, organization_id: str, integration_id: str) -> Integration:
+    return to_domain(_active_record(organization_id, integration_id))
+
+
+def list_integrations(*, organization_id: str) -> list[Integration]:
+    aws.bind_tables()
+    found = [
+        to_domain(record)
+        for record in IntegrationRecord.by_organization.query(organization_id)
+        if record.state != "superseded"
+    ]
+    return sorted(found, key=lambda i: i.created_at, reverse=True)
+
+
+def regenerate_url(*, organization_id: str, integration_id: str, now: datetime) -> IssuedIntegration:
+    """A new routing key; the old one stops answering at once (ROUTE_NOT_FOUND)."""
+    current = _active_record(organization_id, integration_id)
+    if current.state == "revoked":
+        raise Conflict("A revoked integration cannot get a new URL; create a new integration.")
+    key = routing_keys.generate_routing_key()
+    replacement = IntegrationRecord(
+        routing_keys.hash_routing_key(get_settings().api_key_hmac_secret, key),
+        **{name: getattr(current, name) for name in _COPIED_ATTRIBUTES},
+        state="active",
+        key_hint=key[:6],
+    )
+    try:
+        with TransactWrite(connection=aws.transaction_connection()) as transaction:
+            transaction.update(
+                current,
+                actions=[IntegrationRecord.state.set("superseded"), IntegrationRecord.superseded_at.set(now)],
+                condition=IntegrationRecord.state == "active",
+            )
+            transaction.save(replacement, condition=IntegrationRecord.routing_key_hash.does_not_exist())
+    except TransactWriteError:
+        raise Conflict("The integration changed at the same time; retry.") from None
+    return IssuedIntegration(to_domain(replacement), key, webhook_url(key))
+
+
+_COPIED_ATTRIBUTES = (
+    "integration_id",
+    "organization_id",
+    "integration_type",
+    "name",
+    "default_service_key",
+    "signing_secret_sealed",
+    "client_secret_sealed",
+    "ip_allowlist",
+    "expected_topic_arn",
+    "created_at",
+    "created_by",
+)
+
+
+def revoke_integration(*, organization_id: str, integration_id: str, now: datetime) -> Integration:
+    """From now on its URL answers 410 WEBHOOK_REVOKED. Revoking twice keeps the first time."""
+    record = _active_record(organization_id, integration_id)
+    if record.state == "active":
+        record.update(
+            actions=[IntegrationRecord.state.set("revoked"), IntegrationRecord.revoked_at.set(now)],
+            condition=IntegrationRecord.state == "active",
+        )
+    return to_domain(record)
+
+
+def find_by_routing_key(routing_key: str) -> IntegrationRecord | None:
+    """One GetItem by the key's hash; malformed keys never reach DynamoDB."""
+    if not routing_keys.looks_like_routing_key(routing_key):
+        return None
+    aws.bind_tables()
+    try:
+        return IntegrationRecord.get(
+            routing_keys.hash_routing_key(get_settings().api_key_hmac_secret, routing_key), consistent_read=True
+        )
+    except IntegrationRecord.DoesNotExist:
+        return None

@@ -1,0 +1,39 @@
+"""The two outbound fetches inbound webhooks need: SNS signing certificates and subscription
+confirmations. Both only ever go to URLs the SNS checks accepted first."""
+
+from __future__ import annotations
+
+import urllib.request
+from urllib.parse import urlsplit
+
+from chalicelib.settings import get_settings
+
+MAX_CERTIFICATE_BYTES = 64 * 1024
+TIMEOUT_SECONDS = 5
+
+
+def fetch_certificate(url: str) -> bytes:
+    with urllib.request.urlopen(_request(url), timeout=TIMEOUT_SECONDS) as response:
+        return bytes(response.read(MAX_CERTIFICATE_BYTES + 1))
+
+
+def confirm_subscription(subscribe_url: str) -> None:
+    with urllib.request.urlopen(_request(subscribe_url), timeout=TIMEOUT_SECONDS) as response:
+        response.read(MAX_CERTIFICATE_BYTES)
+
+
+def _request(url: str) -> urllib.request.Request:
+    """In the local stage the emulator serves what SNS URLs point at (its signing certificates),
+    under the same sns.<region>.amazonaws.com host: send the request there with that Host header.
+    The URL has already passed the strict SNS host check; nothing is widened."""
+    settings = get_settings()
+    if settings.is_local and settings.local_sns_certificate_endpoint:
+        parts = urlsplit(url)
+        target = settings.local_sns_certificate_endpoint.rstrip("/") + parts.path
+        if parts.query:
+            target += "?" + parts.query
+        region = parts.netloc.split(".")[1] if parts.netloc.count(".") >= 3 else "us-east-1"
+        # moto picks the service from the request's credential scope, not from the Host header.
+        scope = f"Credential=local/20260101/{region}/sns/aws4_request, SignedHeaders=host, Signature=local"
+        return urllib.request.Request(target, headers={"Authorization": f"AWS4-HMAC-SHA256 {scope}"})
+    return urllib.request.Request(url)

@@ -1,0 +1,226 @@
+"""Turn a normalized alert into incident changes: open, deduplicate, acknowledge, resolve, note.
+
+Dedup: `AlertDedupRecord` points a source's dedup key at an incident. A trigger whose key
+points at an open incident counts an occurrence on it (a dedup hit: GetItem + UpdateItem).
+Otherwise a new incident is created in a transaction that also claims the key, conditioned on
+the claim being unchanged since we read it; of N racing deliveries exactly one creates, the
+others find the claim and count a hit. A resolved incident is never reopened by a trigger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import aws, clock
+from chalicelib.auth.principal import Principal
+from chalicelib.errors import AppError, NotFound
+from chalicelib.incident import commands, repository
+from chalicelib.incident import service as incidents
+from chalicelib.incident.settings import incident_settings
+from chalicelib.incident.tables import IncidentRecord
+from chalicelib.incident.workflow import resolution_target
+from chalicelib.integration.alert import NormalizedAlert, WebhookRejected
+from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
+from chalicelib.workers.messages import Message, publish
+
+DEDUP_LIFETIME = timedelta(days=90)
+CLAIM_ATTEMPTS = 6
+ALERT_RECEIVED = "incident.alert_received"
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    incident: IncidentRecord | None
+    created: bool
+    deduplicated: bool
+    note: str | None = None
+
+
+def integration_principal(integration: IntegrationRecord) -> Principal:
+    return Principal(
+        organization_id=integration.organization_id,
+        credential_kind="integration",
+        scopes=frozenset(),
+        display_name=f"{integration.name} ({integration.integration_type})",
+    )
+
+
+def dedup_id(integration: IntegrationRecord, key: str) -> str:
+    return f"{integration.organization_id}#{integration.integration_id}#{key}"
+
+
+def ingest(integration: IntegrationRecord, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
+    if alert.action == "trigger":
+        result = _trigger(integration, alert, now)
+        if alert.status_hint == "investigating" and result.incident is not None:
+            moved = _move(integration, result.incident, "investigating", now)
+            result = IngestResult(moved, result.created, result.deduplicated)
+        return result
+    incident = _current_incident(integration, alert)
+    if incident is None:
+        return IngestResult(None, created=False, deduplicated=False, note="no open incident for this alert")
+    if alert.action == "resolve":
+        target = resolution_target(
+            incident_settings(organization_id=integration.organization_id).workflow, incident.status
+        )
+        if target is None:
+            return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
+        return IngestResult(_move(integration, incident, target, now), created=False, deduplicated=True)
+    if alert.action == "acknowledge":
+        acknowledged = commands.acknowledge(
+            organization_id=integration.organization_id,
+            incident_number=incident.incident_number,
+            principal=integration_principal(integration),
+            now=now,
+        )
+        return IngestResult(acknowledged.incident, created=False, deduplicated=True)
+    # A note (e.g. CloudWatch INSUFFICIENT_DATA): a timeline entry on the open incident.
+    _publish_alert_entry(integration, incident.incident_number, alert, now)
+    return IngestResult(incident, created=False, deduplicated=True)
+
+
+def _trigger(integration: IntegrationRecord, alert: NormalizedAlert, now: datetime) -> IngestResult:
+    if alert.dedup_key is None:
+        return IngestResult(_create(integration, alert, now, claim=None), created=True, deduplicated=False)
+    key = dedup_id(integration, alert.dedup_key)
+    for _ in range(CLAIM_ATTEMPTS):
+        claim = _read_claim(key)
+        if claim is not None:
+            hit = repository.record_alert(
+                integration.organization_id, claim.incident_number, now=now, summary=alert.summary
+            )
+            if hit is not None:
+                _publish_alert_entry(integration, hit.incident_number, alert, now)
+                return IngestResult(hit, created=False, deduplicated=True)
+        try:
+            created = _create(integration, alert, now, claim=(key, claim))
+        except TransactWriteError as error:
+            if _claim_was_taken(error):
+                continue  # another delivery opened it first: count ours on that one
+            raise
+        return IngestResult(created, created=True, deduplicated=False)
+    raise AppError("The alert's incident is changing too fast; retry the delivery.")
+
+
+def _read_claim(key: str) -> AlertDedupRecord | None:
+    aws.bind_tables()
+    try:
+        return AlertDedupRecord.get(key, consistent_read=True)
+    except DoesNotExist:
+        return None
+
+
+def _claim_was_taken(error: TransactWriteError) -> bool:
+    reasons = error.cancellation_reasons
+    return bool(reasons) and reasons[0] is not None and reasons[0].code == "ConditionalCheckFailed"
+
+
+def _create(
+    integration: IntegrationRecord,
+    alert: NormalizedAlert,
+    now: datetime,
+    claim: tuple[str, AlertDedupRecord | None] | None,
+) -> IncidentRecord:
+    service_key = _service_key(integration, alert)
+
+    def claim_key(transaction: TransactWrite, incident: IncidentRecord) -> None:
+        if claim is None:
+            return
+        key, previous = claim
+        unchanged = (
+            AlertDedupRecord.dedup_id.does_not_exist()
+            if previous is None
+            else AlertDedupRecord.incident_number == previous.incident_number
+        )
+        transaction.save(
+            AlertDedupRecord(
+                key, incident_number=incident.incident_number, updated_at=now, expires_at=now + DEDUP_LIFETIME
+            ),
+            condition=unchanged,
+        )
+
+    return incidents.create_incident(
+        organization_id=integration.organization_id,
+        request=incidents.NewIncident(
+            title=alert.title, service_keys=[service_key], description=alert.description, severity=alert.severity
+        ),
+        now=now,
+        actor=integration_principal(integration).actor,
+        source={
+            "integration_id": integration.integration_id,
+            "integration_type": integration.integration_type,
+            "source": alert.source,
+            "dedup_key": alert.dedup_key,
+            "source_url": alert.source_url,
+            "metadata": alert.metadata,
+        },
+        before_write=claim_key,
+    )
+
+
+def _service_key(integration: IntegrationRecord, alert: NormalizedAlert) -> str:
+    from chalicelib.directory.services import find_service
+
+    if alert.service_hint:
+        service = find_service(organization_id=integration.organization_id, service_ref=alert.service_hint)
+        if service is None or not service.is_active:
+            raise WebhookRejected.invalid_payload(f"Unknown service {alert.service_hint!r} in this organization.")
+        return service.service_key
+    if integration.default_service_key:
+        return integration.default_service_key
+    raise WebhookRejected.invalid_payload(
+        "No service for this alert: add a service_id tag or label (SER-xxxxx), or set the integration's "
+        "default service."
+    )
+
+
+def _current_incident(integration: IntegrationRecord, alert: NormalizedAlert) -> IncidentRecord | None:
+    if alert.dedup_key is None:
+        return None
+    claim = _read_claim(dedup_id(integration, alert.dedup_key))
+    if claim is None:
+        return None
+    try:
+        incident = repository.get_incident(integration.organization_id, claim.incident_number)
+    except NotFound:
+        return None
+    return incident
+
+
+def _move(integration: IntegrationRecord, incident: IncidentRecord, status: str, now: datetime) -> IncidentRecord:
+    if incident.status == status:
+        return incident
+    try:
+        return commands.change_status(
+            organization_id=integration.organization_id,
+            incident_number=incident.incident_number,
+            status=status,
+            comment=f"by {integration.name}",
+            now=now,
+            principal=integration_principal(integration),
+        )
+    except AppError:
+        # The organization's workflow may not allow the move from where the incident is; the
+        # alert itself was still recorded, so the delivery succeeds.
+        return repository.get_incident(integration.organization_id, incident.incident_number)
+
+
+def _publish_alert_entry(integration: IntegrationRecord, number: str, alert: NormalizedAlert, now: datetime) -> None:
+    publish(
+        Message(
+            ALERT_RECEIVED,
+            integration.organization_id,
+            {
+                "incident_number": number,
+                "title": f"Alert received: {alert.summary}"[:200],
+                "description": alert.description[:2000] if alert.description else None,
+                "user": integration_principal(integration).actor,
+                "received_at": clock.isoformat(now),
+                "action": alert.action,
+            },
+        )
+    )

@@ -1,0 +1,98 @@
+"""Webhook answers and the integration admin models (they also generate the OpenAPI document)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from chalicelib.integration.admin import Integration, IssuedIntegration
+
+IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
+
+
+class WebhookIncidentV1(BaseModel):
+    id: str = Field(description="The incident number.")
+    title: str
+    severity: str
+    status: str
+    url: str
+
+
+class WebhookAcceptedV1(BaseModel):
+    success: bool = True
+    incident: WebhookIncidentV1 | None
+    deduplicated: bool = Field(description="True when the alert updated an existing incident.")
+    message: str | None = None
+
+
+class PagerDutyAcceptedV1(BaseModel):
+    status: str = "success"
+    message: str = "Event processed"
+    dedup_key: str
+
+
+class IntegrationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: IntegrationType
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    default_service: str | None = Field(
+        default=None, description="Service key (svc_...) used when an alert names none."
+    )
+    signing: bool = Field(
+        default=False, description="Custom webhooks: require X-Service-Signature (secret shown once)."
+    )
+    client_secret: Annotated[str, StringConstraints(min_length=8, max_length=200)] | None = Field(
+        default=None, description="Sentry: the integration's client secret, to check Sentry-Hook-Signature."
+    )
+    ip_allowlist: list[str] = Field(default_factory=list, description="Single IPs and CIDR ranges (v4 and v6).")
+    expected_topic_arn: str | None = Field(default=None, description="CloudWatch: accept only this SNS topic.")
+
+
+class IntegrationV1(BaseModel):
+    id: str
+    type: str
+    name: str
+    state: Literal["active", "revoked"]
+    default_service: str | None
+    signing: bool
+    has_client_secret: bool
+    ip_allowlist: list[str]
+    expected_topic_arn: str | None
+    routing_key_hint: str = Field(description="First characters of the routing key, to recognise it.")
+    created_at: datetime
+    revoked_at: datetime | None
+
+    @classmethod
+    def of(cls, integration: Integration) -> IntegrationV1:
+        return cls(
+            id=integration.integration_id,
+            type=integration.integration_type,
+            name=integration.name,
+            state="revoked" if integration.state == "revoked" else "active",
+            default_service=integration.default_service_key,
+            signing=integration.has_signing_secret,
+            has_client_secret=integration.has_client_secret,
+            ip_allowlist=integration.ip_allowlist,
+            expected_topic_arn=integration.expected_topic_arn,
+            routing_key_hint=integration.key_hint,
+            created_at=integration.created_at,
+            revoked_at=integration.revoked_at,
+        )
+
+
+class IntegrationIssuedV1(IntegrationV1):
+    routing_key: str = Field(description="Shown exactly once.")
+    url: str = Field(description="The webhook URL (contains the routing key). Shown exactly once.")
+    signing_secret: str | None = Field(default=None, description="Custom webhooks with signing; shown once.")
+
+    @classmethod
+    def issued(cls, issued: IssuedIntegration) -> IntegrationIssuedV1:
+        return cls(
+            **IntegrationV1.of(issued.integration).model_dump(),
+            routing_key=issued.routing_key,
+            url=issued.url,
+            signing_secret=issued.signing_secret,
+        )

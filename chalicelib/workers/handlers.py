@@ -1,0 +1,5 @@
+"""Imports every message consumer so its @handles registration runs (Lambda and the local loop)."""
+
+from __future__ import annotations
+
+import chalicelib.incident.handlers  # noqa: F401
