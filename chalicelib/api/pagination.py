@@ -5,19 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from chalicelib.model_base import ApiModel
 
 ItemT = TypeVar("ItemT")
 
 
-class PageQuery(BaseModel):
+class PageQuery(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     limit: int = Field(default=20, ge=1, le=100, description="Page size, 1 to 100.")
     offset: int = Field(default=0, ge=0, description="Items to skip.")
 
 
-class Page(BaseModel, Generic[ItemT]):
+class Page(ApiModel, Generic[ItemT]):
     items: list[ItemT]
     total: int
     has_more: bool

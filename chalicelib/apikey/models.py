@@ -3,12 +3,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.apikey.service import ApiKey
+from chalicelib.model_base import ApiModel
 
 
-class ApiKeyCreate(BaseModel):
+class ApiKeyCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=100)
@@ -17,7 +18,7 @@ class ApiKeyCreate(BaseModel):
     user_id: str | None = Field(default=None, description="Owner of a personal key; defaults to the calling user.")
 
 
-class ApiKeyV1(BaseModel):
+class ApiKeyV1(ApiModel):
     id: str
     name: str
     kind: str
@@ -47,7 +48,7 @@ class ApiKeyCreated(ApiKeyV1):
     key: str = Field(description="The full API key. Shown exactly once; store it now.")
 
 
-class AuthVerifyV1(BaseModel):
+class AuthVerifyV1(ApiModel):
     valid: bool
     scopes: list[str]
     organization_name: str

@@ -13,6 +13,7 @@ from chalicelib.directory import rules
 from chalicelib.directory.services import Service
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User
+from chalicelib.model_base import ApiModel
 
 Role = Literal["owner", "admin", "responder", "viewer"]
 Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX)]
@@ -29,7 +30,7 @@ Severity = Annotated[
 ]
 
 
-class _Request(BaseModel):
+class _Request(ApiModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
@@ -73,7 +74,7 @@ class _Filter(PageQuery):
 # --- users -------------------------------------------------------------------------------------
 
 
-class UserV1(BaseModel):
+class UserV1(ApiModel):
     id: str = Field(description="User id (uuid).")
     name: str | None
     email: str | None
@@ -119,7 +120,7 @@ class UserListQuery(_Filter):
 # --- teams -------------------------------------------------------------------------------------
 
 
-class TeamV1(BaseModel):
+class TeamV1(ApiModel):
     id: str = Field(description="Team id (uuid).")
     name: str
     description: str | None
@@ -161,7 +162,7 @@ class TeamListQuery(_Filter):
 # --- services ----------------------------------------------------------------------------------
 
 
-class ServiceV1(BaseModel):
+class ServiceV1(ApiModel):
     name: str
     service_key: str = Field(description="Public key of the service: svc_ and 10 characters.")
     description: str | None

@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -30,6 +29,7 @@ from pydantic_core import PydanticCustomError
 from chalicelib import clock
 from chalicelib.api.pagination import Page, PageQuery
 from chalicelib.incident.severity import Severity, parse_severity
+from chalicelib.model_base import ApiModel
 
 TIMELINE_LIMIT = 50
 MAX_TITLE = 200
@@ -93,16 +93,16 @@ def _not_nullable(schema: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- responses
 
 
-class AssigneeV1(BaseModel):
+class AssigneeV1(ApiModel):
     name: str | None
     email: str | None
 
 
-class TeamRefV1(BaseModel):
+class TeamRefV1(ApiModel):
     name: str | None
 
 
-class IncidentSlaV1(BaseModel):
+class IncidentSlaV1(ApiModel):
     """When the acknowledge and resolve SLAs fall due, and whether they were met (null: still running)."""
 
     acknowledge_due_at: Timestamp | None = None
@@ -111,7 +111,7 @@ class IncidentSlaV1(BaseModel):
     resolve_met: bool | None = None
 
 
-class IncidentV1(BaseModel):
+class IncidentV1(ApiModel):
     incident_number: str = Field(description="INC-<year>-<sequence>")
     title: str
     description: str | None
@@ -128,7 +128,7 @@ class IncidentV1(BaseModel):
     sla: IncidentSlaV1 | None = None
 
 
-class TimelineEntryV1(BaseModel):
+class TimelineEntryV1(ApiModel):
     event_type: str
     title: str | None
     description: str | None
@@ -136,7 +136,7 @@ class TimelineEntryV1(BaseModel):
     created_at: Timestamp
 
 
-class TimelineMetaV1(BaseModel):
+class TimelineMetaV1(ApiModel):
     limit: int = TIMELINE_LIMIT
     has_more: bool
 
@@ -150,19 +150,19 @@ class IncidentListV1(Page[IncidentV1]):
     """Pagination fields plus the incidents; newest first."""
 
 
-class AcknowledgeResultV1(BaseModel):
+class AcknowledgeResultV1(ApiModel):
     incident_number: str
     acknowledged: bool
     acknowledged_at: Timestamp | None
 
 
-class CommentResultV1(BaseModel):
+class CommentResultV1(ApiModel):
     incident_number: str
     comment: str
     created_at: Timestamp
 
 
-class EscalateResultV1(BaseModel):
+class EscalateResultV1(ApiModel):
     incident_number: str
     escalated: bool
     notified_emails: list[str]
@@ -170,14 +170,14 @@ class EscalateResultV1(BaseModel):
     next_level: int | None
 
 
-class DeliveryV1(BaseModel):
+class DeliveryV1(ApiModel):
     channel: Channel
     sent: bool
     error_code: str | None = None
     message: str | None = None
 
 
-class PageResultV1(BaseModel):
+class PageResultV1(ApiModel):
     incident_number: str
     sent: bool
     channels: list[Channel]
@@ -187,7 +187,7 @@ class PageResultV1(BaseModel):
 # ---------------------------------------------------------------- requests
 
 
-class IncidentCreate(BaseModel):
+class IncidentCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     title: Title
@@ -205,7 +205,7 @@ class IncidentCreate(BaseModel):
         return None if value is None else parse_severity(value)
 
 
-class IncidentUpdate(BaseModel):
+class IncidentUpdate(ApiModel):
     """Partial update: only the fields given change. description and assigned_to accept null to clear."""
 
     model_config = ConfigDict(extra="forbid")
@@ -247,7 +247,7 @@ class IncidentUpdate(BaseModel):
         return {name: getattr(self, name) for name in UPDATABLE_FIELDS if name in self.model_fields_set}
 
 
-class StatusChange(BaseModel):
+class StatusChange(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     status: StatusName = Field(description="Target canonical status name, as in the incident's status field.")
@@ -256,13 +256,13 @@ class StatusChange(BaseModel):
     )
 
 
-class CommentCreate(BaseModel):
+class CommentCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     comment: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_COMMENT)]
 
 
-class PageRequest(BaseModel):
+class PageRequest(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     email: EmailAddress = Field(description="The person to page.")

@@ -4,22 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from chalicelib.incident.severity import Severity, parse_severity
 from chalicelib.incident.sla import MAX_SLA_MINUTES, SlaSettings, apply_sla_update
 from chalicelib.incident.workflow import Category, Workflow, validate_workflow
+from chalicelib.model_base import ApiModel
 
 
-class WorkflowStatusV1(BaseModel):
+class WorkflowStatusV1(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{1,40}$")]
     category: Category
 
 
-class WorkflowV1(BaseModel):
+class WorkflowV1(ApiModel):
     statuses: list[WorkflowStatusV1]
     moves: dict[str, list[str]] = Field(description="Status name -> the statuses it may move to.")
     initial_status: str
@@ -29,7 +30,7 @@ class WorkflowV1(BaseModel):
         return cls.model_validate(workflow.to_dict())
 
 
-class WorkflowUpdate(BaseModel):
+class WorkflowUpdate(ApiModel):
     """Replaces the organization's whole workflow."""
 
     model_config = ConfigDict(extra="forbid")
@@ -45,12 +46,12 @@ class WorkflowUpdate(BaseModel):
         return workflow
 
 
-class SlaTargetV1(BaseModel):
+class SlaTargetV1(ApiModel):
     acknowledge_within_minutes: int | None
     resolve_within_minutes: int | None
 
 
-class SlaSettingsV1(BaseModel):
+class SlaSettingsV1(ApiModel):
     per_severity: dict[str, SlaTargetV1]
 
     @classmethod
@@ -61,7 +62,7 @@ class SlaSettingsV1(BaseModel):
 SlaMinutes = Annotated[int, Field(ge=1, le=MAX_SLA_MINUTES)]
 
 
-class SlaTargetUpdate(BaseModel):
+class SlaTargetUpdate(ApiModel):
     """A field left out keeps its value; null clears it (incidents of that severity then cannot be created)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -77,7 +78,7 @@ class SlaTargetUpdate(BaseModel):
         return self
 
 
-class SlaSettingsUpdate(BaseModel):
+class SlaSettingsUpdate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     per_severity: dict[Severity, SlaTargetUpdate] = Field(min_length=1)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.integration.admin import Integration, IssuedIntegration
+from chalicelib.model_base import ApiModel
 
 IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
 
 
-class WebhookIncidentV1(BaseModel):
+class WebhookIncidentV1(ApiModel):
     id: str = Field(description="The incident number.")
     title: str
     severity: str
@@ -20,20 +21,20 @@ class WebhookIncidentV1(BaseModel):
     url: str
 
 
-class WebhookAcceptedV1(BaseModel):
+class WebhookAcceptedV1(ApiModel):
     success: bool = True
     incident: WebhookIncidentV1 | None
     deduplicated: bool = Field(description="True when the alert updated an existing incident.")
     message: str | None = None
 
 
-class PagerDutyAcceptedV1(BaseModel):
+class PagerDutyAcceptedV1(ApiModel):
     status: str = "success"
     message: str = "Event processed"
     dedup_key: str
 
 
-class IntegrationCreate(BaseModel):
+class IntegrationCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     type: IntegrationType
@@ -51,7 +52,7 @@ class IntegrationCreate(BaseModel):
     expected_topic_arn: str | None = Field(default=None, description="CloudWatch: accept only this SNS topic.")
 
 
-class IntegrationV1(BaseModel):
+class IntegrationV1(ApiModel):
     id: str
     type: str
     name: str
