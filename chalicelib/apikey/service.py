@@ -124,6 +124,16 @@ def revoke_api_key(*, organization_id: str, key_id: str, now: datetime) -> ApiKe
     return _to_domain(record)
 
 
+def revoke_keys_of_user(*, organization_id: str, user_id: str, now: datetime) -> int:
+    """Revoke every active personal key of a user (when the user is deactivated)."""
+    revoked = 0
+    for key in list_api_keys(organization_id=organization_id):
+        if key.user_id == user_id and key.revoked_at is None:
+            revoke_api_key(organization_id=organization_id, key_id=key.key_id, now=now)
+            revoked += 1
+    return revoked
+
+
 class _KeyCache:
     """A short in-process cache of verified keys (off by default; see Settings.auth_cache_seconds)."""
 

@@ -204,4 +204,10 @@ def update_user(
             raise
         return _to_domain(_get_record(organization_id, user_id, consistent=True))
 
-    return retrying(attempt, what="user")
+    updated = retrying(attempt, what="user")
+    if is_active is False:
+        # A deactivated person's personal API keys stop working with them.
+        from chalicelib.apikey.service import revoke_keys_of_user
+
+        revoke_keys_of_user(organization_id=organization_id, user_id=user_id, now=now)
+    return updated
