@@ -21,6 +21,21 @@ def test_demo_file_has_what_the_contract_promises(stack: LocalStack) -> None:
     assert len(demo["services"]) >= 2
     assert all(s["service_key"].startswith("svc_") and s["service_id"].startswith("SER-") for s in demo["services"])
     assert any(u["slack_user_id"] is None for u in demo["users"])
+    expected = {
+        "custom",
+        "custom_signed",
+        "custom_ip_locked",
+        "newrelic",
+        "sentry",
+        "alertmanager",
+        "cloudwatch",
+        "pagerduty",
+        "revoked",
+    }
+    assert set(demo["integrations"]) >= expected
+    assert demo["integrations"]["custom_signed"]["signing_secret"]
+    for integration in demo["integrations"].values():
+        assert integration["url"] == f"{demo['base_url']}/webhooks/{integration['routing_key']}"
 
 
 def test_verify_with_the_owner_key(stack: LocalStack) -> None:
