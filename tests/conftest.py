@@ -57,6 +57,10 @@ def _serialize_in_process_dynamodb() -> None:
 
     BotocoreStubber.__call__ = call  # type: ignore[method-assign,assignment]
     BotocoreStubber._tocsin_serialized = True  # type: ignore[attr-defined]
+    # The same item-level transaction backups the local emulator uses (so tests exercise them).
+    from chalicelib.local.moto_server import cheaper_transactions
+
+    cheaper_transactions()
 
 
 @pytest.fixture

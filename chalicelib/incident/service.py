@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pynamodb.transactions import TransactWrite
 
@@ -46,6 +47,7 @@ def create_incident(
     actor: str,
     source: dict[str, object] | None = None,
     before_write: Callable[[TransactWrite, IncidentRecord], None] | None = None,
+    known_services: dict[str, Any] | None = None,
 ) -> IncidentRecord:
     """Validate against the directory and settings, number it, write it with its `created` entry.
 
@@ -55,7 +57,10 @@ def create_incident(
     from chalicelib.directory import services as directory_services
     from chalicelib.directory import teams as directory_teams
 
-    found = directory_services.get_services(organization_id=organization_id, service_keys=request.service_keys)
+    # A caller that already read the services (the webhook path) passes them: one read fewer.
+    found = known_services or directory_services.get_services(
+        organization_id=organization_id, service_keys=request.service_keys
+    )
     unknown = [key for key in request.service_keys if key not in found or not found[key].is_active]
     if unknown:
         raise ValidationFailed.for_fields(

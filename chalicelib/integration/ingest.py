@@ -17,6 +17,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import aws, clock
 from chalicelib.auth.principal import Principal
+from chalicelib.directory.services import Service
 from chalicelib.errors import AppError, NotFound
 from chalicelib.incident import commands, repository
 from chalicelib.incident import service as incidents
@@ -71,6 +72,9 @@ def ingest(integration: IntegrationRecord, alert: NormalizedAlert, *, now: datet
             return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
         return IngestResult(_move(integration, incident, target, now), created=False, deduplicated=True)
     if alert.action == "acknowledge":
+        if not incident_settings(organization_id=integration.organization_id).workflow.is_open(incident.status):
+            # Acknowledging a resolved alert is accepted and ignored (as PagerDuty does).
+            return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
         acknowledged = commands.acknowledge(
             organization_id=integration.organization_id,
             incident_number=incident.incident_number,
@@ -125,7 +129,7 @@ def _create(
     now: datetime,
     claim: tuple[str, AlertDedupRecord | None] | None,
 ) -> IncidentRecord:
-    service_key = _service_key(integration, alert)
+    service = _service(integration, alert)
 
     def claim_key(transaction: TransactWrite, incident: IncidentRecord) -> None:
         if claim is None:
@@ -146,7 +150,10 @@ def _create(
     return incidents.create_incident(
         organization_id=integration.organization_id,
         request=incidents.NewIncident(
-            title=alert.title, service_keys=[service_key], description=alert.description, severity=alert.severity
+            title=alert.title,
+            service_keys=[service.service_key],
+            description=alert.description,
+            severity=alert.severity,
         ),
         now=now,
         actor=integration_principal(integration).actor,
@@ -159,19 +166,19 @@ def _create(
             "metadata": alert.metadata,
         },
         before_write=claim_key,
+        known_services={service.service_key: service},
     )
 
 
-def _service_key(integration: IntegrationRecord, alert: NormalizedAlert) -> str:
+def _service(integration: IntegrationRecord, alert: NormalizedAlert) -> Service:
     from chalicelib.directory.services import find_service
 
-    if alert.service_hint:
-        service = find_service(organization_id=integration.organization_id, service_ref=alert.service_hint)
+    reference = alert.service_hint or integration.default_service_key
+    if reference:
+        service = find_service(organization_id=integration.organization_id, service_ref=reference)
         if service is None or not service.is_active:
-            raise WebhookRejected.invalid_payload(f"Unknown service {alert.service_hint!r} in this organization.")
-        return service.service_key
-    if integration.default_service_key:
-        return integration.default_service_key
+            raise WebhookRejected.invalid_payload(f"Unknown or inactive service {reference!r} in this organization.")
+        return service
     raise WebhookRejected.invalid_payload(
         "No service for this alert: add a service_id tag or label (SER-xxxxx), or set the integration's "
         "default service."
