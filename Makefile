@@ -23,6 +23,12 @@ run: $(STAMP)
 
 ## test: install what tests need, lint, and run every test (unit, service, api, e2e)
 test: $(STAMP) lint
+	@# Alertmanager e2e test needs the real binary (Debian package); idempotent, warns if it cannot install.
+	@command -v prometheus-alertmanager >/dev/null || { S=; [ "$$(id -u)" = 0 ] || S="sudo -n"; \
+	  { command -v apt-get >/dev/null && { [ -z "$$S" ] || sudo -n true 2>/dev/null; } \
+	    && $$S apt-get update -qq && $$S env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus-alertmanager \
+	    && { $$S systemctl disable --now prometheus-alertmanager >/dev/null 2>&1 || true; }; } \
+	  || echo "warning: could not install prometheus-alertmanager (needs root or sudo, and apt); its e2e test skips outside CI"; }
 	$(PY) -m pytest -q -p no:cacheprovider
 
 ## lint: ruff and mypy, as CI runs them
@@ -44,3 +50,24 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache
+
+# --- AWS (docs/DEPLOY.md) ------------------------------------------------------------------------
+AWS_DEFAULT_REGION ?= us-east-1
+DIST ?= dist/$(STAGE)
+STACK ?= tocsin-$(STAGE)
+DEPLOY_BUCKET ?=
+PARAMS ?=
+
+.PHONY: package deploy
+
+## package: dist/$(STAGE)/sam.json + deployment.zip from `chalice package` (no AWS account needed)
+package: $(STAMP)
+	$(PY) -m chalicelib.deploy check --stage $(STAGE)
+	rm -rf $(DIST)
+	AWS_DEFAULT_REGION=$(AWS_DEFAULT_REGION) $(VENV)/bin/chalice package --stage $(STAGE) \
+		--merge-template template/resources.json $(DIST)
+
+## deploy: package and deploy the stack with the AWS CLI; without credentials, print the plan and fail
+deploy: $(STAMP)
+	$(PY) -m chalicelib.deploy deploy --stage $(STAGE) --stack $(STACK) --region $(AWS_DEFAULT_REGION) \
+		--bucket "$(DEPLOY_BUCKET)" --parameters "$(PARAMS)"
