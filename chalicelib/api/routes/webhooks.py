@@ -73,7 +73,7 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
             dict(request.headers),
             body,
             now=now,
-            signing_secret=reveal_signing_secret(integration) if source_type == "custom" else None,
+            signing_secret=reveal_signing_secret(integration) if source_type in ("custom", "legacy") else None,
             client_secret=reveal_client_secret(integration) if source_type == "sentry" else None,
             fetch_certificate=fetch.fetch_certificate,
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
@@ -109,6 +109,10 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
             body_size=len(body),
             now=now,
         )
+        if source_type == "legacy" and admitted.integration.integration_type != "custom":
+            # The legacy path is the custom webhook's older form: a native integration's key must
+            # not skip its own signature checks (Sentry client secret, SNS) by posting here.
+            raise WebhookError("ROUTE_NOT_FOUND", "No custom webhook has this routing key.", admitted.rate.headers())
         alert = _parse(admitted, request, source_type or admitted.integration.integration_type, body, now)
         headers = admitted.rate.headers()
         if alert.action == "confirm_subscription" and alert.subscribe_url:
@@ -227,7 +231,7 @@ def enqueue(request: Request, path: dict[str, str]) -> Response:
     body = _raw_body(request)
     try:
         document = json.loads(body or b"null")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: deeply nested arrays or objects
         return _invalid_event(["Request body is not valid JSON"])
     routing_key = document.get("routing_key") if isinstance(document, dict) else None
     if not isinstance(routing_key, str) or not routing_key:

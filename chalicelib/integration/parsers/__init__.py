@@ -2,7 +2,8 @@
 
 `parse(source_type, headers, body, ...)` checks the signature the source calls for, then parses:
 - custom: signed when `signing_secret` is given (then `now` is required); shape picks the schema;
-- legacy: the legacy schema only (the older `/v1/incidents` path); never signed;
+- legacy: the legacy schema only (the older `/v1/incidents` path); signed like custom when
+  `signing_secret` is given;
 - sentry: Sentry-Hook-Signature checked when `client_secret` is given;
 - cloudwatch: SNS signature always checked (`fetch_certificate` is required); `now` is not applied
   to the certificate's validity period here (a frozen test clock would reject emulator certificates);
@@ -56,14 +57,14 @@ def parse(
     expected_topic_arn: str | None = None,
 ) -> NormalizedAlert:
     """The normalized alert for one delivery of `source_type`, or WebhookRejected."""
-    if source_type == "custom":
+    if source_type in ("custom", "legacy"):
+        # A configured signing secret guards every path of the custom webhook, the legacy
+        # /v1/incidents one included: the routing key alone no longer authenticates.
         if signing_secret:
             if now is None:
                 raise ValueError("now is required to verify a signed custom webhook")
             signing.verify_custom(signing_secret, headers, body, now=now)
-        return parse_custom(body)
-    if source_type == "legacy":
-        return parse_custom(body, schema="legacy")
+        return parse_custom(body, schema="legacy" if source_type == "legacy" else None)
     if source_type == "newrelic":
         return parse_newrelic(body)
     if source_type == "sentry":
