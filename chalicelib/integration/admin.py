@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from pynamodb.exceptions import TransactWriteError
+from pynamodb.exceptions import TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import aws, secrets_box
@@ -222,14 +222,26 @@ _COPIED_ATTRIBUTES = (
 
 
 def revoke_integration(*, organization_id: str, integration_id: str, now: datetime) -> Integration:
-    """From now on its URL answers 410 WEBHOOK_REVOKED. Revoking twice keeps the first time."""
-    record = _active_record(organization_id, integration_id)
-    if record.state == "active":
-        record.update(
-            actions=[IntegrationRecord.state.set("revoked"), IntegrationRecord.revoked_at.set(now)],
-            condition=IntegrationRecord.state == "active",
-        )
-    return to_domain(record)
+    """From now on its URL answers 410 WEBHOOK_REVOKED. Revoking twice keeps the first time.
+
+    The organization index is eventually consistent: right after a regenerate it may still show
+    the superseded item. A failed condition re-reads and tries the current item again.
+    """
+    for _ in range(5):
+        record = _active_record(organization_id, integration_id)
+        if record.state != "active":
+            return to_domain(record)
+        try:
+            record.update(
+                actions=[IntegrationRecord.state.set("revoked"), IntegrationRecord.revoked_at.set(now)],
+                condition=IntegrationRecord.state == "active",
+            )
+            return to_domain(record)
+        except UpdateError:
+            record.refresh(consistent_read=True)
+            if record.state == "revoked":
+                return to_domain(record)
+    raise Conflict("The integration is changing right now; retry.")
 
 
 def find_by_routing_key(routing_key: str) -> IntegrationRecord | None:

@@ -1,0 +1,134 @@
+"""Alert ingest on moto: dedup under racing deliveries, resolve racing trigger, and record_alert."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from chalicelib.incident import repository
+from chalicelib.incident.tables import IncidentRecord, list_partition
+from chalicelib.integration.alert import Action, NormalizedAlert, WebhookRejected
+from chalicelib.integration.ingest import IngestResult, dedup_id, ingest
+from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
+from tests.conftest import NOW, Org
+
+
+@pytest.fixture
+def svc(org: Org) -> Any:
+    from chalicelib.directory import services
+
+    return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+
+
+@pytest.fixture
+def integration(org: Org, svc: Any) -> IntegrationRecord:
+    from chalicelib.integration import admin
+
+    issued = admin.create_integration(
+        organization_id=org.organization_id,
+        integration_type="alertmanager",
+        name="prom",
+        now=NOW,
+        default_service_key=svc.service_key,
+    )
+    found = admin.find_by_routing_key(issued.routing_key)
+    assert found is not None
+    return found
+
+
+def alert(action: Action = "trigger", dedup_key: str | None = "group-1", **fields: Any) -> NormalizedAlert:
+    return NormalizedAlert(
+        source="alertmanager", action=action, title="Disk full", dedup_key=dedup_key, summary=action, **fields
+    )
+
+
+def race(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """Start `count` calls together; every call must succeed."""
+    barrier = threading.Barrier(count)
+
+    def run(index: int) -> Any:
+        barrier.wait()
+        return work(index)
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return [future.result() for future in [pool.submit(run, i) for i in range(count)]]
+
+
+def incidents(org: Org, *, is_open: bool) -> list[IncidentRecord]:
+    return list(IncidentRecord.by_list.query(list_partition(org.organization_id, is_open=is_open)))
+
+
+def test_sixteen_racing_triggers_with_one_key_open_one_incident(org: Org, integration: IntegrationRecord) -> None:
+    results: list[IngestResult] = race(16, lambda i: ingest(integration, alert(), now=NOW + timedelta(seconds=i)))
+    created = [r for r in results if r.created]
+    assert len(created) == 1
+    assert sum(r.deduplicated for r in results) == 15
+    numbers = {r.incident.incident_number for r in results if r.incident}
+    assert numbers == {created[0].incident.incident_number}  # type: ignore[union-attr]
+    [opened] = incidents(org, is_open=True)
+    assert opened.alert_count == 16
+    claim = AlertDedupRecord.get(dedup_id(integration, "group-1"))
+    assert claim.incident_number == opened.incident_number
+
+
+def test_without_dedup_key_every_trigger_opens_an_incident(org: Org, integration: IntegrationRecord) -> None:
+    results = race(8, lambda i: ingest(integration, alert(dedup_key=None), now=NOW))
+    assert all(r.created and not r.deduplicated for r in results)
+    numbers = {r.incident.incident_number for r in results}
+    assert len(numbers) == 8
+    assert {i.incident_number for i in incidents(org, is_open=True)} == numbers
+    assert all(i.alert_count == 1 for i in incidents(org, is_open=True))
+
+
+def test_resolve_racing_triggers_never_leaves_two_open_incidents(org: Org, integration: IntegrationRecord) -> None:
+    actions: list[Action] = ["resolve", "trigger", "trigger", "resolve", "trigger", "trigger"]
+    for round_ in range(3):
+        ingest(integration, alert(), now=NOW)
+        race(len(actions), lambda i: ingest(integration, alert(actions[i]), now=NOW + timedelta(seconds=i)))
+        open_now = incidents(org, is_open=True)
+        assert len(open_now) <= 1, round_
+        claim = AlertDedupRecord.get(dedup_id(integration, "group-1"))
+        if open_now:
+            assert claim.incident_number == open_now[0].incident_number
+        # Settle: resolve whatever is open, so the next round starts from a resolved key.
+        ingest(integration, alert("resolve"), now=NOW)
+        assert incidents(org, is_open=True) == []
+    total = len(incidents(org, is_open=False))
+    assert total >= 3  # at least one incident per round, never reopened
+
+
+def test_a_resolved_incident_is_not_reopened(org: Org, integration: IntegrationRecord) -> None:
+    notes: tuple[Action, ...] = ("resolve", "acknowledge", "note")
+    for action in notes:  # nothing behind the key yet: accepted, nothing changes
+        result = ingest(integration, alert(action), now=NOW)
+        assert (result.incident, result.created) == (None, False)
+    with pytest.raises(WebhookRejected) as unknown:
+        ingest(integration, alert(service_hint="SER-99999"), now=NOW)
+    assert unknown.value.code == "INVALID_PAYLOAD"
+    assert incidents(org, is_open=True) == []
+    first = ingest(integration, alert(), now=NOW)
+    resolved = ingest(integration, alert("resolve"), now=NOW)
+    assert resolved.incident.status == "resolved"  # type: ignore[union-attr]
+    assert ingest(integration, alert("resolve"), now=NOW).note == "already resolved"
+    acknowledged = ingest(integration, alert("acknowledge"), now=NOW)
+    assert acknowledged.incident.acknowledged_at is None  # type: ignore[union-attr]
+    second = ingest(integration, alert(), now=NOW)
+    assert second.created and second.incident.incident_number != first.incident.incident_number  # type: ignore[union-attr]
+    assert repository.get_incident(org.organization_id, first.incident.incident_number).status == "resolved"  # type: ignore[union-attr]
+
+
+def test_record_alert(org: Org, integration: IntegrationRecord) -> None:
+    opened = ingest(integration, alert(), now=NOW).incident
+    assert opened is not None
+    counted = repository.record_alert(org.organization_id, opened.incident_number, now=NOW, summary="again")
+    assert counted is not None
+    assert (counted.alert_count, counted.last_alert_summary, counted.version) == (2, "again", opened.version + 1)
+    ingest(integration, alert("resolve"), now=NOW)
+    assert repository.record_alert(org.organization_id, opened.incident_number, now=NOW, summary="late") is None
+    assert repository.get_incident(org.organization_id, opened.incident_number).alert_count == 2
+    assert repository.record_alert(org.organization_id, "INC-2026-9999", now=NOW, summary="none") is None
