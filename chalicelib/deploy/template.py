@@ -1,0 +1,384 @@
+"""The CloudFormation merge template for `chalice package`, generated from the code's definitions.
+
+    python -m chalicelib.deploy template > template/resources.json
+
+It is plain CloudFormation (no Serverless resources of its own): tables, queues with their
+dead-letter queues, the alarm topic and alarms. It also patches the functions Chalice emits,
+by their Chalice logical ids: the stage's names and secrets as environment variables, the SQS
+event source pointed at the stage's queue with partial batch failures reported. Without those
+patches (see `chalicelib.deploy.plain`) it deploys on its own, e.g. on moto's CloudFormation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chalicelib.deploy.definitions import (
+    FunctionDef,
+    QueueDef,
+    TableDef,
+    function_definitions,
+    queue_definitions,
+    table_definitions,
+)
+from chalicelib.deploy.plain import references
+from chalicelib.deploy.stages import DEPLOY_STAGES, stage_config
+
+ALARM_TOPIC = "AlarmTopic"
+ALARM_SUBSCRIPTION = "AlarmEmailSubscription"
+CUSTOM_DOMAIN = "ApiCustomDomain"
+REST_API = "RestAPI"  # the AWS::Serverless::Api `chalice package` emits
+SECRET_NAME = "tocsin/${Stage}"  # Secrets Manager secret (JSON) holding the stage's secrets
+# AWS: set the source queue's visibility timeout to at least six times the function timeout.
+VISIBILITY_TIMEOUT_FACTOR = 6
+QUEUE_RETENTION_SECONDS = 4 * 24 * 3600
+DEAD_LETTER_RETENTION_SECONDS = 14 * 24 * 3600  # the SQS maximum: time to look at what failed
+DEAD_LETTER_ALARM_PERIOD = 300
+ERRORS_ALARM_PERIOD = 60
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"Ref": name}
+
+
+def _sub(text: str) -> dict[str, Any]:
+    return {"Fn::Sub": text}
+
+
+def _if(condition: str, value: Any) -> dict[str, Any]:
+    return {"Fn::If": [condition, value, _ref("AWS::NoValue")]}
+
+
+def _secret(key: str) -> dict[str, Any]:
+    return _sub("{{resolve:secretsmanager:" + SECRET_NAME + ":SecretString:" + key + "}}")
+
+
+def _tags() -> list[dict[str, Any]]:
+    return [{"Key": "tocsin:stage", "Value": _ref("Stage")}]
+
+
+PARAMETERS: dict[str, Any] = {
+    "Stage": {
+        "Type": "String",
+        "AllowedValues": list(DEPLOY_STAGES),
+        "Description": "Chalice stage (TOCSIN_STAGE); prod turns on table deletion protection",
+    },
+    "TablePrefix": {
+        "Type": "String",
+        "AllowedPattern": "^[A-Za-z0-9_.-]+$",
+        "Description": "Prefix of every table name (TABLE_PREFIX), e.g. tocsin-prod-",
+    },
+    "QueuePrefix": {
+        "Type": "String",
+        "AllowedPattern": "^[A-Za-z0-9_-]+$",
+        "Description": "Prefix of every queue and topic name (QUEUE_PREFIX), e.g. tocsin-prod-",
+    },
+    "AlarmEmail": {
+        "Type": "String",
+        "Default": "",
+        "Description": "Optional address subscribed to the alarm topic (confirm the e-mail AWS sends)",
+    },
+    "PublicBaseUrl": {
+        "Type": "String",
+        "Default": "",
+        "Description": "PUBLIC_BASE_URL: the API's public URL (custom domain, or the EndpointURL output)",
+    },
+    "UseJwtSecret": {
+        "Type": "String",
+        "AllowedValues": ["false", "true"],
+        "Default": "false",
+        "Description": "true: JWT_SECRET (HS256 sessions) comes from the stage's secret",
+    },
+    "JwtJwksUrl": {"Type": "String", "Default": "", "Description": "JWT_JWKS_URL for RS256 sessions"},
+    "JwtIssuer": {"Type": "String", "Default": "", "Description": "JWT_ISSUER (empty: not checked)"},
+    "JwtAudience": {"Type": "String", "Default": "", "Description": "JWT_AUDIENCE (empty: not checked)"},
+    "DomainName": {
+        "Type": "String",
+        "Default": "",
+        "Description": "Optional custom domain for the API, e.g. incidents.example.com",
+    },
+    "CertificateArn": {
+        "Type": "String",
+        "Default": "",
+        "Description": "ACM certificate for DomainName, in the stack's region (required with DomainName)",
+    },
+    "HostedZoneId": {
+        "Type": "String",
+        "Default": "",
+        "Description": "Optional Route 53 hosted zone of DomainName: the stack then adds the alias record",
+    },
+    "SecretsRevision": {
+        "Type": "String",
+        "Default": "1",
+        "Description": "Change it after changing the secret, so the functions pick up the new values",
+    },
+}
+
+CONDITIONS: dict[str, Any] = {
+    "IsProd": {"Fn::Equals": [_ref("Stage"), "prod"]},
+    "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [_ref("AlarmEmail"), ""]}]},
+    "HasPublicBaseUrl": {"Fn::Not": [{"Fn::Equals": [_ref("PublicBaseUrl"), ""]}]},
+    "UseJwtSecret": {"Fn::Equals": [_ref("UseJwtSecret"), "true"]},
+    "HasJwtJwksUrl": {"Fn::Not": [{"Fn::Equals": [_ref("JwtJwksUrl"), ""]}]},
+    "HasJwtIssuer": {"Fn::Not": [{"Fn::Equals": [_ref("JwtIssuer"), ""]}]},
+    "HasJwtAudience": {"Fn::Not": [{"Fn::Equals": [_ref("JwtAudience"), ""]}]},
+    "HasCustomDomain": {"Fn::Not": [{"Fn::Equals": [_ref("DomainName"), ""]}]},
+    "HasDnsRecord": {
+        "Fn::And": [{"Condition": "HasCustomDomain"}, {"Fn::Not": [{"Fn::Equals": [_ref("HostedZoneId"), ""]}]}]
+    },
+}
+
+
+def table_resource(table: TableDef) -> dict[str, Any]:
+    if table.billing_mode != "PAY_PER_REQUEST":
+        raise ValueError(f"{table.model_name}: tables are on-demand (PAY_PER_REQUEST), not {table.billing_mode}")
+    properties: dict[str, Any] = {
+        "TableName": _sub("${TablePrefix}" + table.short_name),
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [
+            {"AttributeName": name, "AttributeType": kind} for name, kind in table.attribute_types.items()
+        ],
+        "KeySchema": _key_schema(table.key_schema),
+    }
+    if table.global_indexes:
+        properties["GlobalSecondaryIndexes"] = [
+            {"IndexName": i.name, "KeySchema": _key_schema(i.key_schema), "Projection": i.projection}
+            for i in table.global_indexes
+        ]
+    if table.local_indexes:
+        properties["LocalSecondaryIndexes"] = [
+            {"IndexName": i.name, "KeySchema": _key_schema(i.key_schema), "Projection": i.projection}
+            for i in table.local_indexes
+        ]
+    if table.ttl_attribute:
+        properties["TimeToLiveSpecification"] = {"AttributeName": table.ttl_attribute, "Enabled": True}
+    properties["PointInTimeRecoverySpecification"] = {"PointInTimeRecoveryEnabled": True}
+    properties["DeletionProtectionEnabled"] = {"Fn::If": ["IsProd", True, False]}
+    properties["Tags"] = _tags()
+    return {"Type": "AWS::DynamoDB::Table", "Properties": properties}
+
+
+def _key_schema(keys: tuple[tuple[str, str], ...]) -> list[dict[str, str]]:
+    return [{"AttributeName": name, "KeyType": kind} for name, kind in keys]
+
+
+def queue_resources(queue: QueueDef, visibility_timeout: int) -> dict[str, Any]:
+    return {
+        queue.dead_letter_logical_id: {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("${QueuePrefix}" + queue.dead_letter_short_name),
+                "MessageRetentionPeriod": DEAD_LETTER_RETENTION_SECONDS,
+                "SqsManagedSseEnabled": True,
+                "Tags": _tags(),
+            },
+        },
+        queue.logical_id: {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("${QueuePrefix}" + queue.short_name),
+                "VisibilityTimeout": visibility_timeout,
+                "MessageRetentionPeriod": QUEUE_RETENTION_SECONDS,
+                "RedrivePolicy": {
+                    "deadLetterTargetArn": {"Fn::GetAtt": [queue.dead_letter_logical_id, "Arn"]},
+                    "maxReceiveCount": queue.max_receive_count,
+                },
+                "SqsManagedSseEnabled": True,
+                "Tags": _tags(),
+            },
+        },
+        queue.dead_letter_logical_id + "Alarm": _alarm(
+            name="${AWS::StackName}-" + queue.dead_letter_short_name + "-not-empty",
+            description=f"Messages on {queue.short_name} failed {queue.max_receive_count} times and wait in "
+            f"{queue.dead_letter_short_name}: inspect them, fix, then redrive",
+            namespace="AWS/SQS",
+            metric="ApproximateNumberOfMessagesVisible",
+            dimension=("QueueName", {"Fn::GetAtt": [queue.dead_letter_logical_id, "QueueName"]}),
+            statistic="Maximum",
+            period=DEAD_LETTER_ALARM_PERIOD,
+        ),
+    }
+
+
+def _alarm(
+    *, name: str, description: str, namespace: str, metric: str, dimension: tuple[str, Any], statistic: str, period: int
+) -> dict[str, Any]:
+    return {
+        "Type": "AWS::CloudWatch::Alarm",
+        "Properties": {
+            "AlarmName": _sub(name),
+            "AlarmDescription": description,
+            "Namespace": namespace,
+            "MetricName": metric,
+            "Dimensions": [{"Name": dimension[0], "Value": dimension[1]}],
+            "Statistic": statistic,
+            "Period": period,
+            "EvaluationPeriods": 1,
+            "Threshold": 0,
+            "ComparisonOperator": "GreaterThanThreshold",
+            "TreatMissingData": "notBreaching",
+            "AlarmActions": [_ref(ALARM_TOPIC)],
+            "OKActions": [_ref(ALARM_TOPIC)],
+        },
+    }
+
+
+def function_environment() -> dict[str, Any]:
+    """What every function reads: names from the same parameters that name the resources, secrets
+    from Secrets Manager (resolved by CloudFormation at deploy time; the role needs no access)."""
+    return {
+        "TOCSIN_STAGE": _ref("Stage"),
+        "TABLE_PREFIX": _ref("TablePrefix"),
+        "QUEUE_PREFIX": _ref("QueuePrefix"),
+        "API_KEY_HMAC_SECRET": _secret("API_KEY_HMAC_SECRET"),
+        "SECRETS_ENCRYPTION_KEY": _secret("SECRETS_ENCRYPTION_KEY"),
+        "JWT_SECRET": _if("UseJwtSecret", _secret("JWT_SECRET")),
+        "JWT_JWKS_URL": _if("HasJwtJwksUrl", _ref("JwtJwksUrl")),
+        "JWT_ISSUER": _if("HasJwtIssuer", _ref("JwtIssuer")),
+        "JWT_AUDIENCE": _if("HasJwtAudience", _ref("JwtAudience")),
+        # The explicit URL, else the custom domain, else unset (the EndpointURL output is known
+        # only after the first deploy: the API refers to the function, so the reverse would cycle).
+        "PUBLIC_BASE_URL": {
+            "Fn::If": ["HasPublicBaseUrl", _ref("PublicBaseUrl"), _if("HasCustomDomain", _sub("https://${DomainName}"))]
+        },
+        "TOCSIN_SECRETS_REVISION": _ref("SecretsRevision"),
+    }
+
+
+def function_patch(function: FunctionDef, queues: dict[str, QueueDef], depends_on: list[str]) -> dict[str, Any]:
+    """Merged by Chalice into its AWS::Serverless::Function of the same logical id (no Type here)."""
+    properties: dict[str, Any] = {"Environment": {"Variables": function_environment()}}
+    if function.sqs_queue is not None and function.event_logical_id is not None:
+        queue = queues[function.sqs_queue]
+        properties["Events"] = {
+            function.event_logical_id: {
+                "Properties": {
+                    # Same intrinsic as Chalice's own value, so the merge replaces it cleanly.
+                    "Queue": _sub("${" + queue.logical_id + ".Arn}"),
+                    "FunctionResponseTypes": ["ReportBatchItemFailures"],
+                }
+            }
+        }
+    already = references(properties)  # a dependency the patch itself creates needs no DependsOn
+    return {"DependsOn": [d for d in depends_on if d not in already], "Properties": properties}
+
+
+def lambda_errors_alarm(function: FunctionDef) -> dict[str, Any]:
+    return _alarm(
+        name="${AWS::StackName}-" + function.logical_id + "-errors",
+        description=f"{function.logical_id} ({function.handler}) failed: an unhandled error or a timeout",
+        namespace="AWS/Lambda",
+        metric="Errors",
+        dimension=("FunctionName", _ref(function.logical_id)),
+        statistic="Sum",
+        period=ERRORS_ALARM_PERIOD,
+    )
+
+
+def custom_domain_resources() -> dict[str, Any]:
+    """A regional custom domain mapped to Chalice's RestAPI, and its DNS record when asked.
+
+    Chalice's own `api_gateway_custom_domain` emits a base path mapping that can be created
+    before the API stage exists ("Invalid stage identifier specified", aws/chalice#1735);
+    `Ref: RestAPI.Stage` (resolved by the SAM transform) orders it after the stage.
+    """
+    return {
+        CUSTOM_DOMAIN: {
+            "Type": "AWS::ApiGateway::DomainName",
+            "Condition": "HasCustomDomain",
+            "Properties": {
+                "DomainName": _ref("DomainName"),
+                "RegionalCertificateArn": _ref("CertificateArn"),
+                "EndpointConfiguration": {"Types": ["REGIONAL"]},
+                "SecurityPolicy": "TLS_1_2",
+            },
+        },
+        CUSTOM_DOMAIN + "Mapping": {
+            "Type": "AWS::ApiGateway::BasePathMapping",
+            "Condition": "HasCustomDomain",
+            "Properties": {
+                "DomainName": _ref(CUSTOM_DOMAIN),
+                "RestApiId": _ref(REST_API),
+                "Stage": _ref(REST_API + ".Stage"),
+            },
+        },
+        CUSTOM_DOMAIN + "Record": {
+            "Type": "AWS::Route53::RecordSet",
+            "Condition": "HasDnsRecord",
+            "Properties": {
+                "HostedZoneId": _ref("HostedZoneId"),
+                "Name": _ref("DomainName"),
+                "Type": "A",
+                "AliasTarget": {
+                    "DNSName": {"Fn::GetAtt": [CUSTOM_DOMAIN, "RegionalDomainName"]},
+                    "HostedZoneId": {"Fn::GetAtt": [CUSTOM_DOMAIN, "RegionalHostedZoneId"]},
+                },
+            },
+        },
+    }
+
+
+def visibility_timeout() -> int:
+    return VISIBILITY_TIMEOUT_FACTOR * max(stage_config(stage).lambda_timeout for stage in DEPLOY_STAGES)
+
+
+def build_template() -> dict[str, Any]:
+    tables = table_definitions()
+    queues = queue_definitions()
+    functions = function_definitions()
+    resources: dict[str, Any] = {}
+    outputs: dict[str, Any] = {
+        "TablePrefix": {"Description": "TABLE_PREFIX of this stack's tables", "Value": _ref("TablePrefix")},
+        "QueuePrefix": {"Description": "QUEUE_PREFIX of this stack's queues", "Value": _ref("QueuePrefix")},
+    }
+    for table in tables:
+        resources[table.logical_id] = table_resource(table)
+        outputs[table.logical_id + "Name"] = {"Value": _ref(table.logical_id)}
+    timeout = visibility_timeout()
+    for queue in queues:
+        resources.update(queue_resources(queue, timeout))
+        outputs[queue.logical_id + "Url"] = {"Value": _ref(queue.logical_id)}
+        outputs[queue.dead_letter_logical_id + "Url"] = {"Value": _ref(queue.dead_letter_logical_id)}
+    resources[ALARM_TOPIC] = {
+        "Type": "AWS::SNS::Topic",
+        "Properties": {"TopicName": _sub("${QueuePrefix}alarms"), "Tags": _tags()},
+    }
+    resources[ALARM_SUBSCRIPTION] = {
+        "Type": "AWS::SNS::Subscription",
+        "Condition": "HasAlarmEmail",
+        "Properties": {"TopicArn": _ref(ALARM_TOPIC), "Protocol": "email", "Endpoint": _ref("AlarmEmail")},
+    }
+    outputs["AlarmTopicArn"] = {"Description": "Alarms publish here", "Value": _ref(ALARM_TOPIC)}
+    resources.update(custom_domain_resources())
+    outputs["CustomDomainTarget"] = {
+        "Condition": "HasCustomDomain",
+        "Description": "Point DomainName here (alias or CNAME) when the stack does not manage the DNS record",
+        "Value": {"Fn::GetAtt": [CUSTOM_DOMAIN, "RegionalDomainName"]},
+    }
+    by_name = {q.short_name: q for q in queues}
+    depends_on = [t.logical_id for t in tables] + [q.logical_id for q in queues]
+    for function in functions:
+        resources[function.logical_id] = function_patch(function, by_name, depends_on)
+        resources[function.logical_id + "ErrorsAlarm"] = lambda_errors_alarm(function)
+    return {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Description": "Tocsin: tables, queues, alarms (merged into `chalice package` output)",
+        "Metadata": {
+            "GeneratedBy": "python -m chalicelib.deploy template > template/resources.json (do not edit by hand)"
+        },
+        "Parameters": PARAMETERS,
+        "Conditions": CONDITIONS,
+        "Resources": resources,
+        "Outputs": outputs,
+    }
+
+
+def render(template: dict[str, Any]) -> str:
+    return json.dumps(template, indent=2) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render(build_template()))

@@ -1,0 +1,44 @@
+"""docs/DEPLOY.md prices a webhook by its round trips; this keeps those round trips true."""
+
+from __future__ import annotations
+
+from chalicelib.deploy.stages import ROOT
+from tests.infra.webhook_round_trips import measure
+
+DEPLOY_DOC = ROOT / "docs" / "DEPLOY.md"
+# As priced in docs/DEPLOY.md ("Cost estimate"). When this changes, update the tables there.
+EXPECTED = {
+    "new incident": [
+        "GetItem integrations (consistent)",
+        "UpdateItem rate-limits",
+        "GetItem alert-dedup (consistent)",
+        "GetItem services",
+        "UpdateItem counters",
+        "TransactWriteItems [Put alert-dedup, Put incidents, Put incidents]",
+        "SendMessage events",
+    ],
+    "new incident, queued work": [],
+    "dedup hit": [
+        "GetItem integrations (consistent)",
+        "UpdateItem rate-limits",
+        "GetItem alert-dedup (consistent)",
+        "UpdateItem incidents",
+        "SendMessage events",
+    ],
+    "dedup hit, queued work": ["PutItem incidents"],
+}
+
+
+def test_webhook_round_trips_are_the_ones_the_cost_estimate_prices() -> None:
+    measured = measure()
+    assert measured == EXPECTED, (
+        "a webhook's DynamoDB/SQS round trips changed: update EXPECTED here and the cost estimate in "
+        f"docs/DEPLOY.md (python -m tests.infra.webhook_round_trips prints them). Measured: {measured}"
+    )
+
+
+def test_the_cost_estimate_lists_every_round_trip() -> None:
+    text = DEPLOY_DOC.read_text()
+    for requests in EXPECTED.values():
+        for request in requests:
+            assert f"`{request}`" in text, request
