@@ -63,9 +63,32 @@ class Settings(BaseModel):  # built on first use, by get_settings
     local_sns_certificate_endpoint: str | None = None
     log_level: str = "INFO"
 
+    # Notifications. SES sends from this address (a verified identity; the local stage verifies
+    # it on the emulator). Slack: the Web API base URL and a bot token (xoxb-...). Left unset,
+    # the local stage points Slack at its built-in sink ({public_base_url}/local/slack/api) with
+    # a placeholder token; other stages use https://slack.com/api and need a token.
+    ses_sender: str = "tocsin@localhost.localdomain"
+    slack_api_base_url: str | None = None
+    slack_bot_token: str | None = None
+    slack_timeout_seconds: float = 5.0
+
     @property
     def is_local(self) -> bool:
         return self.tocsin_stage in ("local", "test")
+
+    def slack_api_url(self) -> str:
+        """The Slack Web API base URL, without a trailing slash."""
+        if self.slack_api_base_url:
+            return self.slack_api_base_url.rstrip("/")
+        if self.is_local:
+            return f"{self.public_base_url.rstrip('/')}/local/slack/api"
+        return "https://slack.com/api"
+
+    def slack_token(self) -> str | None:
+        """The bot token; the local stage's sink only checks that one is sent."""
+        if self.slack_bot_token:
+            return self.slack_bot_token
+        return LOCAL_SLACK_TOKEN if self.is_local else None
 
     def table_name(self, short_name: str) -> str:
         return f"{self.table_prefix}{short_name}"
@@ -75,6 +98,7 @@ class Settings(BaseModel):  # built on first use, by get_settings
 
 
 _INSECURE_DEFAULTS = {"local-insecure-api-key-secret"}
+LOCAL_SLACK_TOKEN = "xoxb-local-sink-token"
 
 
 def from_environment(environ: dict[str, str] | None = None) -> Settings:

@@ -64,6 +64,35 @@ def create_queues() -> dict[str, str]:
     return urls
 
 
+def verify_local_sender() -> None:
+    """SES refuses to send from an unverified address; on the emulator, verify the configured one."""
+    settings = get_settings()
+    if settings.is_local:
+        aws.client("ses").verify_email_identity(EmailAddress=settings.ses_sender)
+
+
+def create_local_outbox_table() -> None:
+    """The local Slack sink's table: local and test stages only, so it is not in the AWS template."""
+    from chalicelib.notification.outbox import outbox_table_name
+
+    client = aws.client("dynamodb")
+    try:
+        client.create_table(
+            TableName=outbox_table_name(),
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    except client.exceptions.ResourceInUseException:
+        return
+
+
 def provision() -> None:
     create_tables()
     create_queues()
+    if get_settings().is_local:
+        verify_local_sender()
+        create_local_outbox_table()

@@ -1,0 +1,155 @@
+"""Local-stage-only routes: the built-in Slack sink and the outbox of sent notifications.
+
+Outside the local stage (TOCSIN_STAGE local or test) both answer 404 NOT_FOUND in the error
+envelope, as an unknown route would. Neither takes a credential: the local stage is bound to
+loopback and only its own processes and its developer talk to it.
+
+- POST /local/slack/api/chat.postMessage answers like Slack's Web API (200 with ok true or
+  false) and keeps what it accepted; `make run` points SLACK_API_BASE_URL here. The Slack user
+  id U_FAIL always fails with channel_not_found, to show a provider failure.
+- GET /local/outbox lists the emails SES accepted on the emulator and the Slack messages the sink
+  received, newest first.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from typing import Any
+
+from chalice.app import Request, Response
+
+from chalicelib import clock
+from chalicelib.api import envelope
+from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation
+from chalicelib.errors import AppError, NotFound, ValidationFailed
+from chalicelib.notification.models import LocalOutboxResponseV1, SlackAnswerV1, SlackPostMessageV1
+from chalicelib.settings import get_settings
+
+api = ApiBlueprint(__name__, tag="local")
+
+SLACK_SINK_PATH = "/local/slack/api/chat.postMessage"
+OUTBOX_PATH = "/local/outbox"
+FAILING_SLACK_USER = "U_FAIL"
+OUTBOX_QUERY = ("channel", "incident_number", "to", "limit")
+MAX_LIMIT = 500
+
+
+def _not_here(request: Request) -> Response:
+    path = (request.context or {}).get("path") or request.path
+    return envelope.error_response(NotFound(f"No route matches {path}."))
+
+
+def _slack(body: dict[str, Any]) -> Response:
+    return Response(body=json.dumps(body), status_code=200, headers={"Content-Type": "application/json"})
+
+
+def _arguments(request: Request) -> dict[str, Any] | None:
+    """chat.postMessage arguments: a JSON body, or a form body (Slack accepts both)."""
+    raw = request.raw_body or b""
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
+    content_type = str(request.headers.get("content-type") or "")
+    if "application/x-www-form-urlencoded" in content_type:
+        form = {key: values[-1] for key, values in urllib.parse.parse_qs(text).items()}
+        for name in ("blocks", "metadata"):
+            if name in form:
+                try:
+                    form[name] = json.loads(form[name])
+                except ValueError:
+                    return None
+        return form
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+@raw_operation(
+    api,
+    "POST",
+    SLACK_SINK_PATH,
+    operation_id="localSlackPostMessage",
+    summary="Local stage only: a Slack Web API chat.postMessage sink",
+    description="Answers like Slack (HTTP 200 with ok true, or ok false and an error) and keeps the message "
+    "for GET /local/outbox. Needs an `Authorization: Bearer <token>` header (any token). The Slack user "
+    "id U_FAIL always answers ok false, error channel_not_found. Outside the local stage: 404.",
+    body=SlackPostMessageV1,
+    response=SlackAnswerV1,
+    errors=(404,),
+)
+def slack_post_message(request: Request, path: dict[str, str]) -> Response:
+    from chalicelib.notification import outbox
+
+    if not get_settings().is_local:
+        return _not_here(request)
+    authorization = str(request.headers.get("authorization") or "")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return _slack({"ok": False, "error": "not_authed"})
+    arguments = _arguments(request)
+    if arguments is None:
+        return _slack({"ok": False, "error": "invalid_json"})
+    channel = arguments.get("channel")
+    if not isinstance(channel, str) or not channel.strip() or channel == FAILING_SLACK_USER:
+        return _slack({"ok": False, "error": "channel_not_found"})
+    text = arguments.get("text")
+    blocks = arguments.get("blocks")
+    if not (isinstance(text, str) and text) and not blocks:
+        return _slack({"ok": False, "error": "no_text"})
+    now = clock.now()
+    item = outbox.record_slack_message(
+        channel=channel,
+        text=text if isinstance(text, str) else "",
+        blocks=blocks,
+        metadata=arguments.get("metadata"),
+        now=now,
+    )
+    ts = f"{now.timestamp():.6f}"
+    return _slack({"ok": True, "channel": item.to, "ts": ts, "message": {"type": "message", "text": item.text}})
+
+
+def _outbox_query(request: Request) -> dict[str, Any]:
+    params = query_lists(request)
+    unknown = sorted(set(params) - set(OUTBOX_QUERY))
+    if unknown:
+        raise ValidationFailed.for_fields([{"field": name, "message": "unknown query parameter"} for name in unknown])
+    values = {name: values[-1] for name, values in params.items() if values}
+    channel = values.get("channel")
+    if channel is not None and channel not in ("email", "slack"):
+        raise ValidationFailed.for_field("channel", "must be email or slack")
+    limit_text = values.get("limit", "50")
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIMIT:
+        raise ValidationFailed.for_field("limit", f"must be an integer from 1 to {MAX_LIMIT}")
+    return {
+        "channel": channel,
+        "incident_number": values.get("incident_number") or None,
+        "to": values.get("to") or None,
+        "limit": int(limit_text),
+    }
+
+
+@raw_operation(
+    api,
+    "GET",
+    OUTBOX_PATH,
+    operation_id="listLocalOutbox",
+    summary="Local stage only: the emails and Slack messages sent, newest first",
+    description="Emails are read back from SES on the AWS emulator; Slack messages are those the built-in "
+    "Slack sink received. Query parameters (all optional): channel (email or slack), incident_number, to "
+    "(an email address or Slack user id), limit (1-500, default 50). Answers in the success envelope; "
+    "outside the local stage: 404.",
+    response=LocalOutboxResponseV1,
+    errors=(404,),
+)
+def list_outbox(request: Request, path: dict[str, str]) -> Response:
+    from chalicelib.notification import outbox
+
+    if not get_settings().is_local:
+        return _not_here(request)
+    try:
+        query = _outbox_query(request)
+    except AppError as error:
+        return envelope.error_response(error)
+    items = outbox.list_outbox(**query)
+    return envelope.success_response({"items": [item.as_json() for item in items], "total": len(items)})

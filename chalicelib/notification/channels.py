@@ -1,0 +1,108 @@
+"""The channel interface and its value types. Pure: no I/O here.
+
+A channel sends one notification to one person and reports what happened as a DeliveryResult;
+it never raises for a delivery problem. Two kinds of failure are told apart, because the page
+operation answers differently for them (spec: 409 when every channel lacked contact details,
+502 when the provider could not deliver):
+- missing contact: the person has no address for the channel; the provider is never called;
+- provider failure: the provider refused or could not be reached (worth retrying later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+ChannelName = Literal["email", "slack"]
+CHANNEL_NAMES: tuple[ChannelName, ...] = ("email", "slack")
+CONTACT_DETAILS_MISSING = "CONTACT_DETAILS_MISSING"
+PROVIDER_ERROR = "PROVIDER_ERROR"
+
+Outcome = Literal["delivered", "missing_contact", "provider_failure"]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """What to tell the person. `at` is when the page was asked for (the email shows it)."""
+
+    incident_number: str
+    title: str
+    severity: str
+    urgency: str
+    message: str | None
+    url: str
+    at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Recipient:
+    user_id: str
+    name: str | None
+    email: str | None
+    slack_user_id: str | None
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.email or self.user_id
+
+
+@dataclass(frozen=True)
+class DeliveryResult:
+    channel: ChannelName
+    sent: bool
+    error_code: str | None = None
+    message: str | None = None
+    missing_contact: bool = False
+    provider_failure: bool = False
+    provider_message_id: str | None = None  # SES MessageId or Slack ts, when sent
+
+    @classmethod
+    def delivered(cls, channel: ChannelName, provider_message_id: str | None = None) -> DeliveryResult:
+        return cls(channel, True, provider_message_id=provider_message_id)
+
+    @classmethod
+    def contact_missing(cls, channel: ChannelName, what: str) -> DeliveryResult:
+        return cls(
+            channel,
+            False,
+            error_code=CONTACT_DETAILS_MISSING,
+            message=f"The person has no {what}.",
+            missing_contact=True,
+        )
+
+    @classmethod
+    def provider_failed(cls, channel: ChannelName, error_code: str, message: str) -> DeliveryResult:
+        return cls(channel, False, error_code=error_code, message=message, provider_failure=True)
+
+
+class Channel(Protocol):
+    name: ChannelName
+
+    def send(self, notification: Notification, recipient: Recipient) -> DeliveryResult: ...
+
+
+def classify(results: Sequence[DeliveryResult]) -> Outcome:
+    """The page outcome: delivered when any channel delivered; missing_contact when every channel
+    failed for lack of contact details; otherwise (some provider failure, nothing delivered)
+    provider_failure."""
+    if any(result.sent for result in results):
+        return "delivered"
+    if results and all(result.missing_contact for result in results):
+        return "missing_contact"
+    return "provider_failure"
+
+
+# ---------------------------------------------------------------- rendering (shared by the channels)
+
+
+def subject_line(notification: Notification) -> str:
+    """`[SEV1][high] INC-2026-0001: Checkout down`, on one line whatever the title holds."""
+    title = " ".join(notification.title.split())
+    return f"[{notification.severity}][{notification.urgency}] {notification.incident_number}: {title}"
+
+
+def one_line(value: str, limit: int) -> str:
+    flat = " ".join(value.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"

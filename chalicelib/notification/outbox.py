@@ -1,0 +1,208 @@
+"""The local stage's outbox: what the notification channels sent, for people and tests to read.
+
+- Emails are read back from SES on the emulator, so the outbox shows what SES accepted: moto
+  server's `GET /moto-api/data.json` when AWS_ENDPOINT_URL points at one (`make run`), else
+  the in-process moto SES backend (tests under `mock_aws`). moto keeps only the HTML part of
+  an email that has both; the time sent comes from the email's own `<time datetime>` footer
+  and the incident number from its subject.
+- Slack messages are the ones the built-in Slack sink (POST /local/slack/api/chat.postMessage)
+  received. They are kept in a DynamoDB table on the emulator, `<prefix>local-outbox`, so
+  every process of the local stack sees the same messages. The table is local-only: it is not
+  a registered model (no deployed stage has it) and is created on first use.
+
+Only the local stage may call this module (the routes check); it imports moto lazily.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from html import unescape
+from typing import Any
+
+from chalicelib import aws, clock
+from chalicelib.settings import get_settings
+
+TABLE_SHORT_NAME = "local-outbox"
+SLACK_PARTITION = "slack"
+MAX_ITEMS = 500
+_INCIDENT_NUMBER = re.compile(r"\bINC-\d{4}-\d{1,12}\b")
+_TIME_ATTRIBUTE = re.compile(r'<time datetime="([^"]+)"')
+_TAG = re.compile(r"<[^>]+>")
+_LINK = re.compile(r'<a\s[^>]*href="([^"]*)"[^>]*>(.*?)</a>', re.IGNORECASE | re.DOTALL)
+_BLOCK_END = re.compile(r"</(p|h[1-6]|div|li|tr)>|<br\s*/?>", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    channel: str  # email | slack
+    to: str
+    subject: str | None
+    text: str
+    sent_at: str | None
+    incident_number: str | None
+    id: str
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------- Slack sink storage
+
+
+def outbox_table_name() -> str:
+    return get_settings().table_name(TABLE_SHORT_NAME)
+
+
+def record_slack_message(*, channel: str, text: str, blocks: Any, metadata: Any, now: datetime) -> OutboxItem:
+    """Keep one message the Slack sink accepted; returns it as the outbox lists it."""
+    incident_number = _incident_number_of(metadata, text, blocks)
+    sent_at = clock.isoformat(now)
+    item_id = uuid.uuid4().hex
+    item = {
+        "pk": {"S": SLACK_PARTITION},
+        "sk": {"S": f"{sent_at}#{item_id}"},
+        "to": {"S": channel},
+        "text": {"S": text},
+        "sent_at": {"S": sent_at},
+        "blocks": {"S": json.dumps(blocks)},
+    }
+    if incident_number:
+        item["incident_number"] = {"S": incident_number}
+    # The table is created by the local stack's provisioning (chalicelib/local/provision.py).
+    aws.client("dynamodb").put_item(TableName=outbox_table_name(), Item=item)
+    return OutboxItem("slack", channel, None, text, sent_at, incident_number, item_id)
+
+
+def _incident_number_of(metadata: Any, text: str, blocks: Any) -> str | None:
+    if isinstance(metadata, dict) and isinstance(metadata.get("event_payload"), dict):
+        number = metadata["event_payload"].get("incident_number")
+        if isinstance(number, str) and number:
+            return number
+    found = _INCIDENT_NUMBER.search(text or "") or _INCIDENT_NUMBER.search(json.dumps(blocks))
+    return found.group(0) if found else None
+
+
+def slack_messages(limit: int = MAX_ITEMS) -> list[OutboxItem]:
+    """Newest first."""
+    client = aws.client("dynamodb")
+    try:
+        answer = client.query(
+            TableName=outbox_table_name(),
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": SLACK_PARTITION}},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+    except client.exceptions.ResourceNotFoundException:
+        return []  # nothing was ever sent to the sink
+    items = []
+    for raw in answer.get("Items", []):
+        items.append(
+            OutboxItem(
+                channel="slack",
+                to=raw["to"]["S"],
+                subject=None,
+                text=unescape(raw["text"]["S"]),  # Slack's mrkdwn escapes, undone for reading
+                sent_at=raw["sent_at"]["S"],
+                incident_number=raw.get("incident_number", {}).get("S"),
+                id=raw["sk"]["S"].rsplit("#", 1)[-1],
+            )
+        )
+    return items
+
+
+# ---------------------------------------------------------------- emails, from SES on the emulator
+
+
+def _ses_messages_from_server(endpoint_url: str) -> list[dict[str, Any]]:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{endpoint_url.rstrip('/')}/moto-api/data.json", timeout=10) as response:
+        data = json.loads(response.read())
+    messages = data.get("ses", {}).get("Message", [])
+    return [m for m in messages if isinstance(m, dict)]
+
+
+def _ses_messages_in_process() -> list[dict[str, Any]]:
+    from moto.ses.models import ses_backends
+
+    region = get_settings().aws_region
+    messages: list[dict[str, Any]] = []
+    for account_id in list(ses_backends.keys()):
+        regions = ses_backends[account_id]
+        if region not in regions:
+            continue
+        for message in getattr(regions[region], "sent_messages", []):
+            if hasattr(message, "subject") and hasattr(message, "body"):
+                messages.append(
+                    {
+                        "id": message.id,
+                        "source": message.source,
+                        "subject": message.subject,
+                        "body": message.body,
+                        "destinations": message.destinations,
+                    }
+                )
+    return messages
+
+
+def ses_messages() -> list[dict[str, Any]]:
+    """What SES on the emulator accepted (SendEmail), in the order it was sent."""
+    endpoint = get_settings().aws_endpoint_url
+    return _ses_messages_from_server(endpoint) if endpoint else _ses_messages_in_process()
+
+
+def html_to_text(body: str) -> str:
+    if "<" not in body:
+        return body.strip()
+    text = _LINK.sub(lambda link: f"{link.group(2)} ({link.group(1)})", body)
+    text = _BLOCK_END.sub("\n", text)
+    text = unescape(_TAG.sub("", text))
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def emails() -> list[OutboxItem]:
+    """Newest first (SES keeps them in the order sent)."""
+    items = []
+    for message in reversed(ses_messages()):
+        destinations = message.get("destinations") or {}
+        to = [*destinations.get("ToAddresses", []), *destinations.get("CcAddresses", [])]
+        body = str(message.get("body") or "")
+        subject = str(message.get("subject") or "")
+        at = _TIME_ATTRIBUTE.search(body)
+        number = _INCIDENT_NUMBER.search(subject) or _INCIDENT_NUMBER.search(body)
+        items.append(
+            OutboxItem(
+                channel="email",
+                to=", ".join(str(address) for address in to),
+                subject=subject,
+                text=html_to_text(body),
+                sent_at=unescape(at.group(1)) if at else None,
+                incident_number=number.group(0) if number else None,
+                id=str(message.get("id") or ""),
+            )
+        )
+    return items
+
+
+def list_outbox(
+    *, channel: str | None = None, incident_number: str | None = None, to: str | None = None, limit: int = 50
+) -> list[OutboxItem]:
+    """Emails and Slack messages merged, newest first (items without a known time last)."""
+    items: list[OutboxItem] = []
+    if channel in (None, "email"):
+        items += emails()
+    if channel in (None, "slack"):
+        items += slack_messages()
+    if incident_number:
+        items = [item for item in items if item.incident_number == incident_number.upper()]
+    if to:
+        wanted = to.strip().lower()
+        items = [item for item in items if wanted in [part.strip().lower() for part in item.to.split(",")]]
+    # Stable sort: within one time (or none), each source's own newest-first order is kept.
+    items.sort(key=lambda item: item.sent_at or "", reverse=True)
+    return items[:limit]

@@ -1,0 +1,260 @@
+"""Notify a person about an incident on channels, and record the outcome on its timeline.
+
+`notify` is shared by the page operation and the escalation worker: it sends on each requested
+channel (a channel never raises for a delivery problem) and writes the timeline entries in one
+transaction: one `paged` entry naming the channels that delivered, and one
+`notification_failed` entry per channel that did not.
+
+`page` is the page operation (spec: POST /api/v1/incidents/{id}/page): 200 when any channel
+delivered; 409 CONTACT_DETAILS_MISSING when every channel lacked contact details; 502
+DELIVERY_FAILED otherwise (the provider failed on at least one channel and none delivered).
+Both errors carry the per-channel deliveries in `details`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import aws, clock
+from chalicelib.auth.principal import Principal
+from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, NotFound, ValidationFailed
+from chalicelib.incident import repository
+from chalicelib.incident.severity import urgency
+from chalicelib.incident.tables import INCIDENT_SORT_KEY, TIMELINE_PREFIX, IncidentRecord, TimelineRecord
+from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
+from chalicelib.notification.channels import (
+    CHANNEL_NAMES,
+    Channel,
+    ChannelName,
+    DeliveryResult,
+    Notification,
+    Recipient,
+    classify,
+)
+from chalicelib.settings import get_settings
+
+logger = logging.getLogger("tocsin.notification")
+CHANNEL_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack"}
+RECORD_ATTEMPTS = 3
+
+
+def default_channels() -> dict[str, Channel]:
+    from chalicelib.notification.email_ses import SesEmailChannel
+    from chalicelib.notification.slack import SlackChannel
+
+    return {"email": SesEmailChannel(), "slack": SlackChannel()}
+
+
+def incident_url(incident_number: str) -> str:
+    return f"{get_settings().public_base_url.rstrip('/')}/api/v1/incidents/{incident_number}"
+
+
+def build_notification(incident: IncidentRecord, message: str | None, now: datetime) -> Notification:
+    return Notification(
+        incident_number=incident.incident_number,
+        title=incident.title,
+        severity=incident.severity,
+        urgency=urgency(incident.severity),
+        message=message.strip() if message and message.strip() else None,
+        url=incident_url(incident.incident_number),
+        at=now,
+    )
+
+
+def notify(
+    *,
+    organization_id: str,
+    incident: IncidentRecord,
+    recipient: Recipient,
+    channels: Sequence[str],
+    message: str | None,
+    now: datetime,
+    actor: str,
+    providers: Mapping[str, Channel] | None = None,
+) -> list[DeliveryResult]:
+    """Send on each channel (in the order given, each once) and record the outcome; one result per channel."""
+    available = providers if providers is not None else default_channels()
+    notification = build_notification(incident, message, now)
+    results = []
+    for name in dict.fromkeys(channels):
+        if name not in available:
+            raise ValueError(f"unknown notification channel {name!r}")
+        results.append(available[name].send(notification, recipient))
+    _record(organization_id, incident, recipient, notification, results, now=now, actor=actor)
+    return results
+
+
+def timeline_entries(
+    incident: IncidentRecord,
+    recipient: Recipient,
+    notification: Notification,
+    results: Sequence[DeliveryResult],
+    *,
+    now: datetime,
+    actor: str,
+) -> list[TimelineRecord]:
+    who = recipient.display_name
+    person = {"user_id": recipient.user_id, "name": recipient.name, "email": recipient.email}
+    entries = []
+    delivered = [result.channel for result in results if result.sent]
+    if delivered:
+        entries.append(
+            repository.timeline_entry(
+                incident,
+                event_type=EVENT_PAGED,
+                now=now,
+                user=actor,
+                title=f"Paged {who} by {', '.join(delivered)}",
+                description=notification.message,
+                details={"recipient": person, "channels": delivered, "urgency": notification.urgency},
+            )
+        )
+    for result in results:
+        if result.sent:
+            continue
+        entries.append(
+            repository.timeline_entry(
+                incident,
+                event_type=EVENT_NOTIFICATION_FAILED,
+                now=now,
+                user=actor,
+                title=f"{CHANNEL_LABELS.get(result.channel, result.channel)} notification to {who} failed",
+                description=f"{result.error_code}: {result.message}",
+                details={
+                    "recipient": person,
+                    "channel": result.channel,
+                    "error_code": result.error_code,
+                    "missing_contact": result.missing_contact,
+                    "provider_failure": result.provider_failure,
+                },
+            )
+        )
+    return entries
+
+
+def _record(
+    organization_id: str,
+    incident: IncidentRecord,
+    recipient: Recipient,
+    notification: Notification,
+    results: Sequence[DeliveryResult],
+    *,
+    now: datetime,
+    actor: str,
+) -> None:
+    """All entries in one transaction, on condition that the incident still exists.
+
+    The notifications are out already, so a transient failure (a transaction conflict with a
+    concurrent change of the incident) is retried here rather than failing the caller, whose
+    retry would send again.
+    """
+    entries = timeline_entries(incident, recipient, notification, results, now=now, actor=actor)
+    if not entries:
+        return
+    aws.bind_tables()
+    for attempt in range(1, RECORD_ATTEMPTS + 1):
+        try:
+            with TransactWrite(connection=aws.transaction_connection()) as transaction:
+                transaction.condition_check(
+                    IncidentRecord,
+                    incident.incident_key,
+                    INCIDENT_SORT_KEY,
+                    condition=IncidentRecord.incident_key.exists(),
+                )
+                for position, entry in enumerate(entries):
+                    # Entries of one notification share a time; the position keeps their order.
+                    entry.item_key = (
+                        f"{TIMELINE_PREFIX}{clock.isoformat(entry.created_at)}#{position:02d}{uuid.uuid4().hex[:12]}"
+                    )
+                    transaction.save(entry, condition=TimelineRecord.item_key.does_not_exist())
+            return
+        except TransactWriteError as error:
+            if repository.is_condition_failure(error):
+                raise NotFound(f"Incident {incident.incident_number} was not found.") from None
+            if attempt == RECORD_ATTEMPTS:
+                raise
+            logger.warning("retrying the notification timeline entries", extra={"attempt": attempt})
+            time.sleep(0.05 * attempt)
+
+
+# ---------------------------------------------------------------- the page operation
+
+
+@dataclass(frozen=True)
+class PageOutcome:
+    incident_number: str
+    channels: list[ChannelName]
+    results: list[DeliveryResult]
+
+    @property
+    def sent(self) -> bool:
+        return any(result.sent for result in self.results)
+
+
+def deliveries_json(results: Sequence[DeliveryResult]) -> list[dict[str, Any]]:
+    return [
+        {"channel": result.channel, "sent": result.sent, "error_code": result.error_code, "message": result.message}
+        for result in results
+    ]
+
+
+def page(
+    *,
+    organization_id: str,
+    incident_number: str,
+    email: str,
+    channels: Sequence[str],
+    message: str | None,
+    now: datetime,
+    principal: Principal,
+    providers: Mapping[str, Channel] | None = None,
+) -> PageOutcome:
+    from chalicelib.directory.users import find_user_by_email
+
+    wanted: list[ChannelName] = []
+    for name in dict.fromkeys(channels):
+        if name not in CHANNEL_NAMES:
+            raise ValidationFailed.for_field("channels", f"must be one of {', '.join(CHANNEL_NAMES)}")
+        wanted.append(name)
+    if not wanted:
+        raise ValidationFailed.for_field("channels", "at least one channel is required")
+
+    incident = repository.get_incident(organization_id, incident_number)
+    user = find_user_by_email(organization_id=organization_id, email=email)
+    if user is None:
+        raise ValidationFailed.for_field("email", "no person with this email in the organization")
+    if not user.is_active:
+        raise ValidationFailed.for_field("email", "this person is deactivated and cannot be paged")
+    recipient = Recipient(user.user_id, user.name, user.email, user.slack_user_id)
+    results = notify(
+        organization_id=organization_id,
+        incident=incident,
+        recipient=recipient,
+        channels=wanted,
+        message=message,
+        now=now,
+        actor=principal.actor,
+        providers=providers,
+    )
+    outcome = PageOutcome(incident.incident_number, wanted, results)
+    verdict = classify(results)
+    if verdict == "delivered":
+        return outcome
+    details = {"incident_number": outcome.incident_number, "channels": wanted, "deliveries": deliveries_json(results)}
+    if verdict == "missing_contact":
+        raise ContactDetailsMissing(
+            f"{recipient.display_name} lacks the contact details for {', '.join(wanted)}; nothing was sent.",
+            details=details,
+        )
+    raise DeliveryFailed(
+        f"No channel delivered the page to {recipient.display_name}; the provider failed.", details=details
+    )

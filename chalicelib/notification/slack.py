@@ -1,0 +1,114 @@
+"""Slack through the Web API: `chat.postMessage` to the person's Slack user id (a direct message
+from the bot), authenticated with the bot token as `Authorization: Bearer`.
+
+Slack answers HTTP 200 with `{"ok": false, "error": "..."}` when it refuses (SLACK_<error>,
+e.g. SLACK_channel_not_found); an HTTP error, a timeout or an unreadable answer is
+SLACK_UNAVAILABLE. The token is never logged nor put in a result message.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import urllib.error
+import urllib.request
+from typing import Any
+
+from chalicelib.notification.channels import ChannelName, DeliveryResult, Notification, Recipient, subject_line
+from chalicelib.settings import get_settings
+
+logger = logging.getLogger("tocsin.notification")
+
+UNAVAILABLE = "SLACK_UNAVAILABLE"
+NOT_CONFIGURED = "SLACK_NOT_CONFIGURED"
+MAX_ANSWER_BYTES = 1 << 20
+METADATA_EVENT = "tocsin_incident_paged"
+
+
+def escape(text: str) -> str:
+    """Slack's mrkdwn control characters (https://api.slack.com/reference/surfaces/formatting)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render(notification: Notification, recipient: Recipient) -> dict[str, Any]:
+    """The chat.postMessage arguments: text (the notification's fallback) and blocks."""
+    e = escape
+    icon = ":rotating_light:" if notification.urgency == "high" else ":warning:"
+    headline = (
+        f"{icon} *<{e(notification.url)}|{e(notification.incident_number)}>*: {e(' '.join(notification.title.split()))}"
+    )
+    blocks: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": headline}},
+        {
+            "type": "context",
+            "elements": [
+                {
+                    "type": "mrkdwn",
+                    "text": f"Severity *{e(notification.severity)}*, {e(notification.urgency)} urgency",
+                }
+            ],
+        },
+    ]
+    text = e(subject_line(notification))
+    if notification.message:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": e(notification.message)}})
+        text += f"\n{e(notification.message)}"
+    return {
+        "channel": recipient.slack_user_id,
+        "text": text,
+        "blocks": blocks,
+        "unfurl_links": False,
+        "metadata": {
+            "event_type": METADATA_EVENT,
+            "event_payload": {"incident_number": notification.incident_number, "severity": notification.severity},
+        },
+    }
+
+
+class SlackChannel:
+    name: ChannelName = "slack"
+
+    def __init__(self, base_url: str | None = None, token: str | None = None, timeout: float | None = None) -> None:
+        self._base_url = base_url
+        self._token = token
+        self._timeout = timeout
+
+    def send(self, notification: Notification, recipient: Recipient) -> DeliveryResult:
+        if not recipient.slack_user_id:
+            return DeliveryResult.contact_missing(self.name, "Slack user id")
+        settings = get_settings()
+        token = self._token or settings.slack_token()
+        if not token:
+            return DeliveryResult.provider_failed(self.name, NOT_CONFIGURED, "No Slack bot token is configured.")
+        base_url = (self._base_url or settings.slack_api_url()).rstrip("/")
+        timeout = self._timeout if self._timeout is not None else settings.slack_timeout_seconds
+        request = urllib.request.Request(
+            f"{base_url}/chat.postMessage",
+            data=json.dumps(render(notification, recipient)).encode(),
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=utf-8"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                raw = response.read(MAX_ANSWER_BYTES)
+        except urllib.error.HTTPError as error:
+            logger.warning("Slack answered an HTTP error", extra={"status": error.code})
+            return DeliveryResult.provider_failed(self.name, UNAVAILABLE, f"Slack answered HTTP {error.code}.")
+        except (OSError, http.client.HTTPException) as error:  # URLError, timeouts, resets
+            reason = getattr(error, "reason", None) or error
+            logger.warning("Slack unreachable", extra={"error": type(error).__name__})
+            return DeliveryResult.provider_failed(self.name, UNAVAILABLE, f"Slack could not be reached: {reason}.")
+        try:
+            answer = json.loads(raw)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            return DeliveryResult.provider_failed(self.name, UNAVAILABLE, "Slack's answer was not a Slack API answer.")
+        if answer.get("ok") is not True:
+            error_name = str(answer.get("error") or "unknown_error")
+            logger.warning("Slack refused a message", extra={"slack_error": error_name})
+            return DeliveryResult.provider_failed(
+                self.name, f"SLACK_{error_name}", f"Slack refused the message: {error_name}."
+            )
+        return DeliveryResult.delivered(self.name, str(answer.get("ts") or "") or None)

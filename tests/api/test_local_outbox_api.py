@@ -1,0 +1,199 @@
+"""The local stage's Slack sink and GET /local/outbox: through chalice.test.Client, and end to end on
+the local HTTP server (paging with the default local settings: Slack goes to the built-in sink)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import NOW, Org, reconfigure
+
+SINK = "/local/slack/api/chat.postMessage"
+OUTBOX = "/local/outbox"
+
+
+def post_sink(
+    client: Any, body: Any, token: str | None = "xoxb-anything", content_type: str = "application/json"
+) -> Any:
+    headers = {"Content-Type": content_type}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    raw = body if isinstance(body, str) else json.dumps(body)
+    response = client.http.post(SINK, headers=headers, body=raw)
+    response.json = json.loads(response.body)
+    return response
+
+
+def get_outbox(client: Any, query: str = "") -> Any:
+    response = client.http.get(OUTBOX + query)
+    response.json = json.loads(response.body)
+    return response
+
+
+def test_the_sink_answers_like_slack_and_the_outbox_lists_its_messages(client: Any) -> None:
+    first = post_sink(client, {"channel": "U0ANA", "text": "[SEV1][high] INC-2026-0001: Checkout down"})
+    assert first.status_code == 200
+    assert first.json["ok"] is True and first.json["channel"] == "U0ANA" and first.json["ts"]
+    second = post_sink(
+        client,
+        {
+            "channel": "U0BO",
+            "text": "second",
+            "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "second"}}],
+            "metadata": {"event_type": "tocsin_incident_paged", "event_payload": {"incident_number": "INC-2026-0002"}},
+        },
+    )
+    assert second.json["ok"] is True
+
+    response = get_outbox(client)
+    assert response.status_code == 200
+    assert response.json["success"] is True and response.json["meta"]["request_id"]
+    data = response.json["data"]
+    assert data["total"] == 2
+    assert [(i["channel"], i["to"], i["incident_number"]) for i in data["items"]] == [
+        ("slack", "U0BO", "INC-2026-0002"),
+        ("slack", "U0ANA", "INC-2026-0001"),
+    ]
+    assert set(data["items"][0]) == {"channel", "to", "subject", "text", "sent_at", "incident_number", "id"}
+    assert data["items"][0]["subject"] is None and data["items"][0]["sent_at"].endswith("Z")
+
+
+REFUSALS: list[tuple[Any, str | None, str]] = [
+    ({"channel": "U0ANA", "text": "hi"}, None, "not_authed"),
+    ({"channel": "U0ANA", "text": "hi"}, "", "not_authed"),
+    ({"channel": "U_FAIL", "text": "hi"}, "xoxb-x", "channel_not_found"),
+    ({"text": "hi"}, "xoxb-x", "channel_not_found"),
+    ({"channel": "U0ANA"}, "xoxb-x", "no_text"),
+    ("{not json", "xoxb-x", "invalid_json"),
+    ("[1, 2]", "xoxb-x", "invalid_json"),
+]
+
+
+def test_the_sink_refuses_like_slack(client: Any) -> None:
+    for body, token, error in REFUSALS:
+        response = post_sink(client, body, token=token)
+        assert (response.status_code, response.json) == (200, {"ok": False, "error": error}), body
+    assert get_outbox(client).json["data"]["items"] == []
+
+
+def test_the_sink_accepts_form_bodies(client: Any) -> None:
+    body = urllib.parse.urlencode({"channel": "U0CY", "text": "form INC-2026-0003"})
+    response = post_sink(client, body, content_type="application/x-www-form-urlencoded")
+    assert response.json["ok"] is True
+    [item] = get_outbox(client, "?channel=slack").json["data"]["items"]
+    assert (item["to"], item["incident_number"]) == ("U0CY", "INC-2026-0003")
+
+
+def test_outbox_query_validation(client: Any) -> None:
+    cases = [("?limit=0", "limit"), ("?limit=501", "limit"), ("?limit=x", "limit"), ("?channel=sms", "channel")]
+    for query, field in [*cases, ("?x=1", "x")]:
+        response = get_outbox(client, query)
+        assert response.status_code == 400, query
+        assert response.json["error"]["code"] == "VALIDATION_ERROR"
+        assert [f["field"] for f in response.json["error"]["details"]["fields"]] == [field]
+    assert (
+        get_outbox(client, "?limit=500&channel=email&to=a@example.com&incident_number=INC-2026-0001").status_code == 200
+    )
+
+
+def test_both_routes_are_404_outside_the_local_stage(client: Any) -> None:
+    from chalicelib.settings import get_settings
+
+    reconfigure(TOCSIN_STAGE="dev")
+    assert not get_settings().is_local  # cached now: the test client's stage variables do not change it
+    for response in (get_outbox(client), post_sink(client, {"channel": "U0ANA", "text": "hi"})):
+        assert response.status_code == 404
+        assert response.json["success"] is False
+        assert response.json["error"]["code"] == "NOT_FOUND"
+
+
+def test_the_routes_are_documented_as_local_only(client: Any) -> None:
+    document = json.loads(client.http.get("/api/v1/openapi.json").body)
+    assert "404" in document["paths"][OUTBOX]["get"]["responses"]
+    assert document["paths"][SINK]["post"]["security"] == []
+    assert "Local stage only" in document["paths"][OUTBOX]["get"]["summary"]
+
+
+# ---------------------------------------------------------------- on the local HTTP server
+
+
+@pytest.fixture
+def served(aws_env: None) -> Iterator[str]:
+    """The app on a real loopback server, with the local defaults: Slack goes to its own sink."""
+    from app import app
+    from chalicelib.local.emulator import free_port
+    from chalicelib.local.server import start_server
+
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    reconfigure(PUBLIC_BASE_URL=base_url)
+    server, _ = start_server(app, "127.0.0.1", port)
+    yield base_url
+    server.server.shutdown()
+    server.server.server_close()
+
+
+def http(method: str, url: str, key: str | None = None, body: Any = None) -> tuple[int, Any]:
+    headers = {"Content-Type": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_a_page_on_the_local_stack_shows_up_in_the_outbox(served: str, org: Org) -> None:
+    from chalicelib.directory import services, users
+    from chalicelib.settings import get_settings
+
+    assert get_settings().slack_api_url() == f"{served}/local/slack/api"
+    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    users.create_user(
+        organization_id=org.organization_id, name="Ana", email="ana@example.com", slack_user_id="U0ANA", now=NOW
+    )
+    users.create_user(
+        organization_id=org.organization_id, name="Fay", email="fay@example.com", slack_user_id="U_FAIL", now=NOW
+    )
+    status, created = http(
+        "POST", f"{served}/api/v1/incidents", org.owner_key, {"title": "Pay <down>", "service_ids": [svc.service_key]}
+    )
+    assert status == 201, created
+    number = created["data"]["incident_number"]
+
+    status, paged = http(
+        "POST",
+        f"{served}/api/v1/incidents/{number}/page",
+        org.owner_key,
+        {"email": "ana@example.com", "channels": ["email", "slack"], "message": "Join the bridge"},
+    )
+    assert status == 200, paged
+    assert [d["sent"] for d in paged["data"]["deliveries"]] == [True, True]
+
+    status, failed = http(
+        "POST",
+        f"{served}/api/v1/incidents/{number}/page",
+        org.owner_key,
+        {"email": "fay@example.com", "channels": ["slack"]},
+    )
+    assert status == 502, failed
+    assert failed["error"]["details"]["deliveries"][0]["error_code"] == "SLACK_channel_not_found"
+
+    status, listed = http("GET", f"{served}/local/outbox?incident_number={number}")
+    assert status == 200
+    items = listed["data"]["items"]
+    assert sorted((i["channel"], i["to"]) for i in items) == [("email", "ana@example.com"), ("slack", "U0ANA")]
+    email = next(i for i in items if i["channel"] == "email")
+    assert email["subject"] == f"[SEV3][low] {number}: Pay <down>"
+    assert "Join the bridge" in email["text"] and email["sent_at"]
+    slack = next(i for i in items if i["channel"] == "slack")
+    assert slack["incident_number"] == number and "Pay <down>" in slack["text"]  # mrkdwn escapes undone
