@@ -87,9 +87,15 @@ def _check_team(organization_id: str, team_id: str | None) -> str | None:
     return team_id
 
 
-def _check_policy_id(value: str | None) -> str | None:
-    if value is not None and not rules.is_item_id(value):
+def _check_policy_id(organization_id: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not rules.is_item_id(value):
         raise ValidationFailed.for_field("escalation_policy_id", "is not a valid id")
+    from chalicelib.escalation.service import load_policy  # lazy: escalation.service imports this module
+
+    if load_policy(organization_id=organization_id, policy_id=value) is None:
+        raise ValidationFailed.for_field("escalation_policy_id", "no such escalation policy in this organization")
     return value
 
 
@@ -108,7 +114,7 @@ def create_service(
     clean_name = rules.clean_name(name)
     clean_description = rules.clean_description(description)
     _check_severity(default_severity)
-    _check_policy_id(escalation_policy_id)
+    _check_policy_id(organization_id, escalation_policy_id)
     if service_key is not None and not rules.is_service_key(service_key):
         raise ValidationFailed.for_field("service_key", "must be svc_ followed by 10 characters a-z or 0-9")
     _check_team(organization_id, team_id)
@@ -229,7 +235,9 @@ def update_service(
     if is_active is not ...:
         actions.append(assign(ServiceRecord.is_active, bool(is_active)))
     if escalation_policy_id is not ...:
-        actions.append(assign(ServiceRecord.escalation_policy_id, _check_policy_id(escalation_policy_id)))
+        actions.append(
+            assign(ServiceRecord.escalation_policy_id, _check_policy_id(organization_id, escalation_policy_id))
+        )
     if team_id is not ...:
         actions.append(assign(ServiceRecord.team_id, _check_team(organization_id, team_id)))
     new_name = rules.clean_name(name) if name is not ... else None

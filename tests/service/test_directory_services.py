@@ -152,10 +152,25 @@ def test_list_services_is_one_query_newest_first_with_filters(org, monkeypatch):
     assert b.team_id is None
 
 
+def _policy(organization_id: str) -> str:
+    from chalicelib.directory import users
+    from chalicelib.escalation import service as policies
+    from chalicelib.escalation.steps import Level, Target
+
+    someone = users.create_user(organization_id=organization_id, name="P", email="p@acme.test", now=NOW)
+    levels = [Level((Target("user", someone.user_id),), 5)]
+    return policies.create_policy(organization_id=organization_id, name="Pol", levels=levels, now=NOW).policy.policy_id
+
+
 def test_update_service(org):
     oid = org.organization_id
     team = teams.create_team(organization_id=oid, name="Core", now=NOW)
     svc = services.create_service(organization_id=oid, name="A", now=NOW, description="d", default_severity="SEV1")
+    policy_id = _policy(oid)
+    with pytest.raises(ValidationFailed):
+        services.update_service(
+            organization_id=oid, service_ref=svc.service_key, now=NOW, escalation_policy_id="pol_nope"
+        )
     updated = services.update_service(
         organization_id=oid,
         service_ref=svc.service_id,
@@ -164,7 +179,7 @@ def test_update_service(org):
         description=None,
         team_id=team.team_id,
         default_severity="SEV3",
-        escalation_policy_id="pol-1",
+        escalation_policy_id=policy_id,
     )
     assert (updated.name, updated.description, updated.team_id, updated.default_severity) == (
         "Renamed",
@@ -172,7 +187,7 @@ def test_update_service(org):
         team.team_id,
         "SEV3",
     )
-    assert updated.escalation_policy_id == "pol-1"
+    assert updated.escalation_policy_id == policy_id
     assert (updated.service_key, updated.service_id, updated.created_at) == (svc.service_key, svc.service_id, NOW)
     assert owner_of(organization_id=oid, unique_key="service-name#a") is None
     assert owner_of(organization_id=oid, unique_key="service-name#renamed") == svc.service_key

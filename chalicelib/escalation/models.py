@@ -1,0 +1,117 @@
+"""Request and response models for escalation policies (they generate the OpenAPI document)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from chalicelib.escalation.service import StoredPolicy
+from chalicelib.escalation.steps import (
+    DELAY_MINUTES_MAX,
+    DELAY_MINUTES_MIN,
+    MAX_LEVELS,
+    MAX_TARGETS,
+    REPEAT_COUNT_MAX,
+    Level,
+    Target,
+)
+from chalicelib.model_base import ApiModel
+from chalicelib.oncall.models import ItemId, Name, PatchModel, RequestModel
+
+TargetKind = Literal["user", "schedule"]
+DelayMinutes = Annotated[
+    int,
+    Field(
+        ge=DELAY_MINUTES_MIN,
+        le=DELAY_MINUTES_MAX,
+        description="Minutes to wait after notifying this level before notifying the next one.",
+    ),
+]
+RepeatCount = Annotated[
+    int,
+    Field(ge=0, le=REPEAT_COUNT_MAX, description="Times the policy starts over at level 1 after the last level."),
+]
+
+
+class TargetIn(RequestModel):
+    kind: TargetKind = Field(description="user: that person; schedule: whoever it has on call at the time.")
+    id: ItemId = Field(description="A user id or a schedule id of the organization.")
+
+    def to_domain(self) -> Target:
+        return Target(self.kind, self.id)
+
+
+class LevelIn(RequestModel):
+    targets: list[TargetIn] = Field(min_length=1, max_length=MAX_TARGETS)
+    delay_minutes: DelayMinutes
+
+    def to_domain(self) -> Level:
+        return Level(tuple(target.to_domain() for target in self.targets), self.delay_minutes)
+
+
+Levels = Annotated[list[LevelIn], Field(min_length=1, max_length=MAX_LEVELS, description="Level 1 first.")]
+
+
+class EscalationPolicyCreate(RequestModel):
+    name: Name
+    levels: Levels
+    repeat_count: RepeatCount = 0
+
+    def domain_levels(self) -> list[Level]:
+        return [level.to_domain() for level in self.levels]
+
+
+class EscalationPolicyPatch(PatchModel):
+    name: Name | SkipJsonSchema[None] = None
+    levels: Levels | SkipJsonSchema[None] = Field(default=None, description="Replaces every level.")
+    repeat_count: RepeatCount | SkipJsonSchema[None] = None
+
+    def domain_changes(self) -> dict[str, Any]:
+        changes = self.changes()
+        if "levels" in changes:
+            changes["levels"] = [level.to_domain() for level in self.levels or []]
+        return changes
+
+
+class TargetV1(ApiModel):
+    kind: TargetKind
+    id: str
+
+
+class LevelV1(ApiModel):
+    level: int = Field(description="1-based; level 1 is notified when an incident triggers.")
+    targets: list[TargetV1]
+    delay_minutes: int
+
+
+class EscalationPolicyV1(ApiModel):
+    id: str
+    name: str
+    levels: list[LevelV1]
+    repeat_count: int
+    version: int = Field(description="Bumped by every write; send it back in a PATCH to make the change conditional.")
+    created_at: datetime
+    updated_at: datetime | None
+
+    @classmethod
+    def of(cls, stored: StoredPolicy) -> EscalationPolicyV1:
+        policy = stored.policy
+        return cls(
+            id=policy.policy_id,
+            name=policy.name,
+            levels=[
+                LevelV1(
+                    level=index + 1,
+                    targets=[TargetV1(kind=target.kind, id=target.id) for target in level.targets],
+                    delay_minutes=level.delay_minutes,
+                )
+                for index, level in enumerate(policy.levels)
+            ],
+            repeat_count=policy.repeat_count,
+            version=stored.version,
+            created_at=stored.created_at,
+            updated_at=stored.updated_at,
+        )

@@ -1,0 +1,399 @@
+"""Request and response models for schedules, shifts, the calendar feed URL and on-call/current.
+
+Times are RFC 3339 date-times with an offset (Z or +hh:mm); answers give them in UTC. Local
+wall-clock times (handoffs, restrictions) are "HH:MM" in the schedule's IANA zone.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
+
+from chalicelib.api.pagination import PageQuery
+from chalicelib.directory.users import User
+from chalicelib.model_base import ApiModel
+from chalicelib.oncall.current import Engineer, OnCallNow, ServiceOnCall
+from chalicelib.oncall.schedule import Layer, Override, Restriction
+from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
+
+Name = Annotated[str, Field(min_length=1, max_length=100)]
+ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+LocalTime = Annotated[
+    str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="Local wall-clock time HH:MM (00:00 to 23:59).")
+]
+TimeZone = Annotated[str, Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/Berlin.")]
+Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
+RotationKind = Literal["hourly", "daily", "weekly", "custom"]
+RestrictionKind = Literal["daily", "weekly"]
+VERSION_DESCRIPTION = (
+    "The version you read. When given, the change applies only if the item is still at that version "
+    "(409 otherwise); when left out, it applies to the latest version."
+)
+
+
+def utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC)
+
+
+# --- shared request bases ----------------------------------------------------------------------
+
+
+class RequestModel(ApiModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+def _patch_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """A field that may not be null documents no (null) default; an empty body is invalid."""
+    nullable: frozenset[str] = getattr(model, "nullable", frozenset())
+    for name, prop in schema.get("properties", {}).items():
+        if name not in nullable and "default" in prop and prop["default"] is None:
+            del prop["default"]
+    schema["minProperties"] = 1
+
+
+class PatchModel(RequestModel):
+    """PATCH bodies: at least one field besides `version`; left out is unchanged, null clears where allowed."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra=_patch_schema)
+
+    nullable: ClassVar[frozenset[str]] = frozenset()
+
+    version: int | SkipJsonSchema[None] = Field(default=None, ge=1, description=VERSION_DESCRIPTION)
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Any:
+        if not self.model_fields_set - {"version"}:
+            raise PydanticCustomError("empty_patch", "at least one field besides version is required")
+        return self
+
+    @field_validator("*")
+    @classmethod
+    def _null_only_where_allowed(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name not in cls.nullable:
+            raise PydanticCustomError("null_not_allowed", "must not be null")
+        return value
+
+    def changes(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.model_fields_set if name != "version"}
+
+
+class DeletedV1(ApiModel):
+    id: str
+    deleted: bool
+
+
+# --- schedules: requests -----------------------------------------------------------------------
+
+
+class RestrictionIn(RequestModel):
+    kind: RestrictionKind = Field(
+        description="daily: the same window every day; weekly: from start_day start to end_day end."
+    )
+    start: LocalTime
+    end: LocalTime = Field(description="Before start wraps past midnight (daily) or past Sunday (weekly).")
+    start_day: Weekday | None = None  # weekly only
+    end_day: Weekday | None = None  # weekly only
+
+    def to_domain(self) -> Restriction:
+        return Restriction(self.kind, self.start, self.end, self.start_day, self.end_day)
+
+
+class LayerIn(RequestModel):
+    layer_id: ItemId | None = Field(default=None, description="Kept when given; generated otherwise.")
+    name: Name
+    members: list[ItemId] = Field(min_length=1, max_length=50, description="User ids, in rotation order.")
+    rotation: RotationKind
+    rotation_hours: int | None = Field(default=None, ge=1, le=8760, description="Custom rotations only.")
+    handoff_time: LocalTime
+    start: AwareDatetime = Field(description="The rotation starts here with the first member.")
+    end: AwareDatetime | None = None
+    restrictions: list[RestrictionIn] = Field(default_factory=list, max_length=14, description="A union of windows.")
+
+    def to_domain(self) -> Layer:
+        return Layer(
+            layer_id=self.layer_id or new_layer_id(),
+            name=self.name,
+            members=tuple(self.members),
+            rotation=self.rotation,
+            handoff_time=self.handoff_time,
+            start=self.start,
+            rotation_hours=self.rotation_hours,
+            end=self.end,
+            restrictions=tuple(r.to_domain() for r in self.restrictions),
+        )
+
+
+Layers = Annotated[
+    list[LayerIn],
+    Field(min_length=1, max_length=10, description="Lowest first: a later layer wins where it has a shift."),
+]
+
+
+class ScheduleCreate(RequestModel):
+    name: Name
+    time_zone: TimeZone
+    team_id: ItemId | None = None
+    layers: Layers
+
+
+class SchedulePatch(PatchModel):
+    nullable = frozenset({"team_id"})
+
+    name: Name | SkipJsonSchema[None] = None
+    time_zone: TimeZone | SkipJsonSchema[None] = None
+    team_id: ItemId | None = None
+    layers: Layers | SkipJsonSchema[None] = Field(default=None, description="Replaces every layer.")
+
+    def domain_changes(self) -> dict[str, Any]:
+        changes = self.changes()
+        if "layers" in changes:
+            changes["layers"] = [layer.to_domain() for layer in self.layers or []]
+        return changes
+
+
+class ScheduleListQuery(PageQuery):
+    team_id: ItemId | None = Field(default=None, description="Only this team's schedules.")
+
+
+class OverrideCreate(RequestModel):
+    user_id: ItemId
+    start: AwareDatetime
+    end: AwareDatetime
+
+
+class ShiftsQuery(RequestModel):
+    since: AwareDatetime | None = Field(default=None, description="Window start; defaults to now.")
+    until: AwareDatetime | None = Field(
+        default=None, description="Window end; defaults to since + 7 days. At most 93 days after since."
+    )
+
+
+# --- schedules: responses ----------------------------------------------------------------------
+
+
+class RestrictionV1(ApiModel):
+    kind: RestrictionKind
+    start: str
+    end: str
+    start_day: int | None
+    end_day: int | None
+
+
+class LayerV1(ApiModel):
+    layer_id: str
+    name: str
+    members: list[str]
+    rotation: RotationKind
+    rotation_hours: int | None
+    handoff_time: str
+    start: datetime
+    end: datetime | None
+    restrictions: list[RestrictionV1]
+
+    @classmethod
+    def of(cls, layer: Layer) -> LayerV1:
+        return cls(
+            layer_id=layer.layer_id,
+            name=layer.name,
+            members=list(layer.members),
+            rotation=layer.rotation,
+            rotation_hours=layer.rotation_hours,
+            handoff_time=layer.handoff_time,
+            start=utc(layer.start),
+            end=utc(layer.end) if layer.end is not None else None,
+            restrictions=[
+                RestrictionV1(kind=r.kind, start=r.start, end=r.end, start_day=r.start_day, end_day=r.end_day)
+                for r in layer.restrictions
+            ],
+        )
+
+
+class OverrideV1(ApiModel):
+    override_id: str
+    user_id: str
+    start: datetime
+    end: datetime
+
+    @classmethod
+    def of(cls, override: Override) -> OverrideV1:
+        return cls(
+            override_id=override.override_id, user_id=override.user_id, start=utc(override.start), end=utc(override.end)
+        )
+
+
+class ScheduleV1(ApiModel):
+    id: str
+    name: str
+    team_id: str | None
+    time_zone: str
+    layers: list[LayerV1] = Field(description="Lowest first: a later layer wins where it has a shift.")
+    overrides: list[OverrideV1] = Field(description="Win over every layer; a later override wins over an earlier one.")
+    version: int = Field(description="Bumped by every write; send it back in a PATCH to make the change conditional.")
+    created_at: datetime
+    updated_at: datetime | None
+
+    @classmethod
+    def of(cls, stored: StoredSchedule) -> ScheduleV1:
+        schedule = stored.schedule
+        return cls(
+            id=schedule.schedule_id,
+            name=schedule.name,
+            team_id=schedule.team_id,
+            time_zone=schedule.time_zone,
+            layers=[LayerV1.of(layer) for layer in schedule.layers],
+            overrides=[OverrideV1.of(override) for override in schedule.overrides],
+            version=stored.version,
+            created_at=stored.created_at,
+            updated_at=stored.updated_at,
+        )
+
+
+class ShiftUserV1(ApiModel):
+    id: str
+    name: str | None
+    email: str | None
+
+
+class ShiftV1(ApiModel):
+    user: ShiftUserV1
+    start: datetime
+    end: datetime
+    source: Literal["layer", "override"]
+    layer_id: str | None
+    layer_name: str | None
+    override_id: str | None
+
+
+class ShiftsV1(ApiModel):
+    schedule_id: str
+    time_zone: str
+    since: datetime
+    until: datetime
+    shifts: list[ShiftV1] = Field(description="Sorted, never overlapping, clipped to [since, until).")
+
+    @classmethod
+    def of(cls, result: ScheduleShifts) -> ShiftsV1:
+        schedule = result.schedule.schedule
+        layer_names = {layer.layer_id: layer.name for layer in schedule.layers}
+
+        def person(user_id: str) -> ShiftUserV1:
+            user: User | None = result.users.get(user_id)
+            return ShiftUserV1(id=user_id, name=user.name if user else None, email=user.email if user else None)
+
+        return cls(
+            schedule_id=schedule.schedule_id,
+            time_zone=schedule.time_zone,
+            since=utc(result.since),
+            until=utc(result.until),
+            shifts=[
+                ShiftV1(
+                    user=person(shift.user_id),
+                    start=utc(shift.start),
+                    end=utc(shift.end),
+                    source=shift.source,
+                    layer_id=shift.layer_id,
+                    layer_name=layer_names.get(shift.layer_id) if shift.layer_id else None,
+                    override_id=shift.override_id,
+                )
+                for shift in result.shifts
+            ],
+        )
+
+
+class IcalUrlV1(ApiModel):
+    url: str = Field(description="The feed (text/calendar). Anyone holding it can read the schedule's shifts.")
+    webcal_url: str = Field(description="The same feed with the webcal scheme, which calendar apps open directly.")
+
+    @classmethod
+    def of(cls, url: str) -> IcalUrlV1:
+        scheme, _, rest = url.partition("://")
+        return cls(url=url, webcal_url=f"webcal://{rest}" if scheme in ("http", "https") else url)
+
+
+# --- on-call/current ---------------------------------------------------------------------------
+
+
+class OnCallQuery(RequestModel):
+    team_name: str | None = Field(
+        default=None, max_length=400, description="Only services of this team; the whole name, case-insensitive."
+    )
+
+
+class OnCallEngineerV1(ApiModel):
+    name: str = Field(description="The person's name (their email when they have none).")
+    email: str | None
+    slack_user_id: str | None
+    role: str = Field(description="The policy level: primary (1), secondary (2), tertiary (3), ... level_<n>.")
+    schedule_name: str | None = Field(description="The schedule they are on call through; null for a direct target.")
+    shift_starts_at: datetime | None
+    shift_ends_at: datetime | None
+
+    @classmethod
+    def of(cls, engineer: Engineer) -> OnCallEngineerV1:
+        return cls(
+            name=engineer.name,
+            email=engineer.user.email,
+            slack_user_id=engineer.user.slack_user_id,
+            role=engineer.role,
+            schedule_name=engineer.schedule.name if engineer.schedule else None,
+            shift_starts_at=utc(engineer.shift.start) if engineer.shift else None,
+            shift_ends_at=utc(engineer.shift.end) if engineer.shift else None,
+        )
+
+
+class OnCallServiceV1(ApiModel):
+    service_key: str | None
+    service_name: str
+    service_description: str | None
+    team_name: str = Field(description='The service\'s team; "" when it has none.')
+    team_description: str | None
+    on_call_engineers: list[OnCallEngineerV1]
+    has_coverage: bool = Field(description="Someone at some level of the service's escalation policy is on call now.")
+    primary_on_call: OnCallEngineerV1 | None = Field(description="The first level-1 engineer.")
+    schedule_names: list[str]
+
+    @classmethod
+    def of(cls, entry: ServiceOnCall) -> OnCallServiceV1:
+        primary = entry.primary_on_call
+        return cls(
+            service_key=entry.service.service_key,
+            service_name=entry.service.name,
+            service_description=entry.service.description,
+            team_name=entry.team.name if entry.team else "",
+            team_description=entry.team.description if entry.team else None,
+            on_call_engineers=[OnCallEngineerV1.of(engineer) for engineer in entry.engineers],
+            has_coverage=entry.has_coverage,
+            primary_on_call=OnCallEngineerV1.of(primary) if primary else None,
+            schedule_names=list(entry.schedule_names),
+        )
+
+
+class OnCallSummaryV1(ApiModel):
+    total_services: int
+    services_with_coverage: int
+    services_without_coverage: int
+    coverage_percentage: int = Field(description="floor(100 * with coverage / total); 0 when there are no services.")
+
+
+class OnCallV1(ApiModel):
+    timestamp: datetime
+    summary: OnCallSummaryV1
+    services: list[OnCallServiceV1] = Field(description="Active services, newest first.")
+
+    @classmethod
+    def of(cls, view: OnCallNow) -> OnCallV1:
+        summary = view.summary
+        return cls(
+            timestamp=utc(view.timestamp),
+            summary=OnCallSummaryV1(
+                total_services=summary.total_services,
+                services_with_coverage=summary.services_with_coverage,
+                services_without_coverage=summary.services_without_coverage,
+                coverage_percentage=summary.coverage_percentage,
+            ),
+            services=[OnCallServiceV1.of(entry) for entry in view.services],
+        )
