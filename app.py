@@ -8,7 +8,21 @@ from chalice.app import Chalice, SQSEvent
 
 from chalicelib import logs
 from chalicelib.api.middleware import http_middleware
-from chalicelib.api.routes import auth, directory, incident_settings, incidents, integrations, meta, webhooks
+from chalicelib.api.routes import (
+    auth,
+    directory,
+    escalate,
+    escalation_policies,
+    incident_settings,
+    incidents,
+    integrations,
+    local_dev,
+    meta,
+    oncall,
+    paging,
+    schedules,
+    webhooks,
+)
 from chalicelib.workers import dispatch, handlers  # noqa: F401  (registers consumers)
 
 app = Chalice(app_name="tocsin")
@@ -22,6 +36,12 @@ app.register_blueprint(incidents.api.blueprint)
 app.register_blueprint(incident_settings.api.blueprint)
 app.register_blueprint(integrations.api.blueprint)
 app.register_blueprint(webhooks.api.blueprint)
+app.register_blueprint(escalate.api.blueprint)
+app.register_blueprint(paging.api.blueprint)
+app.register_blueprint(schedules.api.blueprint)
+app.register_blueprint(escalation_policies.api.blueprint)
+app.register_blueprint(oncall.api.blueprint)
+app.register_blueprint(local_dev.api.blueprint)
 app.register_blueprint(meta.meta)  # last: its catch-all answers unknown routes
 
 

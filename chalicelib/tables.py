@@ -24,9 +24,12 @@ def all_models() -> list[type[Model]]:
     import chalicelib.apikey.tables
     import chalicelib.counters
     import chalicelib.directory.tables
+    import chalicelib.escalation.deliveries
+    import chalicelib.escalation.tables
     import chalicelib.idempotency.tables
     import chalicelib.incident.tables
     import chalicelib.integration.tables
+    import chalicelib.oncall.tables
     import chalicelib.organization.tables
     import chalicelib.ratelimit.tables  # noqa: F401
 

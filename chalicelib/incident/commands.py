@@ -123,6 +123,7 @@ def change_status(
         done = incident.status_category in DONE_CATEGORIES
         incident.list_key = list_partition(organization_id, is_open=not done)
         if plan.resolves:
+            incident.escalation = _stopped_escalation(incident)
             incident.resolved_at = now
             incident.resolved_by_email = principal.email
             incident.resolved_by_name = principal.actor
@@ -148,6 +149,13 @@ def change_status(
     if changed:
         _publish("incident.status_changed", incident, status=incident.status)
     return incident
+
+
+def _stopped_escalation(incident: IncidentRecord) -> Any:
+    """Acknowledge and resolve stop automatic escalation: pending timers become no-ops."""
+    from chalicelib.escalation.runtime import stopped_escalation
+
+    return stopped_escalation(incident)
 
 
 def _record_resolve_sla(incident: IncidentRecord, now: datetime) -> None:
@@ -176,6 +184,7 @@ def acknowledge(
         if incident.acknowledged_at is not None:
             return AcknowledgeResult(incident, newly_acknowledged=False)
         actor = caller.email if caller is not None and caller.email else principal.actor
+        incident.escalation = _stopped_escalation(incident)
         incident.acknowledged_at = now
         incident.acknowledged_by = actor
         entries = [

@@ -102,6 +102,7 @@ def seed(now: datetime) -> dict[str, Any]:
     _ensure_key(organization_id, "Demo read-only", ["incidents:read"], readonly_key, now)
 
     integrations = _seed_integrations(organization_id, seeded_services[0].service_key, now)
+    on_call = _seed_on_call(organization_id, team.team_id, seeded_users, seeded_services[0].service_key, now)
 
     return {
         "organization_id": organization_id,
@@ -115,6 +116,7 @@ def seed(now: datetime) -> dict[str, Any]:
         ],
         "team": {"id": team.team_id, "name": team.name},
         "integrations": integrations,
+        "on_call": on_call,
     }
 
 
@@ -168,6 +170,77 @@ def _seed_integrations(organization_id: str, default_service_key: str, now: date
             entry["client_secret"] = options["client_secret"]
         seeded[label] = entry
     return seeded
+
+
+SCHEDULE_NAME = "Payments primary"
+POLICY_NAME = "Payments escalation"
+
+
+def _seed_on_call(
+    organization_id: str, team_id: str, people: list[Any], service_key: str, now: datetime
+) -> dict[str, Any]:
+    """A two-layer schedule with someone on call now, and a two-level policy on the first service.
+
+    Level 1 is the schedule, level 2 Grace directly, 1 minute apart: an unacknowledged demo
+    incident visibly escalates within a minute.
+    """
+    from datetime import timedelta
+
+    from chalicelib.directory.services import update_service
+    from chalicelib.escalation import service as policies
+    from chalicelib.escalation.steps import Level, Target
+    from chalicelib.oncall import Layer, Restriction
+    from chalicelib.oncall import service as schedules
+
+    existing = {s.schedule.name: s for s in schedules.list_schedules(organization_id=organization_id)}
+    schedule = existing.get(SCHEDULE_NAME)
+    if schedule is None:
+        start = (now - timedelta(days=1)).replace(hour=9, minute=0, second=0, microsecond=0)
+        weekly = Layer(
+            layer_id="lyr_demo_weekly",
+            name="Weekly rotation",
+            members=(people[0].user_id, people[2].user_id),
+            rotation="weekly",
+            handoff_time="09:00",
+            start=start,
+        )
+        business_hours = Layer(
+            layer_id="lyr_demo_daytime",
+            name="Weekday daytime",
+            members=(people[1].user_id,),
+            rotation="daily",
+            handoff_time="09:00",
+            start=start,
+            restrictions=(Restriction.weekly(0, "09:00", 4, "17:00"),),
+        )
+        schedule = schedules.create_schedule(
+            organization_id=organization_id,
+            name=SCHEDULE_NAME,
+            time_zone="UTC",
+            layers=[weekly, business_hours],
+            team_id=team_id,
+            now=now,
+        )
+    existing_policies = {p.policy.name: p for p in policies.list_policies(organization_id=organization_id)}
+    policy = existing_policies.get(POLICY_NAME)
+    if policy is None:
+        policy = policies.create_policy(
+            organization_id=organization_id,
+            name=POLICY_NAME,
+            levels=[
+                Level((Target("schedule", schedule.schedule.schedule_id),), 1),
+                Level((Target("user", people[1].user_id),), 1),
+            ],
+            repeat_count=1,
+            now=now,
+        )
+        update_service(
+            organization_id=organization_id,
+            service_ref=service_key,
+            escalation_policy_id=policy.policy.policy_id,
+            now=now,
+        )
+    return {"schedule_id": schedule.schedule.schedule_id, "escalation_policy_id": policy.policy.policy_id}
 
 
 def _ensure_key(organization_id: str, name: str, scopes: list[str], key: str, now: datetime) -> None:

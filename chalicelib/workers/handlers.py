@@ -2,4 +2,5 @@
 
 from __future__ import annotations
 
+import chalicelib.escalation.handlers
 import chalicelib.incident.handlers  # noqa: F401

@@ -17,7 +17,15 @@ EXPECTED = {
         "TransactWriteItems [Put alert-dedup, Put incidents, Put incidents]",
         "SendMessage events",
     ],
-    "new incident, queued work": [],
+    # Post-create work in the worker (service without an escalation policy): auto-assignment looks
+    # for the primary on call, escalation finds no policy, the acknowledge-SLA check is queued.
+    "new incident, queued work": [
+        "GetItem incidents (consistent)",
+        "BatchGetItem services",
+        "GetItem incidents (consistent)",
+        "BatchGetItem services",
+        "SendMessage events",
+    ],
     "dedup hit": [
         "GetItem integrations (consistent)",
         "UpdateItem rate-limits",

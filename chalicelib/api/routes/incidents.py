@@ -28,7 +28,7 @@ INCIDENT_NUMBER = re.compile(r"^INC-\d{4}-\d{1,12}$")
 ITEM = "/api/v1/incidents/{incident_number}"
 
 
-def _number(call: Call) -> str:
+def incident_number_of(call: Call) -> str:
     number = call.path["incident_number"].upper()
     if not INCIDENT_NUMBER.match(number):
         raise NotFound(f"Incident {call.path['incident_number']} was not found.")
@@ -107,7 +107,9 @@ def list_incidents(call: Call) -> IncidentListV1:
     errors=(404,),
 )
 def get_incident(call: Call) -> IncidentDetailV1:
-    found = service.get_incident_detail(organization_id=call.principal.organization_id, incident_number=_number(call))
+    found = service.get_incident_detail(
+        organization_id=call.principal.organization_id, incident_number=incident_number_of(call)
+    )
     return incident_detail_v1(found)
 
 
@@ -125,7 +127,7 @@ def update_incident(call: Call) -> IncidentV1:
     body: IncidentUpdate = call.body
     record = commands.update_incident(
         organization_id=call.principal.organization_id,
-        incident_number=_number(call),
+        incident_number=incident_number_of(call),
         changes=body.changes(),
         now=call.now,
         principal=call.principal,
@@ -147,7 +149,7 @@ def change_status(call: Call) -> IncidentV1:
     body: StatusChange = call.body
     record = commands.change_status(
         organization_id=call.principal.organization_id,
-        incident_number=_number(call),
+        incident_number=incident_number_of(call),
         status=body.status,
         comment=body.comment,
         now=call.now,
@@ -170,7 +172,7 @@ def change_status(call: Call) -> IncidentV1:
 def acknowledge(call: Call) -> AcknowledgeResultV1:
     result = commands.acknowledge(
         organization_id=call.principal.organization_id,
-        incident_number=_number(call),
+        incident_number=incident_number_of(call),
         principal=call.principal,
         now=call.now,
     )
@@ -193,7 +195,7 @@ def acknowledge(call: Call) -> AcknowledgeResultV1:
 )
 def add_comment(call: Call) -> CommentResultV1:
     body: CommentCreate = call.body
-    number = _number(call)
+    number = incident_number_of(call)
     entry = commands.add_comment(
         organization_id=call.principal.organization_id,
         incident_number=number,

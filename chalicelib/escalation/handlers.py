@@ -1,0 +1,157 @@
+"""Consumers on the events queue for on-call: post-create work, escalation timers, notification
+deliveries and the acknowledge-SLA breach check."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from chalicelib import clock
+from chalicelib.auth.principal import Principal
+from chalicelib.errors import AppError, NotFound
+from chalicelib.escalation import deliveries, runtime, steps
+from chalicelib.incident import commands, repository
+from chalicelib.incident.tables import IncidentRecord
+from chalicelib.incident.workflow import EVENT_SLA_BREACHED
+from chalicelib.workers.dispatch import handles
+from chalicelib.workers.messages import Message, due_in_seconds, publish
+
+logger = logging.getLogger("tocsin.escalation")
+SLA_CHECK = "sla.check"
+
+
+def system_principal(organization_id: str, name: str) -> Principal:
+    return Principal(organization_id=organization_id, credential_kind="system", scopes=frozenset(), display_name=name)
+
+
+@handles("incident.created")
+def on_incident_created(message: Message) -> None:
+    """After the 201: assign the service's primary on-call person, start escalating, watch the SLA."""
+    now = clock.now()
+    number = str(message.payload["incident_number"])
+    try:
+        incident = repository.get_incident(message.organization_id, number)
+    except NotFound:
+        return
+    _auto_assign(message.organization_id, incident.incident_number, [str(k) for k in incident.service_keys or []], now)
+    runtime.begin(organization_id=message.organization_id, incident_number=number, now=now)
+    due = (incident.sla or {}).get("acknowledge_due_at")
+    if due:
+        _schedule_sla_check(message.organization_id, number, str(due), now)
+
+
+def _auto_assign(organization_id: str, incident_number: str, service_keys: list[str], now: datetime) -> None:
+    from chalicelib.oncall.service import primary_on_call
+
+    if not service_keys:
+        return
+    person = primary_on_call(organization_id=organization_id, service_key=service_keys[0], now=now)
+    if person is None or not person.email:
+        return
+    incident = repository.get_incident(organization_id, incident_number)
+    if incident.assigned_email or incident.acknowledged_at is not None:
+        return  # someone took it already: never override a human's choice
+    try:
+        commands.update_incident(
+            organization_id=organization_id,
+            incident_number=incident_number,
+            changes={"assigned_to": person.email},
+            now=now,
+            principal=system_principal(organization_id, "on-call auto-assignment"),
+        )
+    except AppError:
+        logger.warning("auto-assignment skipped", extra={"incident_number": incident_number})
+
+
+@handles(runtime.ESCALATION_TIMER)
+def on_escalation_timer(message: Message) -> None:
+    runtime.on_timer(
+        organization_id=message.organization_id,
+        incident_number=str(message.payload["incident_number"]),
+        token=str(message.payload["token"]),
+        now=clock.now(),
+    )
+
+
+@handles(runtime.DELIVER_NOTIFICATION)
+def on_deliver_notification(message: Message) -> None:
+    """Send one person's notification once: the delivery id is claimed first; a provider failure
+    releases it and raises, so SQS redelivers (and after 5 receives, the DLQ keeps it)."""
+    from chalicelib.directory.users import get_user
+    from chalicelib.notification.channels import Recipient
+    from chalicelib.notification.service import notify
+
+    payload = message.payload
+    delivery = str(payload["delivery_id"])
+    now = clock.now()
+    if not deliveries.claim(delivery, now):
+        return
+    try:
+        incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
+        user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
+        results = notify(
+            organization_id=message.organization_id,
+            incident=incident,
+            recipient=Recipient(user.user_id, user.name, user.email, user.slack_user_id),
+            channels=list(payload.get("channels") or runtime.DEFAULT_CHANNELS),
+            message=str(payload.get("reason") or ""),
+            now=now,
+            actor="escalation",
+        )
+    except NotFound:
+        deliveries.release(delivery)
+        return  # the incident or person is gone: nothing to retry
+    except Exception:
+        deliveries.release(delivery)
+        raise
+    if not any(result.sent for result in results) and any(result.provider_failure for result in results):
+        deliveries.release(delivery)
+        raise RuntimeError("every channel failed at the provider; SQS will retry")
+    deliveries.mark_sent(delivery, now)
+
+
+def _schedule_sla_check(organization_id: str, incident_number: str, due_at: str, now: datetime) -> None:
+    delay = min(due_in_seconds(clock.parse(due_at), now), 900)
+    publish(
+        Message(SLA_CHECK, organization_id, {"incident_number": incident_number, "due_at": due_at}),
+        delay_seconds=delay,
+    )
+
+
+@handles(SLA_CHECK)
+def on_sla_check(message: Message) -> None:
+    """Not acknowledged in time: mark the breach, add `sla_breached`, notify the current level."""
+    now = clock.now()
+    number = str(message.payload["incident_number"])
+    due_at = str(message.payload["due_at"])
+    if now < clock.parse(due_at):
+        _schedule_sla_check(message.organization_id, number, due_at, now)
+        return
+
+    def attempt() -> IncidentRecord | None:
+        incident = repository.get_incident(message.organization_id, number)
+        sla = dict(incident.sla or {})
+        if incident.acknowledged_at is not None or runtime.is_done(incident) or sla.get("acknowledge_breached"):
+            return None
+        sla["acknowledge_breached"] = True
+        sla["acknowledge_met"] = False
+        incident.sla = sla
+        entry = repository.timeline_entry(
+            incident,
+            event_type=EVENT_SLA_BREACHED,
+            now=now,
+            user="sla",
+            title="Acknowledge SLA breached",
+            description=f"Not acknowledged by {due_at}.",
+        )
+        repository.commit(incident, [entry])
+        return incident
+
+    incident = repository.with_version_retries(attempt)
+    if incident is None:
+        return
+    state = runtime.state_of(incident)
+    if state is not None:
+        level = state.policy.levels[state.level_index]
+        step = steps.Step(state.level, level.targets, None, state.token, state.repeats_done, state.sequence)
+        runtime.deliver_for_sla(incident, step, now)

@@ -1,0 +1,202 @@
+"""Escalation at run time: start it when an incident triggers, advance it on timers, escalate by
+hand, and stop it on acknowledge or resolve.
+
+The state lives on the incident item (`escalation`, written with the incident's version check),
+so acknowledging and stopping are one write. Timers are SQS messages delayed up to 900 s that
+carry the state's token; a timer whose token is no longer current does nothing. Notifications go
+out as one message per person, each with a delivery id the worker claims before sending.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from chalicelib import clock
+from chalicelib.escalation import steps
+from chalicelib.escalation.steps import EscalationState, Step
+from chalicelib.incident import repository
+from chalicelib.incident.tables import IncidentRecord
+from chalicelib.incident.workflow import DONE_CATEGORIES, EVENT_ESCALATED
+from chalicelib.workers.messages import Message, publish
+
+ESCALATION_TIMER = "escalation.timer"
+DELIVER_NOTIFICATION = "notification.deliver"
+DEFAULT_CHANNELS = ("email", "slack")
+
+
+@dataclass(frozen=True)
+class EscalateOutcome:
+    incident_number: str
+    escalated: bool
+    notified_emails: list[str]
+    current_level: int | None
+    next_level: int | None
+
+
+def state_of(incident: IncidentRecord) -> EscalationState | None:
+    return EscalationState.from_dict(incident.escalation) if incident.escalation else None
+
+
+def is_done(incident: IncidentRecord) -> bool:
+    return incident.status_category in DONE_CATEGORIES
+
+
+def stopped_escalation(incident: IncidentRecord) -> dict[str, Any] | None:
+    """The incident's escalation with automatic steps stopped (acknowledge, resolve)."""
+    state = state_of(incident)
+    return steps.stop(state).to_dict() if state is not None else None
+
+
+def _policy_for(incident: IncidentRecord) -> steps.EscalationPolicy | None:
+    from chalicelib.directory.services import get_services
+    from chalicelib.escalation import service as policies
+
+    keys = [str(key) for key in incident.service_keys or []][:1]
+    found = get_services(organization_id=incident.organization_id, service_keys=keys) if keys else {}
+    service = found.get(keys[0]) if keys else None
+    if service is None or not service.escalation_policy_id:
+        return None
+    return policies.load_policy(organization_id=incident.organization_id, policy_id=service.escalation_policy_id)
+
+
+def begin(*, organization_id: str, incident_number: str, now: datetime) -> Step | None:
+    """Snapshot the service's policy onto a new incident and notify level 1 (idempotent)."""
+
+    def attempt() -> tuple[IncidentRecord, Step] | None:
+        incident = repository.get_incident(organization_id, incident_number)
+        if incident.escalation or is_done(incident) or incident.acknowledged_at is not None:
+            return None
+        policy = _policy_for(incident)
+        if policy is None:
+            return None
+        state, step = steps.start(policy, now, uuid.uuid4().hex)
+        incident.escalation = state.to_dict()
+        entry = repository.timeline_entry(
+            incident, event_type=EVENT_ESCALATED, now=now, user="escalation", title="Escalation started: level 1"
+        )
+        repository.commit(incident, [entry])
+        return incident, step
+
+    started = repository.with_version_retries(attempt)
+    if started is None:
+        return None
+    incident, step = started
+    _deliver(incident, step, now)
+    _schedule_timer(incident, state_of(incident), now)
+    return step
+
+
+def on_timer(*, organization_id: str, incident_number: str, token: str, now: datetime) -> Step | None:
+    def attempt() -> tuple[IncidentRecord, Step | None, bool]:
+        incident = repository.get_incident(organization_id, incident_number)
+        state = state_of(incident)
+        if state is None or is_done(incident) or not steps.timer_is_current(state, token):
+            return incident, None, False
+        moved, step = steps.advance(state, now, token)
+        if moved == state:
+            return incident, None, True  # early: re-enqueue the remainder
+        incident.escalation = moved.to_dict()
+        entries = []
+        if step is not None:
+            entries.append(
+                repository.timeline_entry(
+                    incident,
+                    event_type=EVENT_ESCALATED,
+                    now=now,
+                    user="escalation",
+                    title=f"Escalated to level {step.level} (not acknowledged in time)",
+                )
+            )
+        repository.commit(incident, entries)
+        return incident, step, True
+
+    incident, step, reschedule = repository.with_version_retries(attempt)
+    if step is not None:
+        _deliver(incident, step, now)
+    if reschedule:
+        _schedule_timer(incident, state_of(incident), now)
+    return step
+
+
+def escalate(*, organization_id: str, incident_number: str, actor: str, now: datetime) -> EscalateOutcome:
+    """Manual escalate (CONTRACT.md): the next level now, also when acknowledged; 200 either way."""
+
+    def attempt() -> tuple[IncidentRecord, Step | None]:
+        incident = repository.get_incident(organization_id, incident_number)
+        state = state_of(incident)
+        if state is None or is_done(incident):
+            return incident, None
+        moved, step = steps.escalate_now(state, now, uuid.uuid4().hex)
+        if step is None:
+            return incident, None
+        incident.escalation = moved.to_dict()
+        entry = repository.timeline_entry(
+            incident, event_type=EVENT_ESCALATED, now=now, user=actor, title=f"Escalated by hand to level {step.level}"
+        )
+        repository.commit(incident, [entry])
+        return incident, step
+
+    incident, step = repository.with_version_retries(attempt)
+    state = state_of(incident)
+    current, following = steps.current_and_next_level(state) if state is not None else (None, None)
+    if step is None:
+        return EscalateOutcome(incident_number, False, [], current, following if state is not None else None)
+    emails = _deliver(incident, step, now)
+    _schedule_timer(incident, state, now)
+    return EscalateOutcome(incident_number, True, emails, current, following)
+
+
+def deliver_for_sla(incident: IncidentRecord, step: Step, now: datetime) -> list[str]:
+    """The SLA breach notice to the current level (its own delivery ids: not the level's page)."""
+    return _deliver(incident, step, now, reason="Acknowledge SLA breached", suffix="sla")
+
+
+def _deliver(
+    incident: IncidentRecord, step: Step, now: datetime, reason: str | None = None, suffix: str = ""
+) -> list[str]:
+    """One notification message per person of the level; returns their emails."""
+    from chalicelib.oncall.service import resolve_level_targets
+
+    people = resolve_level_targets(organization_id=incident.organization_id, targets=list(step.targets), now=now)
+    emails = []
+    for person in people:
+        if person.email:
+            emails.append(person.email)
+        publish(
+            Message(
+                DELIVER_NOTIFICATION,
+                incident.organization_id,
+                {
+                    "incident_number": incident.incident_number,
+                    "user_id": person.user_id,
+                    "channels": list(DEFAULT_CHANNELS),
+                    "level": step.level,
+                    "delivery_id": delivery_id(incident, step.sequence, person.user_id) + suffix,
+                    "reason": reason or f"Escalation level {step.level}",
+                },
+            )
+        )
+    return emails
+
+
+def delivery_id(incident: IncidentRecord, sequence: int, user_id: str) -> str:
+    return f"{incident.organization_id}#{incident.incident_number}#{sequence}#{user_id}"
+
+
+def _schedule_timer(incident: IncidentRecord, state: EscalationState | None, now: datetime) -> None:
+    if state is None:
+        return
+    delay = steps.delay_seconds(state, now)
+    if delay is None:
+        return
+    publish(
+        Message(
+            ESCALATION_TIMER,
+            incident.organization_id,
+            {"incident_number": incident.incident_number, "token": state.token, "scheduled_at": clock.isoformat(now)},
+        ),
+        delay_seconds=delay,
+    )
