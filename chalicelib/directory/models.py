@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator, model_validator
+from pydantic import Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import PydanticCustomError
 
 from chalicelib.api.pagination import PageQuery
 from chalicelib.directory import rules
 from chalicelib.directory.services import Service
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, PatchModel, RequestModel
 
 Role = Literal["owner", "admin", "responder", "viewer"]
 Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX)]
@@ -30,41 +29,9 @@ Severity = Annotated[
 ]
 
 
-class _Request(ApiModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-
-
-def _patch_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
-    """A field that may not be null documents no (null) default; an empty body is invalid."""
-    nullable: frozenset[str] = getattr(model, "nullable", frozenset())
-    for name, prop in schema.get("properties", {}).items():
-        if name not in nullable and "default" in prop and prop["default"] is None:
-            del prop["default"]
-    schema["minProperties"] = 1
-
-
-class _Patch(_Request):
-    """PATCH bodies: at least one field; a field left out is unchanged, null clears where allowed."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra=_patch_schema)
-
-    nullable: ClassVar[frozenset[str]] = frozenset()
-
-    @model_validator(mode="after")
-    def _not_empty(self) -> Any:
-        if not self.model_fields_set:
-            raise PydanticCustomError("empty_patch", "at least one field is required")
-        return self
-
-    @field_validator("*")
-    @classmethod
-    def _null_only_where_allowed(cls, value: Any, info: ValidationInfo) -> Any:
-        if value is None and info.field_name not in cls.nullable:
-            raise PydanticCustomError("null_not_allowed", "must not be null")
-        return value
-
-    def changes(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.model_fields_set}
+# The shared request bases; the names are kept short here.
+_Request = RequestModel
+_Patch = PatchModel
 
 
 class _Filter(PageQuery):

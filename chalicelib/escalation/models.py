@@ -18,8 +18,8 @@ from chalicelib.escalation.steps import (
     Level,
     Target,
 )
-from chalicelib.model_base import ApiModel
-from chalicelib.oncall.models import ItemId, Name, PatchModel, RequestModel
+from chalicelib.model_base import ApiModel, RequestModel
+from chalicelib.oncall.models import ItemId, Name, PatchModel
 
 TargetKind = Literal["user", "schedule"]
 DelayMinutes = Annotated[

@@ -9,13 +9,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AwareDatetime, Field
 from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import PydanticCustomError
 
 from chalicelib.api.pagination import PageQuery
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, RequestModel
+from chalicelib.model_base import PatchModel as BasePatchModel
 from chalicelib.oncall.current import Engineer, OnCallNow, ServiceOnCall
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
@@ -42,43 +42,12 @@ def utc(moment: datetime) -> datetime:
 # --- shared request bases ----------------------------------------------------------------------
 
 
-class RequestModel(ApiModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-
-
-def _patch_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
-    """A field that may not be null documents no (null) default; an empty body is invalid."""
-    nullable: frozenset[str] = getattr(model, "nullable", frozenset())
-    for name, prop in schema.get("properties", {}).items():
-        if name not in nullable and "default" in prop and prop["default"] is None:
-            del prop["default"]
-    schema["minProperties"] = 1
-
-
-class PatchModel(RequestModel):
+class PatchModel(BasePatchModel):
     """PATCH bodies: at least one field besides `version`; left out is unchanged, null clears where allowed."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, json_schema_extra=_patch_schema)
-
-    nullable: ClassVar[frozenset[str]] = frozenset()
+    not_changes: ClassVar[frozenset[str]] = frozenset({"version"})
 
     version: int | SkipJsonSchema[None] = Field(default=None, ge=1, description=VERSION_DESCRIPTION)
-
-    @model_validator(mode="after")
-    def _not_empty(self) -> Any:
-        if not self.model_fields_set - {"version"}:
-            raise PydanticCustomError("empty_patch", "at least one field besides version is required")
-        return self
-
-    @field_validator("*")
-    @classmethod
-    def _null_only_where_allowed(cls, value: Any, info: ValidationInfo) -> Any:
-        if value is None and info.field_name not in cls.nullable:
-            raise PydanticCustomError("null_not_allowed", "must not be null")
-        return value
-
-    def changes(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.model_fields_set if name != "version"}
 
 
 class DeletedV1(ApiModel):
