@@ -33,24 +33,23 @@ def on_incident_created(message: Message) -> None:
         incident = repository.get_incident(message.organization_id, number)
     except NotFound:
         return
-    _auto_assign(message.organization_id, incident.incident_number, [str(k) for k in incident.service_keys or []], now)
+    _auto_assign(incident, now)
     runtime.begin(organization_id=message.organization_id, incident_number=number, now=now)
     due = (incident.sla or {}).get("acknowledge_due_at")
     if due:
         _schedule_sla_check(message.organization_id, number, str(due), now)
 
 
-def _auto_assign(organization_id: str, incident_number: str, service_keys: list[str], now: datetime) -> None:
+def _auto_assign(incident: IncidentRecord, now: datetime) -> None:
     from chalicelib.oncall.service import primary_on_call
 
-    if not service_keys:
-        return
+    service_keys = [str(key) for key in incident.service_keys or []]
+    if not service_keys or incident.assigned_email or incident.acknowledged_at is not None:
+        return  # someone took it already: never override a human's choice
+    organization_id, incident_number = incident.organization_id, incident.incident_number
     person = primary_on_call(organization_id=organization_id, service_key=service_keys[0], now=now)
     if person is None or not person.email:
         return
-    incident = repository.get_incident(organization_id, incident_number)
-    if incident.assigned_email or incident.acknowledged_at is not None:
-        return  # someone took it already: never override a human's choice
     try:
         commands.update_incident(
             organization_id=organization_id,
