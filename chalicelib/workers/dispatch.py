@@ -28,6 +28,10 @@ def registered_types() -> list[str]:
 
 def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
     """Process a Lambda SQS batch; failed records are returned for redelivery (then the DLQ)."""
+    # The consumers register on import; imported here, at the first batch, so the API function
+    # (which shares app.py) never loads them.
+    import chalicelib.workers.handlers  # noqa: F401
+
     failures: list[dict[str, str]] = []
     for record in records:
         message_id = str(record.get("messageId", ""))
