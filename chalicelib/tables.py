@@ -31,6 +31,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.integration.tables
     import chalicelib.oncall.tables
     import chalicelib.organization.tables
+    import chalicelib.outbound.tables
     import chalicelib.ratelimit.tables  # noqa: F401
 
     return aws.registered_models()

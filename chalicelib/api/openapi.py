@@ -159,6 +159,9 @@ def build_document(base_url: str | None = None) -> dict[str, Any]:
     }
     if base_url:
         document["servers"] = [{"url": base_url}]
+    from chalicelib.outbound import openapi_events
+
+    document.setdefault("webhooks", {}).update(openapi_events.webhooks(schemas))
     return document
 
 

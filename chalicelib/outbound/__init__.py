@@ -1,0 +1,1 @@
+"""Outbound webhooks: subscriptions, the events they receive, and their signed, retried deliveries."""
