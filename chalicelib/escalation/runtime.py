@@ -24,6 +24,7 @@ from chalicelib.workers.messages import Message, publish
 
 ESCALATION_TIMER = "escalation.timer"
 DELIVER_NOTIFICATION = "notification.deliver"
+INCIDENT_ESCALATED = "incident.escalated"
 DEFAULT_CHANNELS = ("email", "slack")
 
 
@@ -116,6 +117,7 @@ def on_timer(*, organization_id: str, incident_number: str, token: str, now: dat
     incident, step, reschedule = repository.with_version_retries(attempt)
     if step is not None:
         _deliver(incident, step, now)
+        _publish_escalated(incident, step, "timeout")
     if reschedule:
         _schedule_timer(incident, state_of(incident), now)
     return step
@@ -145,8 +147,15 @@ def escalate(*, organization_id: str, incident_number: str, actor: str, now: dat
     if step is None:
         return EscalateOutcome(incident_number, False, [], current, following if state is not None else None)
     emails = _deliver(incident, step, now)
+    _publish_escalated(incident, step, "manual")
     _schedule_timer(incident, state, now)
     return EscalateOutcome(incident_number, True, emails, current, following)
+
+
+def _publish_escalated(incident: IncidentRecord, step: Step, reason: str) -> None:
+    """A level was paged by a timer or by hand (outbound webhooks send incident.escalated)."""
+    payload = {"incident_number": incident.incident_number, "level": step.level, "reason": reason}
+    publish(Message(INCIDENT_ESCALATED, incident.organization_id, payload))
 
 
 def deliver_for_sla(incident: IncidentRecord, step: Step, now: datetime) -> list[str]:

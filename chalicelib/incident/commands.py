@@ -25,14 +25,23 @@ from chalicelib.incident.workflow import (
     EVENT_SEVERITY_CHANGED,
     EVENT_STATUS_CHANGED,
     EVENT_UPDATED,
+    TransitionPlan,
     acknowledge_target,
     plan_transition,
 )
 from chalicelib.workers.messages import Message, publish
 
 
-def _publish(message_type: str, incident: IncidentRecord, **extra: Any) -> None:
-    publish(Message(message_type, incident.organization_id, {"incident_number": incident.incident_number, **extra}))
+def _publish(message_type: str, incident: IncidentRecord, principal: Principal, **extra: Any) -> None:
+    payload = {"incident_number": incident.incident_number, **extra, **caused_by(principal)}
+    publish(Message(message_type, incident.organization_id, payload))
+
+
+def caused_by(principal: Principal) -> dict[str, str]:
+    """Names the integration whose inbound webhook made the change, so outbound webhooks do not
+    echo it back to that integration's tool (loop prevention)."""
+    integration_id = principal.extra.get("integration_id") if principal.credential_kind == "integration" else None
+    return {"source_integration_id": integration_id} if integration_id else {}
 
 
 def update_incident(
@@ -83,7 +92,10 @@ def update_incident(
 
     incident, entries = repository.with_version_retries(attempt)
     if any(e.event_type == EVENT_ASSIGNED for e in entries):
-        _publish("incident.assigned", incident)
+        assigned = (
+            {"name": incident.assigned_name, "email": incident.assigned_email} if incident.assigned_email else None
+        )
+        _publish("incident.assigned", incident, principal, assigned_to=assigned)
     return incident
 
 
@@ -113,11 +125,11 @@ def change_status(
     actor = principal.actor
     workflow = incident_settings(organization_id=organization_id).workflow
 
-    def attempt() -> tuple[IncidentRecord, bool]:
+    def attempt() -> tuple[IncidentRecord, TransitionPlan]:
         incident = repository.get_incident(organization_id, incident_number)
         plan = plan_transition(workflow, incident.status, status)
         if plan.no_op:
-            return incident, False
+            return incident, plan
         incident.status = plan.to_status
         incident.status_category = plan.to_category or "active"
         done = incident.status_category in DONE_CATEGORIES
@@ -143,11 +155,19 @@ def change_status(
             details={"from": plan.from_status, "to": plan.to_status},
         )
         repository.commit(incident, [entry])
-        return incident, True
+        return incident, plan
 
-    incident, changed = repository.with_version_retries(attempt)
-    if changed:
-        _publish("incident.status_changed", incident, status=incident.status)
+    incident, plan = repository.with_version_retries(attempt)
+    if not plan.no_op:
+        _publish(
+            "incident.status_changed",
+            incident,
+            principal,
+            status=plan.to_status,
+            previous_status=plan.from_status,
+            category=plan.to_category,
+            previous_category=plan.from_category,
+        )
     return incident
 
 
@@ -170,6 +190,7 @@ def _record_resolve_sla(incident: IncidentRecord, now: datetime) -> None:
 class AcknowledgeResult:
     incident: IncidentRecord
     newly_acknowledged: bool
+    previous_status: str | None = None  # the status before acknowledging (it may have moved it)
 
 
 def acknowledge(
@@ -200,6 +221,7 @@ def acknowledge(
         if caller is not None:
             entries.extend(_assign(incident, caller, now=now, actor=actor))
         target = acknowledge_target(workflow, incident.status)
+        previous_status = incident.status
         if target is not None and target != incident.status:
             entries.append(
                 repository.timeline_entry(
@@ -215,11 +237,14 @@ def acknowledge(
             incident.status_category = workflow.category_of(target) or "active"
         incident.updated_at = now
         repository.commit(incident, entries)
-        return AcknowledgeResult(incident, newly_acknowledged=True)
+        return AcknowledgeResult(incident, newly_acknowledged=True, previous_status=previous_status)
 
     result = repository.with_version_retries(attempt)
     if result.newly_acknowledged:
-        _publish("incident.acknowledged", result.incident)
+        incident = result.incident
+        _publish(
+            "incident.acknowledged", incident, principal, previous_status=result.previous_status, status=incident.status
+        )
     return result
 
 
@@ -260,5 +285,6 @@ def add_comment(
         placeholder, event_type=EVENT_COMMENT, now=now, user=actor, title="Comment", description=comment
     )
     repository.add_entry_if_incident_exists(organization_id, incident_number, entry)
-    publish(Message("incident.annotated", organization_id, {"incident_number": incident_number}))
+    annotated = {"incident_number": incident_number, "comment": comment, **caused_by(principal)}
+    publish(Message("incident.annotated", organization_id, annotated))
     return entry

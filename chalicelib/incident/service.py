@@ -114,7 +114,10 @@ def create_incident(
     )
     repository.commit(record, [entry], new=True, before=before_write)
     # After the write: assignment and notifications happen in the worker, never in the request.
-    publish(Message(INCIDENT_CREATED, organization_id, {"incident_number": number}))
+    created: dict[str, object] = {"incident_number": number}
+    if source and source.get("integration_id"):
+        created["source_integration_id"] = str(source["integration_id"])  # outbound loop prevention
+    publish(Message(INCIDENT_CREATED, organization_id, created))
     return record
 
 

@@ -47,6 +47,7 @@ def integration_principal(integration: IntegrationRecord) -> Principal:
         credential_kind="integration",
         scopes=frozenset(),
         display_name=f"{integration.name} ({integration.integration_type})",
+        extra={"integration_id": integration.integration_id},  # outbound loop prevention
     )
 
 

@@ -3,4 +3,5 @@
 from __future__ import annotations
 
 import chalicelib.escalation.handlers
-import chalicelib.incident.handlers  # noqa: F401
+import chalicelib.incident.handlers
+import chalicelib.outbound.handlers  # noqa: F401

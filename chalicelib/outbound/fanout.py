@@ -1,0 +1,158 @@
+"""Fan a domain message out to the organization's webhook subscriptions.
+
+Per message: one Query for the organization's subscriptions (most organizations have none, and
+then nothing else is read), then, when some enabled subscription wants one of the message's
+events, one GetItem for the incident and one for the organization's name. Each (event,
+subscription) becomes a WebhookDeliveryRecord written with a conditional put, keyed by the event,
+and a "webhook.deliver" message for its first attempt.
+
+A redelivered domain message finds its deliveries written: it creates nothing new and
+re-enqueues only those still pending with no attempt made (the earlier run may have stopped
+between the write and the publish); the claim in delivery.py keeps that from sending twice.
+
+Loop prevention: a change an inbound webhook of integration X caused carries
+`source_integration_id` X; a subscription that is X's sync target (sync_integration_id X) does not
+receive it, so the tool never hears back about its own update.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from pynamodb.exceptions import DoesNotExist, PutError
+
+from chalicelib import aws, clock
+from chalicelib.errors import NotFound
+from chalicelib.outbound import events
+from chalicelib.outbound.events import PlannedEvent
+from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.workers.messages import Message, publish
+
+logger = logging.getLogger("tocsin.outbound")
+DELIVER = "webhook.deliver"
+DELIVERY_LIFETIME = timedelta(days=30)
+
+
+@dataclass(frozen=True)
+class FanOutResult:
+    created: int  # deliveries written by this run
+    enqueued: int  # first-attempt messages published (new ones, and pending ones re-sent)
+
+
+def deliver_message(organization_id: str, subscription_id: str, delivery_key: str, attempt: int) -> Message:
+    payload = {"subscription_id": subscription_id, "delivery_key": delivery_key, "attempt": attempt}
+    return Message(DELIVER, organization_id, payload)
+
+
+def wanted_by(subscription: WebhookSubscriptionRecord, event: PlannedEvent) -> bool:
+    """Enabled, subscribed to the type, and not the tool whose own inbound update caused it."""
+    if not subscription.enabled or not events.subscribes_to(set(subscription.event_types or ()), event.event_type):
+        return False
+    echo = event.source_integration_id is not None and subscription.sync_integration_id == event.source_integration_id
+    return not echo
+
+
+def fan_out(message: Message, *, now: datetime) -> FanOutResult:
+    planned = events.plan_events(
+        message_type=message.message_type,
+        message_id=message.message_id,
+        occurred_at=message.occurred_at,
+        payload=message.payload,
+    )
+    if not planned:
+        return FanOutResult(0, 0)
+    aws.bind_tables()
+    subscriptions = list(WebhookSubscriptionRecord.query(message.organization_id))
+    addressed = [(event, sub) for event in planned for sub in subscriptions if wanted_by(sub, event)]
+    if not addressed:
+        return FanOutResult(0, 0)
+    context = _read_context(message.organization_id, planned)
+    if context is None:
+        return FanOutResult(0, 0)  # the incident or organization is gone: nothing to tell
+    created = enqueued = 0
+    for event, subscription in addressed:
+        document = events.event_document(
+            event,
+            organization_id=message.organization_id,
+            organization_name=context.organization_name,
+            incident=context.incident,
+            incident_category=context.incident_category,
+            include_sync_status=subscription.sync_integration_id is not None,
+        )
+        is_new, should_enqueue = _write_delivery(message.organization_id, subscription, event, document, now)
+        created += int(is_new)
+        if should_enqueue:
+            publish(deliver_message(message.organization_id, subscription.subscription_id, event.delivery_key, 1))
+            enqueued += 1
+    return FanOutResult(created, enqueued)
+
+
+@dataclass(frozen=True)
+class _Context:
+    organization_name: str
+    incident: dict[str, Any] | None
+    incident_category: str | None
+
+
+def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context | None:
+    from chalicelib.organization.service import find_organization
+
+    organization = find_organization(organization_id=organization_id)
+    if organization is None:
+        return None
+    number = next((event.incident_number for event in planned if event.is_incident_event), None)
+    if number is None:
+        return _Context(organization.name, None, None)
+    from chalicelib.incident import repository
+    from chalicelib.incident.presenters import incident_v1
+
+    try:
+        record = repository.get_incident(organization_id, number)
+    except NotFound:
+        return None
+    return _Context(organization.name, incident_v1(record).model_dump(mode="json"), record.status_category)
+
+
+def _write_delivery(
+    organization_id: str,
+    subscription: WebhookSubscriptionRecord,
+    event: PlannedEvent,
+    document: dict[str, Any],
+    now: datetime,
+) -> tuple[bool, bool]:
+    """(written now, first attempt to enqueue). The body is fixed by whichever run wrote first."""
+    record = WebhookDeliveryRecord(
+        subscription.subscription_id,
+        event.delivery_key,
+        organization_id=organization_id,
+        event_id=event.event_id,
+        event_type=event.event_type,
+        body=events.event_body(document),
+        status="pending",
+        attempts=0,
+        next_attempt_at=now,
+        created_at=now,
+        expires_at=now + DELIVERY_LIFETIME,
+    )
+    try:
+        record.save(condition=WebhookDeliveryRecord.delivery_key.does_not_exist())
+    except PutError as error:
+        if getattr(error, "cause_response_code", None) != "ConditionalCheckFailedException":
+            raise
+    else:
+        return True, True
+    try:
+        existing = WebhookDeliveryRecord.get(subscription.subscription_id, event.delivery_key, consistent_read=True)
+    except DoesNotExist:
+        return False, False
+    pending = existing.status == "pending" and int(existing.attempts or 0) == 0
+    if pending:
+        logger.info("re-enqueueing a pending delivery", extra={"delivery_key": event.delivery_key})
+    return False, pending
+
+
+def handle(message: Message) -> None:
+    fan_out(message, now=clock.now())
