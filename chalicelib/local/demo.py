@@ -103,6 +103,7 @@ def seed(now: datetime) -> dict[str, Any]:
 
     integrations = _seed_integrations(organization_id, seeded_services[0].service_key, now)
     on_call = _seed_on_call(organization_id, team.team_id, seeded_users, seeded_services[0].service_key, now)
+    webhook_subscription = _seed_webhook_subscription(organization_id, seeded_users[0].email, now)
 
     return {
         "organization_id": organization_id,
@@ -117,6 +118,7 @@ def seed(now: datetime) -> dict[str, Any]:
         "team": {"id": team.team_id, "name": team.name},
         "integrations": integrations,
         "on_call": on_call,
+        "webhook_subscription": webhook_subscription,
     }
 
 
@@ -241,6 +243,55 @@ def _seed_on_call(
             now=now,
         )
     return {"schedule_id": schedule.schedule.schedule_id, "escalation_policy_id": policy.policy.policy_id}
+
+
+WEBHOOK_SUBSCRIPTION_DESCRIPTION = "Demo receiver"
+WEBHOOK_SINK_NAME = "demo"
+
+
+def _seed_webhook_subscription(organization_id: str, owner_email: str | None, now: datetime) -> dict[str, Any]:
+    """Every event of the demo organization, delivered signed to the local webhook sink.
+
+    The sink is served by this same stack, so `GET /local/outbox?channel=webhook` shows each
+    delivery and whether its signature verified. The secret is random (shown once by the API);
+    demo.json keeps it for people and tests that verify signatures themselves.
+    """
+    from chalicelib.local.webhook_sink import SINK_PATH_PREFIX
+    from chalicelib.outbound import subscriptions
+    from chalicelib.outbound.tables import WebhookSubscriptionRecord
+
+    url = f"{get_settings().public_base_url.rstrip('/')}{SINK_PATH_PREFIX}{WEBHOOK_SINK_NAME}"
+    existing = next(
+        (
+            record
+            for record in WebhookSubscriptionRecord.query(organization_id)
+            if record.description == WEBHOOK_SUBSCRIPTION_DESCRIPTION
+        ),
+        None,
+    )
+    if existing is None:
+        created = subscriptions.create_subscription(
+            organization_id=organization_id,
+            url=url,
+            event_types=["*"],
+            description=WEBHOOK_SUBSCRIPTION_DESCRIPTION,
+            owner_email=owner_email,
+            now=now,
+        )
+        record, secret = created.record, created.secret
+    else:
+        record, secret = existing, subscriptions.get_secret(existing)
+        if record.url != url:  # the same emulator, served on another port this time
+            record.url = url
+            record.updated_at = now
+            record.save()  # conditional on the version attribute
+    return {
+        "subscription_id": record.subscription_id,
+        "description": WEBHOOK_SUBSCRIPTION_DESCRIPTION,
+        "url": url,
+        "secret": secret,
+        "sink_name": WEBHOOK_SINK_NAME,
+    }
 
 
 def _ensure_key(organization_id: str, name: str, scopes: list[str], key: str, now: datetime) -> None:

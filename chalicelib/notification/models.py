@@ -9,14 +9,36 @@ from pydantic import ConfigDict, Field
 from chalicelib.model_base import ApiModel
 
 
+class LocalWebhookReceiptV1(ApiModel):
+    """How the local webhook sink saw one outbound webhook delivery."""
+
+    answered_status: int = Field(description="The HTTP status the sink answered (204, or the one ?fail= asked for).")
+    event_id: str | None = Field(description="The event's id (body `id`, also the X-Tocsin-Event-Id header).")
+    event_type: str | None
+    attempt: int | None = Field(description="X-Tocsin-Delivery-Attempt: 1 for the first attempt.")
+    signature_verified: bool | None = Field(
+        description="Whether X-Service-Signature verified (timestamp fresh) against the secret of a subscription "
+        "of the event's organization whose URL points at this sink; null when there is no such subscription."
+    )
+    subscription_id: str | None = Field(description="The subscription whose secret verified the signature.")
+    signature_error: str | None = Field(description="Why the signature did not verify.")
+    headers: dict[str, str] = Field(description="The request headers as received, names lower-cased.")
+
+
 class LocalOutboxItemV1(ApiModel):
-    channel: Literal["email", "slack"]
-    to: str = Field(description="Email address(es), or the Slack user id the message went to.")
-    subject: str | None = Field(description="Email subject; null for Slack messages.")
-    text: str = Field(description="The message as plain text (an email's HTML part, tags removed).")
+    channel: Literal["email", "slack", "webhook"]
+    to: str = Field(description="Email address(es), the Slack user id, or the webhook sink's name it went to.")
+    subject: str | None = Field(description="Email subject; the event type of a webhook; null for Slack messages.")
+    text: str = Field(
+        description="The message as plain text (an email's HTML part, tags removed); a webhook's raw body, "
+        "exactly the bytes that were signed."
+    )
     sent_at: str | None = Field(description="When it was sent (RFC 3339), when known.")
     incident_number: str | None
-    id: str = Field(description="SES message id, or the sink's id of a Slack message.")
+    id: str = Field(description="SES message id, or the sink's id of a Slack message or webhook request.")
+    webhook: LocalWebhookReceiptV1 | None = Field(
+        default=None, description="Webhook items only (absent on emails and Slack messages)."
+    )
 
 
 class LocalOutboxV1(ApiModel):

@@ -9,6 +9,9 @@
   received. They are kept in a DynamoDB table on the emulator, `<prefix>local-outbox`, so
   every process of the local stack sees the same messages. The table is local-only: it is not
   a registered model (no deployed stage has it) and is created on first use.
+- Outbound webhook deliveries are the requests the built-in webhook sink
+  (POST /local/webhook-sink/{sink_name}, chalicelib/local/webhook_sink.py) received, kept in the
+  same table under their own partition.
 
 Only the local stage may call this module (the routes check); it imports moto lazily.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from html import unescape
 from typing import Any
@@ -38,16 +41,20 @@ _BLOCK_END = re.compile(r"</(p|h[1-6]|div|li|tr)>|<br\s*/?>", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class OutboxItem:
-    channel: str  # email | slack
+    channel: str  # email | slack | webhook
     to: str
     subject: str | None
     text: str
     sent_at: str | None
     incident_number: str | None
     id: str
+    webhook: dict[str, Any] | None = field(default=None)  # webhook items only: how the sink saw it
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        document = asdict(self)
+        if self.webhook is None:
+            del document["webhook"]
+        return document
 
 
 # ---------------------------------------------------------------- Slack sink storage
@@ -189,15 +196,48 @@ def emails() -> list[OutboxItem]:
     return items
 
 
+# ---------------------------------------------------------------- outbound webhooks, from the local sink
+
+
+def webhook_deliveries(limit: int = MAX_ITEMS) -> list[OutboxItem]:
+    """Newest first. `text` is the raw body, exactly as signed; the headers are in `webhook`."""
+    from chalicelib.local.webhook_sink import received_webhooks
+
+    return [
+        OutboxItem(
+            channel="webhook",
+            to=received.sink_name,
+            subject=received.event_type,
+            text=received.body,
+            sent_at=received.received_at,
+            incident_number=received.incident_number,
+            id=received.item_id,
+            webhook={
+                "answered_status": received.answered_status,
+                "event_id": received.event_id,
+                "event_type": received.event_type,
+                "attempt": received.attempt,
+                "signature_verified": received.signature.verified,
+                "subscription_id": received.signature.subscription_id,
+                "signature_error": received.signature.error,
+                "headers": received.headers,
+            },
+        )
+        for received in received_webhooks(limit)
+    ]
+
+
 def list_outbox(
     *, channel: str | None = None, incident_number: str | None = None, to: str | None = None, limit: int = 50
 ) -> list[OutboxItem]:
-    """Emails and Slack messages merged, newest first (items without a known time last)."""
+    """Emails, Slack messages and webhook deliveries merged, newest first (items without a known time last)."""
     items: list[OutboxItem] = []
     if channel in (None, "email"):
         items += emails()
     if channel in (None, "slack"):
         items += slack_messages()
+    if channel in (None, "webhook"):
+        items += webhook_deliveries()
     if incident_number:
         items = [item for item in items if item.incident_number == incident_number.upper()]
     if to:

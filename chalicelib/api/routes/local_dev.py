@@ -1,14 +1,17 @@
-"""Local-stage-only routes: the built-in Slack sink and the outbox of sent notifications.
+"""Local-stage-only routes: the built-in Slack and webhook sinks and the outbox of what was sent.
 
-Outside the local stage (TOCSIN_STAGE local or test) both answer 404 NOT_FOUND in the error
-envelope, as an unknown route would. Neither takes a credential: the local stage is bound to
+Outside the local stage (TOCSIN_STAGE local or test) all of them answer 404 NOT_FOUND in the error
+envelope, as an unknown route would. None takes a credential: the local stage is bound to
 loopback and only its own processes and its developer talk to it.
 
 - POST /local/slack/api/chat.postMessage answers like Slack's Web API (200 with ok true or
   false) and keeps what it accepted; `make run` points SLACK_API_BASE_URL here. The Slack user
   id U_FAIL always fails with channel_not_found, to show a provider failure.
-- GET /local/outbox lists the emails SES accepted on the emulator and the Slack messages the sink
-  received, newest first.
+- POST /local/webhook-sink/{sink_name} receives outbound webhook deliveries (the demo
+  subscription points at /local/webhook-sink/demo), keeps them and answers 204, or the status
+  `?fail=` names (to watch retries).
+- GET /local/outbox lists the emails SES accepted on the emulator, the Slack messages and the
+  webhook requests the sinks received, newest first.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from chalicelib.settings import get_settings
 api = ApiBlueprint(__name__, tag="local")
 
 SLACK_SINK_PATH = "/local/slack/api/chat.postMessage"
+WEBHOOK_SINK_PATH = "/local/webhook-sink/{sink_name}"
 OUTBOX_PATH = "/local/outbox"
+OUTBOX_CHANNELS = ("email", "slack", "webhook")
 FAILING_SLACK_USER = "U_FAIL"
 OUTBOX_QUERY = ("channel", "incident_number", "to", "limit")
 MAX_LIMIT = 500
@@ -116,8 +121,8 @@ def _outbox_query(request: Request) -> dict[str, Any]:
         raise ValidationFailed.for_fields([{"field": name, "message": "unknown query parameter"} for name in unknown])
     values = {name: values[-1] for name, values in params.items() if values}
     channel = values.get("channel")
-    if channel is not None and channel not in ("email", "slack"):
-        raise ValidationFailed.for_field("channel", "must be email or slack")
+    if channel is not None and channel not in OUTBOX_CHANNELS:
+        raise ValidationFailed.for_field("channel", "must be email, slack or webhook")
     limit_text = values.get("limit", "50")
     if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIMIT:
         raise ValidationFailed.for_field("limit", f"must be an integer from 1 to {MAX_LIMIT}")
@@ -134,11 +139,12 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     "GET",
     OUTBOX_PATH,
     operation_id="listLocalOutbox",
-    summary="Local stage only: the emails and Slack messages sent, newest first",
-    description="Emails are read back from SES on the AWS emulator; Slack messages are those the built-in "
-    "Slack sink received. Query parameters (all optional): channel (email or slack), incident_number, to "
-    "(an email address or Slack user id), limit (1-500, default 50). Answers in the success envelope; "
-    "outside the local stage: 404.",
+    summary="Local stage only: the emails, Slack messages and webhook deliveries sent, newest first",
+    description="Emails are read back from SES on the AWS emulator; Slack messages and webhook deliveries are "
+    "those the built-in sinks received (a webhook item's text is its raw body; `webhook` has its headers and "
+    "whether its signature verified). Query parameters (all optional): channel (email, slack or webhook), "
+    "incident_number, to (an email address, Slack user id or webhook sink name), limit (1-500, default 50). "
+    "Answers in the success envelope; outside the local stage: 404.",
     response=LocalOutboxResponseV1,
     errors=(404,),
 )
@@ -153,3 +159,40 @@ def list_outbox(request: Request, path: dict[str, str]) -> Response:
         return envelope.error_response(error)
     items = outbox.list_outbox(**query)
     return envelope.success_response({"items": [item.as_json() for item in items], "total": len(items)})
+
+
+@raw_operation(
+    api,
+    "POST",
+    WEBHOOK_SINK_PATH,
+    operation_id="localWebhookSink",
+    summary="Local stage only: a receiver for outbound webhook deliveries",
+    description="Keeps the request (headers, raw body, and whether X-Service-Signature verifies against the "
+    "secret of a subscription of the event's organization whose URL points at this sink) for GET /local/outbox "
+    "(channel webhook) and answers 204 with no body. `?fail=<status>` (200-599) answers that status instead, "
+    "to watch a subscription retry. sink_name: 1-64 letters, digits, '.', '_' or '-'. Bodies over 256 KiB: "
+    "413. Outside the local stage: 404.",
+    status=204,
+    errors=(400, 404, 413),
+)
+def webhook_sink(request: Request, path: dict[str, str]) -> Response:
+    from chalicelib.errors import PayloadTooLarge
+    from chalicelib.local import webhook_sink as sink
+
+    if not get_settings().is_local:
+        return _not_here(request)
+    raw = request.raw_body or b""
+    body = raw if isinstance(raw, bytes) else str(raw).encode()
+    try:
+        sink_name = sink.check_sink_name(path.get("sink_name", ""))
+        status = sink.answer_status(query_lists(request))
+        if len(body) > sink.MAX_BODY_BYTES:
+            raise PayloadTooLarge(f"The sink keeps bodies up to {sink.MAX_BODY_BYTES} bytes.")
+    except AppError as error:
+        return envelope.error_response(error)
+    headers = {str(name): str(value) for name, value in request.headers.items()}
+    sink.receive(sink_name=sink_name, headers=headers, body=body, status=status, now=clock.now())
+    if status == 204:
+        return Response(body="", status_code=204, headers={})
+    answer = {"sink": sink_name, "status": status, "note": "this sink was asked to answer this status (?fail=)"}
+    return Response(body=json.dumps(answer), status_code=status, headers={"Content-Type": "application/json"})
