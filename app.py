@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalice.app import Chalice, SQSEvent
+from chalice.app import Chalice, CloudWatchEvent, Rate, SQSEvent
 
 from chalicelib import logs
 from chalicelib.api.middleware import http_middleware
@@ -20,9 +20,13 @@ from chalicelib.api.routes import (
     meta,
     oncall,
     paging,
+    postmortems,
+    public_status,
     schedules,
+    status_pages,
     webhooks,
 )
+from chalicelib.statuspage import scheduled
 from chalicelib.workers import dispatch, handlers  # noqa: F401  (registers consumers)
 
 app = Chalice(app_name="tocsin")
@@ -42,9 +46,17 @@ app.register_blueprint(schedules.api.blueprint)
 app.register_blueprint(escalation_policies.api.blueprint)
 app.register_blueprint(oncall.api.blueprint)
 app.register_blueprint(local_dev.api.blueprint)
+app.register_blueprint(postmortems.api.blueprint)
+app.register_blueprint(status_pages.api.blueprint)
+app.register_blueprint(public_status.api.blueprint)
 app.register_blueprint(meta.meta)  # last: its catch-all answers unknown routes
 
 
 @app.on_sqs_message(queue="tocsin-events", batch_size=10)
 def handle_events(event: SQSEvent) -> dict[str, Any]:
     return dispatch.handle_records(event.to_dict()["Records"])
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="move-maintenance-windows")
+def move_maintenance_windows(event: CloudWatchEvent) -> dict[str, int]:
+    return scheduled.move_due_maintenance(event.to_dict())

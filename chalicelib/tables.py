@@ -31,6 +31,8 @@ def all_models() -> list[type[Model]]:
     import chalicelib.integration.tables
     import chalicelib.oncall.tables
     import chalicelib.organization.tables
-    import chalicelib.ratelimit.tables  # noqa: F401
+    import chalicelib.postmortem.tables
+    import chalicelib.ratelimit.tables
+    import chalicelib.statuspage.tables  # noqa: F401
 
     return aws.registered_models()
