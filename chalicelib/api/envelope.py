@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from chalice.app import Response
-from pydantic import BaseModel
 
 from chalicelib import clock
 from chalicelib.api.context import request_id
@@ -20,7 +19,9 @@ def _meta() -> dict[str, str]:
 
 
 def to_jsonable(data: Any) -> Any:
-    if isinstance(data, BaseModel):
+    # Duck-typed, not isinstance(BaseModel): importing pydantic here would load it on every cold
+    # start, even for responses that never touch a model (404s, the catch-all).
+    if hasattr(data, "model_dump") and not isinstance(data, type):
         return data.model_dump(mode="json")
     if isinstance(data, list):
         return [to_jsonable(item) for item in data]

@@ -3,6 +3,10 @@
 The pipeline for every operation is the same: authenticate, charge the rate limit,
 check the scope, parse the body and query, call the handler, envelope the result.
 Errors raised anywhere become the error envelope here and nowhere else.
+
+Operations register here, not on the Chalice app: app.py mounts every route from the generated
+table in chalicelib.api.route_table and imports a route module on its first request
+(chalicelib.api.lazy), so a cold Lambda loads only what the request needs.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from chalice.app import Blueprint, Request, Response
+from chalice.app import Request, Response
 from pydantic import BaseModel
 
 from chalicelib import clock
@@ -75,11 +79,45 @@ class Result:
 
 
 Handler = Callable[[Call], Any]
-_OPERATIONS: list[Operation] = []
+View = Callable[[Request, dict[str, str]], Response]
+
+
+@dataclass(frozen=True)
+class BoundOperation:
+    """An operation and the view that answers it, given the request and the path parameters."""
+
+    operation: Operation
+    view: View
+    module: str
+    content_types: tuple[str, ...]
+
+
+_BOUND: dict[tuple[str, str], BoundOperation] = {}
+
+
+def _bind(operation: Operation, view: View, module: str, content_types: list[str]) -> None:
+    key = (operation.method, operation.path)
+    existing = _BOUND.get(key)
+    if existing is not None and existing.module != module:
+        raise ValueError(f"{operation.method} {operation.path} is declared in {existing.module} and {module}")
+    _BOUND[key] = BoundOperation(operation, view, module, tuple(content_types))
+
+
+def bound(method: str, path: str) -> BoundOperation | None:
+    return _BOUND.get((method, path))
+
+
+def bound_operations() -> list[BoundOperation]:
+    """Every operation of the modules imported so far, in registration order."""
+    return list(_BOUND.values())
 
 
 def operations() -> list[Operation]:
-    return list(_OPERATIONS)
+    """Every operation of the API: imports the route modules not loaded yet (for the OpenAPI document)."""
+    from chalicelib.api import lazy
+
+    lazy.load_all()
+    return [entry.operation for entry in _BOUND.values()]
 
 
 def source_ip(request: Request) -> str:
@@ -95,8 +133,10 @@ def query_lists(request: Request) -> dict[str, list[str]]:
 
 
 class ApiBlueprint:
+    """The operations of one route module, all under one OpenAPI tag."""
+
     def __init__(self, import_name: str, tag: str) -> None:
-        self.blueprint = Blueprint(import_name)
+        self.module = import_name
         self.tag = tag
 
     def operation(
@@ -132,14 +172,12 @@ class ApiBlueprint:
             description=description,
             headers=headers,
         )
-        _OPERATIONS.append(operation)
 
         def register(handler: Handler) -> Handler:
-            def view(**path_params: str) -> Response:
-                return run(operation, handler, self.blueprint.current_request, path_params)
+            def view(request: Request, path_params: dict[str, str]) -> Response:
+                return run(operation, handler, request, path_params)
 
-            view.__name__ = operation_id
-            self.blueprint.route(path, methods=[method], content_types=ALL_CONTENT_TYPES)(view)
+            _bind(operation, view, self.module, ALL_CONTENT_TYPES)
             return handler
 
         return register
@@ -186,14 +224,9 @@ def raw_operation(
         raw=True,
         content_type=response_content_type,
     )
-    _OPERATIONS.append(operation)
 
     def register(handler: RawHandler) -> RawHandler:
-        def view(**path_params: str) -> Response:
-            return handler(blueprint.blueprint.current_request, path_params)
-
-        view.__name__ = operation_id
-        blueprint.blueprint.route(path, methods=[method], content_types=content_types or ALL_CONTENT_TYPES)(view)
+        _bind(operation, handler, blueprint.module, content_types or ALL_CONTENT_TYPES)
         return handler
 
     return register

@@ -23,17 +23,20 @@ class Message:
     payload: dict[str, Any]
     message_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     occurred_at: str = field(default_factory=lambda: clock.isoformat(clock.now()))
+    # Set only on a retry addressed to one consumer of a message type that has several.
+    consumer: str | None = None
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "message_type": self.message_type,
-                "message_id": self.message_id,
-                "organization_id": self.organization_id,
-                "occurred_at": self.occurred_at,
-                "payload": self.payload,
-            }
-        )
+        document: dict[str, Any] = {
+            "message_type": self.message_type,
+            "message_id": self.message_id,
+            "organization_id": self.organization_id,
+            "occurred_at": self.occurred_at,
+            "payload": self.payload,
+        }
+        if self.consumer is not None:
+            document["consumer"] = self.consumer
+        return json.dumps(document)
 
     @classmethod
     def from_json(cls, body: str) -> Message:
@@ -44,6 +47,7 @@ class Message:
             payload=dict(document.get("payload") or {}),
             message_id=str(document["message_id"]),
             occurred_at=str(document["occurred_at"]),
+            consumer=str(document["consumer"]) if document.get("consumer") else None,
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
 from chalice.app import SQSEventConfig
 
 from chalicelib import aws
@@ -75,3 +76,65 @@ def test_handle_records_reports_partial_batch_failures() -> None:
     unreadable = {"messageId": "c", "body": "not json"}
     result = dispatch.handle_records([good, bad, unreadable])
     assert result == {"batchItemFailures": [{"itemIdentifier": "b"}]}
+
+
+shared_calls: list[str] = []
+shared_failures = {"second": 0}
+
+
+@dispatch.handles("test.shared", name="test.first")
+def _shared_first(message: Message) -> None:
+    shared_calls.append("first")
+
+
+@dispatch.handles("test.shared", name="test.second")
+def _shared_second(message: Message) -> None:
+    if shared_failures["second"] > 0:
+        shared_failures["second"] -= 1
+        raise RuntimeError("receiver down")
+    shared_calls.append("second")
+
+
+def test_every_consumer_of_a_type_runs(aws_env: None) -> None:
+    shared_calls.clear()
+    record = {"messageId": "a", "body": Message("test.shared", "o", {}).to_json()}
+    assert dispatch.handle_records([record]) == {"batchItemFailures": []}
+    assert shared_calls == ["first", "second"]
+    assert dispatch.consumers_of("test.shared") == ["test.first", "test.second"]
+
+
+def test_a_failed_consumer_is_retried_alone(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared_calls.clear()
+    shared_failures["second"] = 1
+    resent: list[tuple[Message, int]] = []
+    monkeypatch.setattr(dispatch, "publish", lambda message, delay_seconds: resent.append((message, delay_seconds)))
+    original = Message("test.shared", "o", {"n": 1})
+    # The record succeeds, so the first consumer does not run again; the second gets its own message.
+    assert dispatch.handle_records([{"messageId": "a", "body": original.to_json()}]) == {"batchItemFailures": []}
+    assert shared_calls == ["first"]
+    [(retry, delay)] = resent
+    assert (retry.consumer, retry.message_id, retry.payload) == ("test.second", original.message_id, {"n": 1})
+    assert delay == dispatch.CONSUMER_RETRY_DELAY_SECONDS
+    assert dispatch.handle_records([{"messageId": "b", "body": retry.to_json()}]) == {"batchItemFailures": []}
+    assert shared_calls == ["first", "second"]
+
+
+def test_when_the_resend_fails_the_record_goes_back_to_sqs(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared_failures["second"] = 1
+
+    def unavailable(message: Message, delay_seconds: int) -> None:
+        raise RuntimeError("SQS unavailable")
+
+    monkeypatch.setattr(dispatch, "publish", unavailable)
+    record = {"messageId": "a", "body": Message("test.shared", "o", {}).to_json()}
+    assert dispatch.handle_records([record]) == {"batchItemFailures": [{"itemIdentifier": "a"}]}
+
+
+def test_a_message_for_one_consumer_fails_back_to_sqs(aws_env: None) -> None:
+    shared_calls.clear()
+    shared_failures["second"] = 1
+    addressed = Message("test.shared", "o", {}, consumer="test.second")
+    assert dispatch.handle_records([{"messageId": "b", "body": addressed.to_json()}]) == {
+        "batchItemFailures": [{"itemIdentifier": "b"}]
+    }
+    assert shared_calls == []

@@ -7,9 +7,7 @@ import json
 from chalice.app import Blueprint, Response
 
 from chalicelib.api import envelope
-from chalicelib.api.openapi import build_document
 from chalicelib.errors import NotFound
-from chalicelib.settings import get_settings
 
 meta = Blueprint(__name__)
 
@@ -20,6 +18,9 @@ _document_cache: dict[str, str] = {}
 def openapi_document() -> Response:
     # The document itself, not enveloped: tools (Swagger UI, generators) read it as is.
     if "document" not in _document_cache:
+        from chalicelib.api.openapi import build_document  # every route module: only for this document
+        from chalicelib.settings import get_settings
+
         _document_cache["document"] = json.dumps(build_document(get_settings().public_base_url))
     return Response(
         body=_document_cache["document"],

@@ -1,0 +1,74 @@
+"""The generated route table matches the route modules, and `import app` loads none of them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from chalicelib.api import route_index, routing
+from chalicelib.api.route_table import ROUTES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_route_table_is_current() -> None:
+    assert route_index.TABLE_PATH.read_text() == route_index.render(route_index.discover()), (
+        "chalicelib/api/route_table.py is stale: run python -m chalicelib.api.route_index"
+    )
+
+
+def test_every_row_is_declared_by_its_module() -> None:
+    route_index.discover()
+    for row in ROUTES:
+        entry = routing.bound(row.method, row.path)
+        assert entry is not None, row
+        assert (entry.module, entry.operation.operation_id) == (row.module, row.operation_id)
+
+
+def test_routes_are_unique() -> None:
+    keys = [(row.method, row.path) for row in ROUTES]
+    assert len(keys) == len(set(keys))
+    assert len({row.operation_id for row in ROUTES}) == len(ROUTES)
+
+
+def test_the_check_mode_reports_a_stale_table(monkeypatch: object, tmp_path: Path) -> None:
+    stale = tmp_path / "route_table.py"
+    stale.write_text(route_index.render(route_index.discover()[:-1]))
+    monkeypatch.setattr(route_index, "TABLE_PATH", stale)  # type: ignore[attr-defined]
+    assert route_index.main(["--check"]) == 1
+    stale.write_text(route_index.render(route_index.discover()))
+    assert route_index.main(["--check"]) == 0
+
+
+def _modules_after(statement: str) -> list[str]:
+    script = f"import json, sys; {statement}; print(json.dumps(sorted(sys.modules)))"
+    # A closed local port: whatever the request tries to reach fails at once, never AWS.
+    environment = {**os.environ, "AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_MAX_ATTEMPTS": "1"}
+    completed = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    loaded: list[str] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_importing_the_app_loads_no_route_module_model_or_table() -> None:
+    loaded = _modules_after("import app")
+    route_modules = [m for m in loaded if m.startswith("chalicelib.api.routes.")]
+    assert route_modules == ["chalicelib.api.routes.meta"]
+    for heavy in ("pydantic", "pynamodb", "boto3", "chalicelib.incident", "chalicelib.workers.handlers"):
+        assert heavy not in loaded, f"`import app` loads {heavy}"
+
+
+def test_a_first_request_loads_only_its_route_module() -> None:
+    statement = (
+        "import app; from chalice.test import Client; "
+        "response = Client(app.app).http.get('/api/v1/incidents/INC-1'); "
+        "assert response.status_code in (401, 500), response.status_code"  # no key: 401, or 500 if the
+    )  # rate-limit store (a closed port here) is unreachable; either way the route ran.
+    loaded = _modules_after(statement)
+    route_modules = sorted(m for m in loaded if m.startswith("chalicelib.api.routes."))
+    assert route_modules == ["chalicelib.api.routes.incidents", "chalicelib.api.routes.meta"]
