@@ -6,7 +6,16 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 STAGE ?= dev
 
-.PHONY: run test lint unit fast e2e bench format clean
+.PHONY: run test lint unit fast e2e bench format clean screenshot
+
+# Install Debian package $(2) when command $(1) is missing (root or passwordless sudo, and apt);
+# idempotent; prints a warning instead of failing, because its tests skip outside CI.
+define apt_install
+command -v $(1) >/dev/null || { S=; [ "$$(id -u)" = 0 ] || S="sudo -n"; \
+  { command -v apt-get >/dev/null && { [ -z "$$S" ] || sudo -n true 2>/dev/null; } \
+    && $$S apt-get update -qq && $$S env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); } \
+  || echo "warning: could not install $(2) (needs root or sudo, and apt); $(3)"; }
+endef
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,13 +38,15 @@ test: $(STAMP) lint
 	    && $$S apt-get update -qq && $$S env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus-alertmanager \
 	    && { $$S systemctl disable --now prometheus-alertmanager >/dev/null 2>&1 || true; }; } \
 	  || echo "warning: could not install prometheus-alertmanager (needs root or sudo, and apt); its e2e test skips outside CI"; }
+	@# The status page browser test drives headless Chromium (Debian package chromium).
+	@$(call apt_install,chromium,chromium,the status page browser test skips outside CI)
 	$(PY) -m pytest -q -p no:cacheprovider
 
 ## lint: ruff and mypy, as CI runs them
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy app.py chalicelib bench
+	$(VENV)/bin/mypy app.py chalicelib bench scripts
 
 ## fast: the tests that need no running stack
 fast: $(STAMP)
@@ -47,6 +58,12 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/cold_import.py
+
+## screenshot: desktop and phone screenshots of a running stack's status page into .local/screenshots/
+SCREENSHOT_URL ?= http://127.0.0.1:$(PORT)/status/tocsin-demo
+screenshot: $(STAMP)
+	@$(call apt_install,chromium,chromium,screenshots need it)
+	$(PY) scripts/status_screenshot.py "$(SCREENSHOT_URL)" .local/screenshots
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""Wiring only: the Chalice app, its routes, middleware and SQS workers.
+"""Wiring only: the Chalice app, its routes, middleware, SQS workers and scheduled functions.
 
 Routes are mounted from the generated table (chalicelib.api.route_table) and their modules are
 imported on first use, so a cold start loads only what its requests need. After adding or
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalice.app import Chalice, SQSEvent
+from chalice.app import Chalice, CloudWatchEvent, Rate, SQSEvent
 
 from chalicelib import logs
 from chalicelib.api import lazy
@@ -31,3 +31,10 @@ def handle_events(event: SQSEvent) -> dict[str, Any]:
     from chalicelib.workers import dispatch
 
     return dispatch.handle_records(event.to_dict()["Records"])
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="move-maintenance-windows")
+def move_maintenance_windows(event: CloudWatchEvent) -> dict[str, int]:
+    from chalicelib.statuspage import scheduled
+
+    return scheduled.move_due_maintenance(event.to_dict())

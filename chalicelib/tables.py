@@ -32,6 +32,8 @@ def all_models() -> list[type[Model]]:
     import chalicelib.oncall.tables
     import chalicelib.organization.tables
     import chalicelib.outbound.tables
-    import chalicelib.ratelimit.tables  # noqa: F401
+    import chalicelib.postmortem.tables
+    import chalicelib.ratelimit.tables
+    import chalicelib.statuspage.tables  # noqa: F401
 
     return aws.registered_models()

@@ -168,22 +168,29 @@ def build_document(base_url: str | None = None) -> dict[str, Any]:
 def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     data_schema = refs.get((op.response, "validation")) if op.response is not None else None
     success_schema = (data_schema or {}) if op.raw else _success_schema(data_schema)
+    if op.content_type != "application/json":
+        success_schema = {"type": "string"}
     responses: dict[str, Any] = {
         str(op.status): {
             "description": _STATUS_TEXT.get(op.status, "Success"),
             "headers": dict(_RATE_HEADERS),
-            "content": {"application/json": {"schema": success_schema}},
+            "content": {op.content_type: {"schema": success_schema}},
         }
     }
+    if "If-None-Match" in op.headers:
+        responses["304"] = {"description": "Not modified: the ETag sent in If-None-Match still matches"}
     statuses = set(op.errors) | {400, 429, 500}
     if not op.public:
         statuses |= {401, 403}
     error_schema = {"$ref": "#/components/schemas/WebhookError" if op.raw else "#/components/schemas/ErrorEnvelope"}
+    # An HTML page answers its errors as small HTML pages too.
+    error_content = (
+        {op.content_type: {"schema": {"type": "string"}}}
+        if op.content_type.startswith("text/")
+        else {"application/json": {"schema": error_schema}}
+    )
     for status in sorted(statuses):
-        responses[str(status)] = {
-            "description": _STATUS_TEXT.get(status, "Error"),
-            "content": {"application/json": {"schema": error_schema}},
-        }
+        responses[str(status)] = {"description": _STATUS_TEXT.get(status, "Error"), "content": error_content}
     operation: dict[str, Any] = {
         "operationId": op.operation_id,
         "summary": op.summary,

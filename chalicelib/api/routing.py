@@ -49,7 +49,8 @@ class Operation:
     errors: tuple[int, ...] = ()
     description: str | None = None
     headers: tuple[str, ...] = ()
-    raw: bool = False  # answers outside the envelope (webhooks)
+    raw: bool = False  # answers outside the envelope (webhooks, public status)
+    content_type: str = "application/json"  # of the success response
 
 
 @dataclass
@@ -194,14 +195,17 @@ def raw_operation(
     summary: str,
     description: str | None = None,
     body: type[BaseModel] | None = None,
+    query: type[BaseModel] | None = None,
     response: Any = None,
     status: int = 200,
     errors: tuple[int, ...] = (),
     headers: tuple[str, ...] = (),
     content_types: list[str] | None = None,
+    response_content_type: str = "application/json",
 ) -> Callable[[RawHandler], RawHandler]:
-    """A route outside the API's envelope (inbound webhooks): documented like the others, but the
-    handler gets the raw request and answers in its own body shape."""
+    """A route outside the API's envelope (inbound webhooks, public status): documented like the
+    others, but the handler gets the raw request, checks its own query (`query` documents it) and
+    answers in its own body shape."""
     operation = Operation(
         method=method,
         path=path,
@@ -215,8 +219,10 @@ def raw_operation(
         status=status,
         errors=errors,
         description=description,
+        query=query,
         headers=headers,
         raw=True,
+        content_type=response_content_type,
     )
 
     def register(handler: RawHandler) -> RawHandler:

@@ -153,7 +153,7 @@ def queue_definitions() -> list[QueueDef]:
 
 def function_definitions() -> list[FunctionDef]:
     """The Lambda functions `chalice package` emits for app.py, with Chalice's logical ids."""
-    from chalice.app import SQSEventConfig
+    from chalice.app import ScheduledEventConfig, SQSEventConfig
 
     from app import app
     from chalicelib.local.worker_loop import short_queue_name
@@ -161,6 +161,10 @@ def function_definitions() -> list[FunctionDef]:
     functions = [FunctionDef(API_HANDLER, "app.app")] if app.routes else []
     known_queues = {q.short_name for q in queue_definitions()}
     for source in app.event_sources:
+        if isinstance(source, ScheduledEventConfig):
+            # Chalice emits the function and its Schedule event; the template only patches its environment.
+            functions.append(FunctionDef(logical_id=camel(source.name), handler=source.handler_string))
+            continue
         if not isinstance(source, SQSEventConfig):
             raise NotImplementedError(
                 f"{type(source).__name__} ({source.name}): teach chalicelib.deploy about this event source"

@@ -19,6 +19,7 @@ from pynamodb.exceptions import PutError
 from chalicelib.apikey import keys
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.local.demo_status import seed_status_page
 from chalicelib.organization.service import create_organization, find_organization
 from chalicelib.settings import get_settings
 
@@ -103,6 +104,7 @@ def seed(now: datetime) -> dict[str, Any]:
 
     integrations = _seed_integrations(organization_id, seeded_services[0].service_key, now)
     on_call = _seed_on_call(organization_id, team.team_id, seeded_users, seeded_services[0].service_key, now)
+    status_page = seed_status_page(organization_id=organization_id, now=now)
     webhook_subscription = _seed_webhook_subscription(organization_id, seeded_users[0].email, now)
 
     return {
@@ -118,6 +120,7 @@ def seed(now: datetime) -> dict[str, Any]:
         "team": {"id": team.team_id, "name": team.name},
         "integrations": integrations,
         "on_call": on_call,
+        "status_page": status_page,
         "webhook_subscription": webhook_subscription,
     }
 

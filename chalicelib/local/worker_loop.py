@@ -1,13 +1,16 @@
-"""Long-poll the local queues and call the same handlers Lambda calls, with Lambda-shaped events."""
+"""Long-poll the local queues and call the same handlers Lambda calls, with Lambda-shaped events;
+run the scheduled handlers every LOCAL_SCHEDULE_SECONDS (default 15)."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
+import uuid
 from typing import Any
 
-from chalice.app import Chalice, SQSEventConfig
+from chalice.app import Chalice, ScheduledEventConfig, SQSEventConfig
 from chalice.local import LambdaContext
 
 from chalicelib import aws
@@ -86,18 +89,68 @@ class QueueWorker(threading.Thread):
         return len(done)
 
 
-def _find_handler(config: SQSEventConfig) -> Any:
+def _find_handler(config: SQSEventConfig | ScheduledEventConfig) -> Any:
     import importlib
 
     module_name, _, function_name = config.handler_string.rpartition(".")
     return getattr(importlib.import_module(module_name), function_name)
 
 
-def start_workers(app: Chalice, stop: threading.Event, wait_seconds: int = 1) -> list[QueueWorker]:
-    workers = [
+class ScheduleWorker(threading.Thread):
+    """Runs a scheduled handler every `interval` seconds (EventBridge's role on AWS), with a
+    CloudWatch scheduled-event shape. The first run is right away."""
+
+    def __init__(self, config: ScheduledEventConfig, stop: threading.Event, interval: float) -> None:
+        super().__init__(name=f"schedule-{config.name}", daemon=True)
+        self.handler = _find_handler(config)
+        self.config = config
+        self.stop_event = stop
+        self.interval = interval
+        self.runs = 0
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                self.run_once()
+            except Exception:
+                logger.exception("scheduled handler failed", extra={"schedule": self.config.name})
+            self.stop_event.wait(self.interval)
+
+    def run_once(self) -> Any:
+        from chalicelib import clock
+
+        settings = get_settings()
+        event = {
+            "version": "0",
+            "id": str(uuid.uuid4()),
+            "detail-type": "Scheduled Event",
+            "source": "aws.events",
+            "account": "000000000000",
+            "time": clock.isoformat(clock.now()),
+            "region": settings.aws_region,
+            "resources": [f"arn:aws:events:{settings.aws_region}:000000000000:rule/{self.config.name}"],
+            "detail": {},
+        }
+        result = self.handler(event, LambdaContext(self.config.name, 256, max_runtime_ms=60_000))
+        self.runs += 1
+        return result
+
+
+def schedule_interval() -> float:
+    return float(os.environ.get("LOCAL_SCHEDULE_SECONDS", "15"))
+
+
+def start_workers(app: Chalice, stop: threading.Event, wait_seconds: int = 1) -> list[QueueWorker | ScheduleWorker]:
+    workers: list[QueueWorker | ScheduleWorker] = [
         QueueWorker(app, source, stop, wait_seconds)
         for source in app.event_sources
         if isinstance(source, SQSEventConfig)
+    ]
+    interval = schedule_interval()
+    workers += [
+        ScheduleWorker(source, stop, interval)
+        for source in app.event_sources
+        if isinstance(source, ScheduledEventConfig)
     ]
     for worker in workers:
         worker.start()

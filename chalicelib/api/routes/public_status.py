@@ -1,0 +1,274 @@
+"""Public status pages: unauthenticated, cacheable JSON and the human HTML page.
+
+No envelope (like the inbound webhooks): the documents are the spec's public shapes; errors are
+`{success: false, error: {code, message}}`. Every answer carries Cache-Control, a strong ETag
+(a 304 with an empty body when If-None-Match matches) and `Access-Control-Allow-Origin: *`.
+Requests count against the caller address's anonymous rate-limit bucket.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from chalice.app import Request, Response
+
+from chalicelib import clock
+from chalicelib.api import ratelimits
+from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip
+from chalicelib.errors import AppError, InternalError, NotFound, ValidationFailed
+from chalicelib.statuspage import public
+from chalicelib.statuspage.page_html import CONTENT_SECURITY_POLICY, render_not_found
+from chalicelib.statuspage.public_models import (
+    PublicComponents,
+    PublicCursorQuery,
+    PublicIncidents,
+    PublicMaintenanceList,
+    PublicSummary,
+)
+
+logger = logging.getLogger("tocsin.public_status")
+api = ApiBlueprint(__name__, tag="public-status")
+
+BASE = "/status/{slug}"
+CACHE_CONTROL = "public, max-age=30"
+PUBLIC_ERRORS = (400, 404, 429)
+_CACHING = (
+    " Unauthenticated. Cache-Control: public, max-age=30; a strong ETag, and 304 Not Modified with an empty "
+    "body when If-None-Match matches it; Access-Control-Allow-Origin: *. 404 for an unknown slug (errors: no-store)."
+)
+_CURSOR = (
+    " Newest first, 20 per page; pass next_cursor back as ?cursor= for older ones "
+    "(400 for a cursor this listing did not issue)."
+)
+_HTML_ERROR = (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
+    "<body><h1>{title}</h1><p>{text}</p></body></html>"
+)
+
+Document = Callable[[public.PageView, str | None], Any]
+
+
+def _etag(body: str) -> str:
+    return '"' + hashlib.sha256(body.encode()).hexdigest()[:32] + '"'
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+    return "*" in tags or etag in tags
+
+
+def _answer(request: Request, status: int, body: str, content_type: str, extra: dict[str, str]) -> Response:
+    headers: dict[str, str | list[str]] = {
+        **extra,
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Expose-Headers": "ETag",
+        "Content-Type": content_type,
+    }
+    if content_type.startswith("text/html"):
+        # Only the page's own inline stylesheet (pinned by hash); no scripts, no framing.
+        headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    if status == 200:
+        etag = _etag(body)
+        headers.update({"ETag": etag, "Cache-Control": CACHE_CONTROL})
+        if _matches(request.headers.get("if-none-match"), etag):
+            return Response(body="", status_code=304, headers=headers)
+    else:
+        headers["Cache-Control"] = "no-store"  # a page created a moment later must show at once
+    return Response(body=body, status_code=status, headers=headers)
+
+
+def _error_body(error: AppError) -> str:
+    return json.dumps({"success": False, "error": {"code": error.code, "message": error.message}})
+
+
+def _html_error(error: AppError, slug: str) -> str:
+    if error.status == 404:
+        return render_not_found(slug)
+    title = "Status page not found" if error.status == 404 else "Status page unavailable"
+    return _HTML_ERROR.format(title=title, text=html.escape(error.message))
+
+
+def _serve(
+    request: Request,
+    slug: str,
+    build: Callable[[public.PageView, str | None], str],
+    *,
+    content_type: str,
+    allowed_query: frozenset[str],
+    html_errors: bool = False,
+) -> Response:
+    now = clock.now()
+    rate_headers: dict[str, str] = {}
+    try:
+        rate_headers = ratelimits.charge_anonymous(source_ip(request), now).headers()
+        params = query_lists(request)
+        unknown = sorted(set(params) - allowed_query)
+        if unknown:
+            raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in unknown])
+        cursor = params.get("cursor", [None])[-1]
+        view = public.load_view(slug)
+        if view is None:
+            raise NotFound("Status page not found.")
+        return _answer(request, 200, build(view, cursor), content_type, rate_headers)
+    except AppError as error:
+        failure = error
+    except Exception:
+        logger.exception("public status page failed", extra={"slug": slug})
+        failure = InternalError()
+    headers = {**rate_headers, **failure.headers}
+    if html_errors:
+        return _answer(request, failure.status, _html_error(failure, slug), "text/html; charset=utf-8", headers)
+    return _answer(request, failure.status, _error_body(failure), "application/json", headers)
+
+
+def _json(document: Document) -> Callable[[public.PageView, str | None], str]:
+    return lambda view, cursor: json.dumps(document(view, cursor), separators=(",", ":"))
+
+
+@raw_operation(
+    api,
+    "GET",
+    BASE + "/summary.json",
+    operation_id="getPublicStatusSummary",
+    summary="Public summary: overall status and counts",
+    response=PublicSummary,
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description="Overall status is the worst component status." + _CACHING,
+)
+def summary_json(request: Request, path: dict[str, str]) -> Response:
+    return _serve(
+        request,
+        path["slug"],
+        _json(lambda view, _: public.summary(view)),
+        content_type="application/json",
+        allowed_query=frozenset(),
+    )
+
+
+@raw_operation(
+    api,
+    "GET",
+    BASE + "/components.json",
+    operation_id="getPublicStatusComponents",
+    summary="Public components by section and group",
+    response=PublicComponents,
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description=_CACHING.strip(),
+)
+def components_json(request: Request, path: dict[str, str]) -> Response:
+    return _serve(
+        request,
+        path["slug"],
+        _json(lambda view, _: public.components(view)),
+        content_type="application/json",
+        allowed_query=frozenset(),
+    )
+
+
+@raw_operation(
+    api,
+    "GET",
+    BASE + "/incidents.json",
+    operation_id="getPublicStatusIncidents",
+    query=PublicCursorQuery,
+    summary="Public incidents, newest first (query: cursor)",
+    response=PublicIncidents,
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description=(_CURSOR + _CACHING).strip(),
+)
+def incidents_json(request: Request, path: dict[str, str]) -> Response:
+    return _serve(
+        request,
+        path["slug"],
+        _json(public.incidents),
+        content_type="application/json",
+        allowed_query=frozenset({"cursor"}),
+    )
+
+
+@raw_operation(
+    api,
+    "GET",
+    BASE + "/maintenance.json",
+    operation_id="getPublicStatusMaintenance",
+    query=PublicCursorQuery,
+    summary="Public maintenance windows, newest first (query: cursor)",
+    response=PublicMaintenanceList,
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description=(_CURSOR + _CACHING).strip(),
+)
+def maintenance_json(request: Request, path: dict[str, str]) -> Response:
+    return _serve(
+        request,
+        path["slug"],
+        _json(public.maintenance),
+        content_type="application/json",
+        allowed_query=frozenset({"cursor"}),
+    )
+
+
+def _unique(documents: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    kept = []
+    for document in documents:
+        if document[key] not in seen:
+            seen.add(document[key])
+            kept.append(document)
+    return kept
+
+
+def _render(view: public.PageView, _: str | None) -> str:
+    from chalicelib.statuspage.page_html import render_status_page
+
+    # Active items first (they may be older than the first page of history), then recent history.
+    incidents = _unique(
+        [public.public_incident(view, i).model_dump(mode="json") for i in view.active_incidents]
+        + public.incidents(view, None)["incidents"],
+        "incident_id",
+    )
+    windows = _unique(
+        [public.public_window(view, w).model_dump(mode="json") for w in view.active_windows]
+        + public.maintenance(view, None)["maintenance"],
+        "maintenance_id",
+    )
+    return render_status_page(
+        summary=public.summary(view),
+        components=public.components(view),
+        incidents=incidents,
+        maintenance=windows,
+        now=clock.now(),
+    )
+
+
+@raw_operation(
+    api,
+    "GET",
+    BASE,
+    operation_id="getPublicStatusPage",
+    response_content_type="text/html",
+    summary="The human status page (text/html, not JSON)",
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description="Server-rendered HTML: overall status, components, active and recent incidents, "
+    "maintenance in progress and upcoming. Errors are small HTML pages." + _CACHING,
+)
+def status_page(request: Request, path: dict[str, str]) -> Response:
+    return _serve(
+        request,
+        path["slug"],
+        _render,
+        content_type="text/html; charset=utf-8",
+        allowed_query=frozenset(),
+        html_errors=True,
+    )

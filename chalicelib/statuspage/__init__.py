@@ -1,0 +1,1 @@
+"""Public status pages: components, public incidents and maintenance windows, and their public JSON."""

@@ -1,0 +1,171 @@
+"""Public incidents: what customers read about an outage, with updates and affected components.
+
+An incident is one item (`INC#<id>`); its updates are a JSON list on it, so adding one is a
+read-modify-write conditional on the version. Active incidents carry `active_key` (the sparse
+active index the summary reads). An optional link to an internal incident is kept for the
+operators and never shown publicly.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pynamodb.exceptions import DoesNotExist, PutError
+from pynamodb.expressions.update import Action
+
+from chalicelib import aws
+from chalicelib.directory.guards import RetryableConflict, Transaction, TransactionCancelled, retrying
+from chalicelib.errors import ValidationFailed
+from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
+from chalicelib.statuspage import rules
+from chalicelib.statuspage.store import Structure, get_item, item_id, load_structure, page_not_found
+from chalicelib.statuspage.structure import check_components
+from chalicelib.statuspage.tables import INCIDENT_PREFIX, StatusPageItem
+
+
+def _check_internal_incident(organization_id: str, incident_number: str) -> None:
+    aws.bind_tables()
+    try:
+        IncidentRecord.get(
+            incident_partition(organization_id, incident_number), INCIDENT_SORT_KEY, attributes_to_get=["item_key"]
+        )
+    except DoesNotExist:
+        raise ValidationFailed.for_field("incident_number", "no such incident in this organization") from None
+
+
+def _update_entry(status: str, body: str, now: datetime) -> dict[str, Any]:
+    return {"status": status, "body": body, "published_at": now.astimezone(UTC).isoformat()}
+
+
+def _apply_status(item: StatusPageItem, status: str, now: datetime) -> None:
+    item.status = status
+    item.resolved_at = rules.resolved_at_after(status, current=item.resolved_at, now=now)
+    item.active_key = item.item_key if rules.incident_is_active(status) else None
+    item.updated_at = now
+
+
+def _save(item: StatusPageItem) -> None:
+    try:
+        item.save()
+    except PutError as error:
+        if error.cause_response_code == "ConditionalCheckFailedException":
+            raise RetryableConflict() from None
+        raise
+
+
+def _structure(page_id: str) -> Structure:
+    structure = load_structure(page_id)
+    if structure is None:
+        raise page_not_found()
+    return structure
+
+
+def _write(item: StatusPageItem, statuses: dict[str, str], structure: Structure | None, now: datetime) -> None:
+    """Save the incident, and with it (one transaction) the component statuses the update sets."""
+    changed = [c for c in structure.components if statuses.get(item_id(c), c.status) != c.status] if structure else []
+    if not changed:
+        _save(item)
+        return
+    tx = Transaction()
+    tx.put("incident", item)  # conditional on its version (or its absence)
+    for component in changed:
+        new_status = statuses[item_id(component)]
+        actions: list[Action] = [StatusPageItem.status.set(new_status), StatusPageItem.updated_at.set(now)]
+        tx.update(item_id(component), component, actions)  # conditional on the version read
+    try:
+        tx.commit()
+    except TransactionCancelled as cancelled:
+        if cancelled.retryable:
+            raise RetryableConflict() from None
+        raise
+
+
+def create_incident(
+    *,
+    organization_id: str,
+    page_id: str,
+    title: str,
+    status: str,
+    impact: str,
+    body: str,
+    component_ids: list[str],
+    incident_number: str | None,
+    now: datetime,
+    component_statuses: dict[str, str] | None = None,
+) -> StatusPageItem:
+    """Open an incident with its first update; `component_statuses` sets those components' statuses
+    in the same transaction."""
+    statuses = component_statuses or {}
+    structure = _structure(page_id)
+    affected = check_components(structure, component_ids)
+    check_components(structure, list(statuses), field="component_statuses")
+    if incident_number is not None:
+        _check_internal_incident(organization_id, incident_number)
+    incident_key = INCIDENT_PREFIX + rules.new_id("inc", now)
+
+    def attempt() -> StatusPageItem:
+        current = _structure(page_id) if statuses else None
+        item = StatusPageItem(
+            page_id,
+            incident_key,
+            name=title,
+            impact=impact,
+            started_at=now,
+            incident_number=incident_number,
+            updates=[_update_entry(status, body, now)],
+            component_ids=affected,
+            created_at=now,
+        )
+        _apply_status(item, status, now)
+        _write(item, statuses, current, now)
+        return item
+
+    return retrying(attempt, what="public incident")
+
+
+def get_incident(*, page_id: str, incident_id: str) -> StatusPageItem:
+    return get_item(page_id, INCIDENT_PREFIX, incident_id, "inc", "Public incident")
+
+
+def add_update(
+    *,
+    page_id: str,
+    incident_id: str,
+    status: str,
+    body: str,
+    now: datetime,
+    impact: str | None = None,
+    component_ids: list[str] | None = None,
+    component_statuses: dict[str, str] | None = None,
+) -> StatusPageItem:
+    """Post an update; it moves the incident to `status` (any move is allowed, see rules) and may
+    replace the affected components and set component statuses (one transaction)."""
+    statuses = component_statuses or {}
+    affected: list[str] | None = None
+    if component_ids is not None or statuses:
+        structure = _structure(page_id)
+        affected = check_components(structure, component_ids) if component_ids is not None else None
+        check_components(structure, list(statuses), field="component_statuses")
+
+    def attempt() -> StatusPageItem:
+        item = get_incident(page_id=page_id, incident_id=incident_id)
+        current = _structure(page_id) if statuses else None
+        item.updates = [*(item.updates or []), _update_entry(status, body, now)]
+        if impact is not None:
+            item.impact = impact
+        if affected is not None:
+            item.component_ids = affected
+        _apply_status(item, status, now)
+        _write(item, statuses, current, now)
+        return item
+
+    return retrying(attempt, what="public incident")
+
+
+def list_incidents(*, page_id: str) -> list[StatusPageItem]:
+    """Newest first; one Query on the page's incidents."""
+    aws.bind_tables()
+    return list(
+        StatusPageItem.query(page_id, StatusPageItem.item_key.startswith(INCIDENT_PREFIX), scan_index_forward=False)
+    )

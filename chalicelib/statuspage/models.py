@@ -1,0 +1,247 @@
+"""Management request and response models for status pages (they generate the OpenAPI document)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AwareDatetime, Field
+from pydantic.json_schema import SkipJsonSchema
+
+from chalicelib.model_base import ApiModel, PatchModel, RequestModel
+from chalicelib.statuspage.pages import public_url
+from chalicelib.statuspage.public_models import PublicIncidentUpdate
+from chalicelib.statuspage.rules import ComponentStatus, Impact, IncidentStatus, MaintenanceStatus
+from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage.tables import StatusPageItem
+
+Name = Annotated[str, Field(min_length=1, max_length=100)]
+Title = Annotated[str, Field(min_length=1, max_length=200)]
+Body = Annotated[str, Field(min_length=1, max_length=5000)]
+Slug = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=63,
+        description="The public URL's last segment: lowercase letters, digits and hyphens, globally unique.",
+    ),
+]
+RefId = Annotated[str, Field(min_length=1, max_length=64)]
+ComponentIds = Annotated[list[RefId], Field(max_length=100, description="Components of this page.")]
+ComponentStatuses = Annotated[
+    dict[RefId, ComponentStatus],
+    Field(
+        max_length=100,
+        description="Component id -> new status, set together with the incident (one transaction); "
+        'e.g. {"cmp_...": "major_outage"}.',
+    ),
+]
+IncidentNumber = Annotated[
+    str, Field(min_length=1, max_length=32, description="An internal incident to link (never shown publicly).")
+]
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC)
+
+
+# --- requests ------------------------------------------------------------------------------------
+
+
+class PageCreate(RequestModel):
+    name: Name
+    slug: Slug
+
+
+class PagePatch(PatchModel):
+    name: Name | SkipJsonSchema[None] = None
+    slug: Slug | SkipJsonSchema[None] = None
+
+
+class SectionCreate(RequestModel):
+    name: Name
+
+
+class NamePatch(PatchModel):
+    name: Name | SkipJsonSchema[None] = None
+
+
+class GroupCreate(RequestModel):
+    section_id: RefId
+    name: Name
+
+
+class ComponentCreate(RequestModel):
+    section_id: RefId
+    group_id: RefId | None = Field(default=None, description="A group of the same section, or null.")
+    name: Name
+    status: ComponentStatus = "operational"
+
+
+class ComponentPatch(PatchModel):
+    nullable = frozenset({"group_id"})
+
+    name: Name | SkipJsonSchema[None] = None
+    status: ComponentStatus | SkipJsonSchema[None] = Field(default=None, description="A change stamps updated_at.")
+    section_id: RefId | SkipJsonSchema[None] = None
+    group_id: RefId | None = Field(default=None, description="null takes it out of its group.")
+
+
+class IncidentCreate(RequestModel):
+    title: Title
+    status: IncidentStatus = "investigating"
+    impact: Impact = "minor"
+    body: Body = Field(description="The first update's message.")
+    component_ids: ComponentIds = []
+    incident_number: IncidentNumber | None = None
+    component_statuses: ComponentStatuses | None = None
+
+
+class IncidentUpdateCreate(RequestModel):
+    status: IncidentStatus = Field(description="Any status; an active one reopens a resolved incident.")
+    body: Body
+    impact: Impact | None = None
+    component_ids: ComponentIds | None = Field(default=None, description="Replaces the affected components.")
+    component_statuses: ComponentStatuses | None = None
+
+
+class MaintenanceCreate(RequestModel):
+    title: Title
+    scheduled_start: AwareDatetime
+    scheduled_end: AwareDatetime = Field(description="After scheduled_start.")
+    component_ids: ComponentIds = []
+
+
+class MaintenancePatch(PatchModel):
+    title: Title | SkipJsonSchema[None] = None
+    scheduled_start: AwareDatetime | SkipJsonSchema[None] = None
+    scheduled_end: AwareDatetime | SkipJsonSchema[None] = None
+    component_ids: ComponentIds | SkipJsonSchema[None] = None
+    status: MaintenanceStatus | SkipJsonSchema[None] = Field(
+        default=None,
+        description="scheduled -> in_progress -> completed; scheduled | in_progress -> cancelled. "
+        "Completed and cancelled windows are final.",
+    )
+
+
+# --- responses -----------------------------------------------------------------------------------
+
+
+class StatusPageV1(ApiModel):
+    id: str
+    name: str
+    slug: str
+    url: str = Field(description="The public page: <public base URL>/status/<slug>.")
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, item: StatusPageItem) -> StatusPageV1:
+        slug = item.slug or ""
+        return cls(
+            id=item.page_id,
+            name=item.name or "",
+            slug=slug,
+            url=public_url(slug),
+            created_at=item.created_at,
+            updated_at=item.updated_at,
+        )
+
+
+class SectionV1(ApiModel):
+    id: str
+    name: str
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, item: StatusPageItem) -> SectionV1:
+        return cls(id=item_id(item), name=item.name or "", created_at=item.created_at, updated_at=item.updated_at)
+
+
+class GroupV1(SectionV1):
+    section_id: str
+
+    @classmethod
+    def of(cls, item: StatusPageItem) -> GroupV1:
+        return cls(
+            id=item_id(item),
+            section_id=item.section_id or "",
+            name=item.name or "",
+            created_at=item.created_at,
+            updated_at=item.updated_at,
+        )
+
+
+class ComponentV1(ApiModel):
+    id: str
+    section_id: str
+    group_id: str | None
+    name: str
+    status: ComponentStatus = Field(description="As set; the public view shows under_maintenance during maintenance.")
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, item: StatusPageItem) -> ComponentV1:
+        return cls(
+            id=item_id(item),
+            section_id=item.section_id or "",
+            group_id=item.group_id,
+            name=item.name or "",
+            status=item.status,
+            created_at=item.created_at,
+            updated_at=item.updated_at,
+        )
+
+
+class StatusIncidentV1(ApiModel):
+    id: str
+    title: str
+    status: IncidentStatus
+    impact: Impact
+    started_at: datetime
+    resolved_at: datetime | None
+    updated_at: datetime
+    updates: list[PublicIncidentUpdate] = Field(description="Newest first.")
+    component_ids: list[str]
+    incident_number: str | None = Field(description="The linked internal incident, if any.")
+
+    @classmethod
+    def of(cls, item: StatusPageItem) -> StatusIncidentV1:
+        return cls(
+            id=item_id(item),
+            title=item.name or "",
+            status=item.status,
+            impact=item.impact,
+            started_at=item.started_at,
+            resolved_at=item.resolved_at,
+            updated_at=item.updated_at,
+            updates=[PublicIncidentUpdate.model_validate(u) for u in reversed(item.updates or [])],
+            component_ids=list(item.component_ids or []),
+            incident_number=item.incident_number,
+        )
+
+
+class MaintenanceV1(ApiModel):
+    id: str
+    title: str
+    status: MaintenanceStatus
+    scheduled_start: datetime
+    scheduled_end: datetime
+    component_ids: list[str]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, item: StatusPageItem) -> MaintenanceV1:
+        return cls(
+            id=item_id(item),
+            title=item.name or "",
+            status=item.status,
+            scheduled_start=item.scheduled_start,
+            scheduled_end=item.scheduled_end,
+            component_ids=list(item.component_ids or []),
+            created_at=item.created_at,
+            updated_at=item.updated_at,
+        )

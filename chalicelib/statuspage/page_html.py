@@ -1,0 +1,389 @@
+"""The human status page: server-rendered HTML that needs no JavaScript and no external assets.
+
+Pure: the documents of summary.json / components.json plus the public incident and maintenance
+objects go in, one HTML string comes out. Every value taken from the data is passed through
+`html.escape` (`_e`); element ids and CSS classes come only from this module, never from data.
+Colour is never the only signal: each status is also written out as text.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_not_found", "render_status_page"]
+
+
+@dataclass(frozen=True)
+class StatusStyle:
+    label: str  # component badge text
+    headline: str  # overall banner text
+    icon: str  # decorative, hidden from screen readers
+    text: str  # badge text colour, WCAG AA (>= 4.5:1) on `background`
+    background: str
+    accent: str  # banner edge; decoration only, the text carries the meaning
+
+
+STATUS_STYLES: dict[str, StatusStyle] = {
+    "operational": StatusStyle("Operational", "All systems operational", "✓", "#0f5132", "#d1e7dd", "#198754"),
+    "degraded_performance": StatusStyle(
+        "Degraded performance", "Degraded performance", "!", "#5c4400", "#fff3cd", "#e0a800"
+    ),
+    "partial_outage": StatusStyle("Partial outage", "Partial system outage", "◐", "#7a2e0b", "#ffe5d0", "#fd7e14"),
+    "major_outage": StatusStyle("Major outage", "Major system outage", "✕", "#842029", "#f8d7da", "#dc3545"),
+    "under_maintenance": StatusStyle(
+        "Under maintenance", "Maintenance in progress", "⚙", "#084298", "#cfe2ff", "#0d6efd"
+    ),
+    "unknown": StatusStyle("Unknown", "Status unknown", "?", "#41464b", "#e2e3e5", "#6c757d"),
+}
+# Worst first: a group shows the worst status among its components.
+_SEVERITY_ORDER = ("major_outage", "partial_outage", "degraded_performance", "under_maintenance", "unknown")
+# Incident impact borrows the component palette so the colours mean the same thing everywhere.
+_IMPACT_STYLE = {
+    "none": "unknown",
+    "minor": "degraded_performance",
+    "major": "partial_outage",
+    "critical": "major_outage",
+}
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+
+# Base text colours, each pair checked for AA contrast by the unit tests.
+PAGE_BACKGROUND, CARD_BACKGROUND, TAG_BACKGROUND = "#f6f8fa", "#ffffff", "#eaeef2"
+TEXT, MUTED, LINK = "#1f2328", "#57606a", "#0a58ca"
+TEXT_PAIRS = (
+    *((fg, bg) for fg in (TEXT, MUTED, LINK) for bg in (PAGE_BACKGROUND, CARD_BACKGROUND)),
+    (TEXT, TAG_BACKGROUND),
+)
+
+_STATUS_CSS = "".join(
+    f".st-{key}{{color:{s.text};background:{s.background};border-color:{s.accent}}}" for key, s in STATUS_STYLES.items()
+)
+_CSS = (
+    f":root{{color-scheme:light}}*{{box-sizing:border-box}}"
+    f"body{{margin:0;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;"
+    f"color:{TEXT};background:{PAGE_BACKGROUND}}}"
+    f"a{{color:{LINK}}}.wrap{{max-width:52rem;margin:0 auto;padding:0 1rem}}"
+    f".skip{{position:absolute;left:-100vw}}.skip:focus{{left:1rem;top:.5rem;background:{CARD_BACKGROUND};padding:.5rem}}"
+    f"header{{background:{CARD_BACKGROUND};border-bottom:1px solid #d0d7de}}header .wrap{{padding:1rem}}"
+    "h1{font-size:1.5rem;margin:0;overflow-wrap:anywhere}h2{font-size:1.25rem;margin:2rem 0 .75rem}"
+    "h3,h4{font-size:1.05rem;margin:0;overflow-wrap:anywhere}h4{font-size:1rem}p{margin:.25rem 0}"
+    ".banner{margin:1.5rem 0 0;padding:1rem 1.25rem;border-radius:.5rem;border-left:.5rem solid}"
+    ".headline{font-size:1.25rem;font-weight:700;margin:0}.banner a{color:inherit}"
+    f".card{{background:{CARD_BACKGROUND};border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;margin:0 0 1rem}}"
+    ".plain{list-style:none;margin:0;padding:0}.row{display:flex;flex-wrap:wrap;align-items:center;"
+    "justify-content:space-between;gap:.25rem .5rem;padding:.6rem 0;border-top:1px solid #d0d7de}"
+    ".card>.plain>li:first-child>.row,.card>.plain>.row:first-child{border-top:0}"
+    ".row>.badge{margin-left:auto}.group>.plain{padding-left:.75rem}.name{overflow-wrap:anywhere}"
+    ".badge{display:inline-block;padding:.1rem .5rem;border-radius:1rem;font-size:.875rem;font-weight:600;"
+    f"white-space:nowrap;border:1px solid}}.tag{{color:{TEXT};background:{TAG_BACKGROUND};border-color:#d0d7de}}"
+    f".meta{{color:{MUTED};font-size:.875rem}}.badges{{display:flex;flex-wrap:wrap;gap:.4rem;margin:.4rem 0}}"
+    ".updates>li{padding:.6rem 0 0;margin-top:.6rem;border-top:1px solid #d0d7de}"
+    ".body{white-space:pre-line;overflow-wrap:anywhere}summary{cursor:pointer;margin-top:.5rem}"
+    f"footer{{color:{MUTED};font-size:.875rem;padding:2rem 1rem}}"
+    # Phones: tighter boxes so a component name and its badge still share a line.
+    "@media (max-width:30rem){.card{padding:.75rem}.badge{font-size:.8125rem}"
+    ".banner{padding:.75rem 1rem;border-left-width:.375rem}}" + _STATUS_CSS
+)
+_STYLE_HASH = base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()
+# For the route's Content-Security-Policy header: the page loads nothing and runs no script.
+CONTENT_SECURITY_POLICY = (
+    f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; img-src data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def _e(value: object) -> str:
+    """Escape one value from the data for use in text or in a quoted attribute."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _moment(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _sort_key(value: object) -> datetime:
+    return _moment(value) or _EARLIEST
+
+
+def _date_text(moment: datetime) -> str:
+    return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}, {moment:%H:%M}"
+
+
+def _time(value: object, *, text: str | None = None) -> str:
+    """A <time> element in UTC; a value that is not a date-time is shown as escaped text."""
+    moment = _moment(value)
+    if moment is None:
+        return f"<span>{_e(value) or 'unknown time'}</span>"
+    label = text if text is not None else f"{_date_text(moment)} UTC"
+    return f'<time datetime="{moment:%Y-%m-%dT%H:%M:%SZ}">{label}</time>'
+
+
+def _time_range(start: object, end: object) -> str:
+    begins, ends = _moment(start), _moment(end)
+    if begins is not None and ends is not None and begins.date() == ends.date():
+        return f"{_time(start, text=_date_text(begins))} to {_time(end, text=f'{ends:%H:%M} UTC')}"
+    return f"{_time(start)} to {_time(end)}"
+
+
+def relative(moment: datetime, now: datetime) -> str:
+    """'in 3 hours' / '20 minutes ago', in the largest whole unit; under a minute is 'just now'."""
+    seconds = (moment - now).total_seconds()
+    span = abs(seconds)
+    if span < 60:
+        return "just now"
+    unit, size = next((u, s) for u, s in (("day", 86400), ("hour", 3600), ("minute", 60)) if span >= s)
+    count = int(span // size)
+    phrase = f"{count} {unit}{'' if count == 1 else 's'}"
+    return f"in {phrase}" if seconds > 0 else f"{phrase} ago"
+
+
+def _style_key(status: object) -> str:
+    return status if isinstance(status, str) and status in STATUS_STYLES else "unknown"
+
+
+def _words(value: object) -> str:
+    """'in_progress' -> 'In progress': the fallback label for values this module has no text for."""
+    text = str(value or "unknown").replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def _badge(style_key: str, text: str, *, icon: bool = True) -> str:
+    mark = f'<span aria-hidden="true">{STATUS_STYLES[style_key].icon}</span> ' if icon else ""
+    return f'<span class="badge st-{style_key}">{mark}{text}</span>'
+
+
+def _status_badge(status: object) -> str:
+    """Component status as coloured badge with its text; unexpected values are shown as given."""
+    key = _style_key(status)
+    text = STATUS_STYLES[key].label if key == status else _e(_words(status))
+    return _badge(key, text)
+
+
+def _impact_badge(impact: object) -> str:
+    key = _IMPACT_STYLE.get(str(impact), "unknown")
+    return _badge(key, "No impact" if impact == "none" else f"{_e(_words(impact))} impact", icon=False)
+
+
+def _tag(text: str) -> str:
+    return f'<span class="badge tag">{text}</span>'
+
+
+def _badges(*badges: str) -> str:
+    # Spaces between the badges keep text-only browsers and copied text readable; flex ignores them.
+    return f'<p class="badges">{" ".join(badges)}</p>'
+
+
+def _affected(item: Mapping[str, Any]) -> str:
+    names = [_e(component.get("name")) for component in item.get("affected_components") or []]
+    return f'<p class="meta">Affects: {", ".join(names)}</p>' if names else ""
+
+
+def _worst(statuses: Iterable[object]) -> str:
+    keys = {_style_key(status) for status in statuses}
+    return next((key for key in _SEVERITY_ORDER if key in keys), "operational" if keys else "unknown")
+
+
+def _component_rows(components: Iterable[Mapping[str, Any]]) -> str:
+    return "".join(
+        f'<li class="row"><span class="name">{_e(c.get("name"))}</span> {_status_badge(c.get("status"))}</li>'
+        for c in components
+    )
+
+
+def _components_section(document: Mapping[str, Any]) -> str:
+    sections = document.get("sections") or []
+    parts = ['<section aria-labelledby="components-heading"><h2 id="components-heading">Components</h2>']
+    if not sections:
+        parts.append('<p class="card">No components are listed yet.</p>')
+    for number, section in enumerate(sections, start=1):
+        groups = section.get("groups") or []
+        items = [_component_rows(section.get("components") or [])]
+        for group in groups:
+            members = group.get("components") or []
+            overall = _worst(member.get("status") for member in members)
+            items.append(
+                f'<li class="group"><div class="row"><h4>{_e(group.get("name"))}</h4> '
+                f"{_badge(overall, STATUS_STYLES[overall].label)}</div>"
+                f'<ul class="plain" aria-label="{_e(group.get("name"))}">{_component_rows(members)}</ul></li>'
+            )
+        listing = "".join(items) or '<li class="row">No components in this section.</li>'
+        parts.append(
+            f'<section class="card" aria-labelledby="section-{number}"><h3 id="section-{number}">'
+            f'{_e(section.get("name"))}</h3><ul class="plain">{listing}</ul></section>'
+        )
+    return "".join(parts) + "</section>"
+
+
+def _updates(incident: Mapping[str, Any]) -> str:
+    updates = sorted(incident.get("updates") or [], key=lambda u: _sort_key(u.get("published_at")), reverse=True)
+    if not updates:
+        return ""
+    rows = "".join(
+        f"<li><p><strong>{_e(_words(update.get('status')))}</strong> · "
+        f'<span class="meta">{_time(update.get("published_at"))}</span></p>'
+        f'<p class="body">{_e(update.get("body"))}</p></li>'
+        for update in updates
+    )
+    return f'<ol class="plain updates" aria-label="Updates, newest first">{rows}</ol>'
+
+
+def _active_incident(incident: Mapping[str, Any], now: datetime) -> str:
+    started = _moment(incident.get("started_at"))
+    since = f" ({relative(started, now)})" if started else ""
+    return (
+        f'<article class="card"><h3>{_e(incident.get("title"))}</h3>'
+        f"{_badges(_tag(_e(_words(incident.get('status')))), _impact_badge(incident.get('impact')))}"
+        f'<p class="meta">Started {_time(incident.get("started_at"))}{since}</p>'
+        f"{_affected(incident)}{_updates(incident)}</article>"
+    )
+
+
+def _maintenance_item(window: Mapping[str, Any], now: datetime) -> str:
+    status = window.get("status")
+    start, end = _moment(window.get("scheduled_start")), _moment(window.get("scheduled_end"))
+    if status == "in_progress":
+        badge, when = _badge("under_maintenance", "In progress"), f" (ends {relative(end, now)})" if end else ""
+    else:
+        badge, when = _tag(_e(_words(status))), f" ({relative(start, now)})" if start else ""
+    return (
+        f'<article class="card"><h3>{_e(window.get("title"))}</h3>{_badges(badge)}'
+        f'<p class="meta">{_time_range(window.get("scheduled_start"), window.get("scheduled_end"))}{when}</p>'
+        f"{_affected(window)}</article>"
+    )
+
+
+def _history_incident(incident: Mapping[str, Any]) -> str:
+    count = len(incident.get("updates") or [])
+    updates = f"<details><summary>Updates ({count})</summary>{_updates(incident)}</details>" if count else ""
+    return (
+        f'<article class="card"><h3>{_e(incident.get("title"))}</h3>'
+        f"{_badges(_tag('Incident'), _badge('operational', 'Resolved'), _impact_badge(incident.get('impact')))}"
+        f'<p class="meta">{_time_range(incident.get("started_at"), incident.get("resolved_at"))}</p>'
+        f"{_affected(incident)}{updates}</article>"
+    )
+
+
+def _history_maintenance(window: Mapping[str, Any]) -> str:
+    done = window.get("status") == "completed"
+    badge = _badge("operational", "Completed") if done else _tag(_e(_words(window.get("status"))))
+    return (
+        f'<article class="card"><h3>{_e(window.get("title"))}</h3>{_badges(_tag("Maintenance"), badge)}'
+        f'<p class="meta">{_time_range(window.get("scheduled_start"), window.get("scheduled_end"))}</p>'
+        f"{_affected(window)}</article>"
+    )
+
+
+def _section(anchor: str, heading: str, items: list[str], empty: str) -> str:
+    body = "".join(items) or f'<p class="card">{empty}</p>'
+    heading_html = f'<h2 id="{anchor}-heading">{heading}</h2>'
+    return f'<section id="{anchor}" aria-labelledby="{anchor}-heading">{heading_html}{body}</section>'
+
+
+def _document(title: str, header: str, main: str, footer: str) -> str:
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{title}</title><link rel="icon" href="data:,"><style>{_CSS}</style></head><body>'
+        '<a class="skip" href="#main">Skip to content</a>'
+        f'<header><div class="wrap">{header}</div></header>'
+        f'<main id="main" class="wrap">{main}</main>'
+        f'<footer class="wrap">{footer}</footer></body></html>'
+    )
+
+
+def _history(incidents: list[dict[str, Any]], maintenance: list[dict[str, Any]]) -> list[str]:
+    """Resolved incidents and completed or cancelled maintenance, newest first."""
+    dated = [
+        (_sort_key(i.get("resolved_at") or i.get("updated_at")), _history_incident(i))
+        for i in incidents
+        if i.get("status") == "resolved"
+    ]
+    for window in maintenance:
+        if window.get("status") == "completed":
+            dated.append((_sort_key(window.get("scheduled_end")), _history_maintenance(window)))
+        elif window.get("status") == "cancelled":
+            dated.append((_sort_key(window.get("updated_at")), _history_maintenance(window)))
+    dated.sort(key=lambda entry: entry[0], reverse=True)
+    return [item for _, item in dated]
+
+
+def _banner(summary: Mapping[str, Any], active: int, ongoing: int, upcoming: int) -> str:
+    overall = _style_key(summary.get("status"))
+    style = STATUS_STYLES[overall]
+    counts = [
+        (active, "active incident", "active incidents", "incidents"),
+        (ongoing, "maintenance in progress", "maintenance windows in progress", "maintenance"),
+        (upcoming, "upcoming maintenance", "upcoming maintenance windows", "maintenance"),
+    ]
+    jumps = [f'<a href="#{anchor}">{n} {one if n == 1 else many}</a>' for n, one, many, anchor in counts if n]
+    return (
+        f'<section class="banner st-{overall}" aria-labelledby="overall-heading">'
+        f'<h2 class="headline" id="overall-heading"><span aria-hidden="true">{style.icon}</span> {style.headline}</h2>'
+        f"<p>Last updated {_time(summary.get('updated_at'))}</p>"
+        + (f"<p>{' · '.join(jumps)}</p>" if jumps else "")
+        + "</section>"
+    )
+
+
+def render_status_page(
+    *,
+    summary: Mapping[str, Any],
+    components: Mapping[str, Any],
+    incidents: list[dict[str, Any]],
+    maintenance: list[dict[str, Any]],
+    now: datetime,
+) -> str:
+    """The whole page. Active incidents newest first (their updates newest first); maintenance in
+    progress, then upcoming soonest first; history newest first. Components keep the order the
+    page owner gave them. `summary.status` is the overall status as the data layer computed it."""
+    now = _moment(now) or _EARLIEST
+    name = _e((summary.get("page") or {}).get("name")) or "Status"
+    newest_first = sorted(incidents, key=lambda i: _sort_key(i.get("started_at")), reverse=True)
+    active = [i for i in newest_first if i.get("status") != "resolved"]
+    soonest_first = sorted(maintenance, key=lambda w: _sort_key(w.get("scheduled_start")))
+    ongoing = [w for w in soonest_first if w.get("status") == "in_progress"]
+    upcoming = [w for w in soonest_first if w.get("status") == "scheduled"]
+    main = (
+        _banner(summary, len(active), len(ongoing), len(upcoming))
+        + _section(
+            "incidents", "Active incidents", [_active_incident(i, now) for i in active], "No incidents reported."
+        )
+        + _section(
+            "maintenance",
+            "Scheduled maintenance",
+            [_maintenance_item(w, now) for w in ongoing + upcoming],
+            "No maintenance scheduled.",
+        )
+        + _components_section(components)
+        + _section(
+            "history", "Recent history", _history(incidents, maintenance), "No incidents or maintenance recently."
+        )
+    )
+    # To the minute, like every time shown: the page (and so its ETag) changes at most once a minute.
+    generated = _time(now.replace(second=0, microsecond=0))
+    footer = f"<p>All times are in UTC. Page generated {generated}.</p><p>Powered by Tocsin.</p>"
+    return _document(f"{name} status", f'<h1>{name}</h1><p class="meta">Service status</p>', main, footer)
+
+
+def render_not_found(slug: str) -> str:
+    """A small 404 page for an unknown or unpublished slug."""
+    main = (
+        '<section class="card" aria-labelledby="missing-heading"><h2 id="missing-heading">Status page not found</h2>'
+        f"<p>There is no public status page at “{_e(slug)}”. Check the address and try again.</p></section>"
+    )
+    return _document("Status page not found", "<h1>Status page</h1>", main, "<p>Powered by Tocsin.</p>")

@@ -1,0 +1,108 @@
+"""Status pages: one partition per page, so a public read is a Query or two.
+
+Partition `page_id`; sort key `item_key`:
+- `A#PAGE` the page, `A#SEC#<id>` sections, `A#GRP#<id>` groups, `A#CMP#<id>` components:
+  the page's whole structure is one Query (begins_with `A#`), however long its history;
+- `INC#<id>` public incidents and `MNT#<id>` maintenance windows; ids sort by creation time,
+  so a descending Query lists newest first and its LastEvaluatedKey is the next cursor.
+Slug guards live in their own partition `SLUG#<slug>` (sort key `A#SLUG`): the slug is the
+public URL, globally unique, claimed with a conditional put in the page's transaction.
+
+Sparse indexes (only some items carry the key attributes):
+- `organization-index`: the page item alone carries `organization_id` -> list an org's pages;
+- `active-index`: active incidents and in-progress windows carry `active_key` -> the summary's
+  counts and the components' maintenance state, without reading history;
+- `due-index`: scheduled and in-progress windows carry `due_shard` + `due_at` (their next
+  transition time) -> the scheduler's Query for windows that are due.
+"""
+
+from __future__ import annotations
+
+from pynamodb.attributes import (
+    JSONAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+    VersionAttribute,
+)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
+
+from chalicelib import aws
+from chalicelib.tables import TocsinModel
+
+STRUCTURE_PREFIX = "A#"
+PAGE_KEY = "A#PAGE"
+SECTION_PREFIX = "A#SEC#"
+GROUP_PREFIX = "A#GRP#"
+COMPONENT_PREFIX = "A#CMP#"
+INCIDENT_PREFIX = "INC#"
+MAINTENANCE_PREFIX = "MNT#"
+SLUG_KEY = "A#SLUG"
+DUE_SHARD = "maintenance"
+
+
+def slug_partition(slug: str) -> str:
+    return f"SLUG#{slug}"
+
+
+class PagesByOrganization(GlobalSecondaryIndex["StatusPageItem"]):
+    class Meta:
+        index_name = "organization-index"
+        projection = AllProjection()
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    page_id = UnicodeAttribute(range_key=True)
+
+
+class ActiveItems(GlobalSecondaryIndex["StatusPageItem"]):
+    class Meta:
+        index_name = "active-index"
+        projection = AllProjection()
+
+    page_id = UnicodeAttribute(hash_key=True)
+    active_key = UnicodeAttribute(range_key=True)
+
+
+class DueMaintenance(GlobalSecondaryIndex["StatusPageItem"]):
+    class Meta:
+        index_name = "due-index"
+        projection = KeysOnlyProjection()
+
+    due_shard = UnicodeAttribute(hash_key=True)
+    due_at = UnicodeAttribute(range_key=True)  # <ISO time>#<page_id>#<maintenance_id>
+
+
+@aws.register_model
+class StatusPageItem(TocsinModel):
+    class Meta(TocsinModel.Meta):
+        table_name = "status-pages"
+
+    page_id = UnicodeAttribute(hash_key=True)
+    item_key = UnicodeAttribute(range_key=True)
+
+    # Index keys (sparse: set only on the items that belong in the index).
+    organization_id = UnicodeAttribute(null=True)
+    active_key = UnicodeAttribute(null=True)
+    due_shard = UnicodeAttribute(null=True)
+    due_at = UnicodeAttribute(null=True)
+
+    name = UnicodeAttribute(null=True)  # page, section, group, component; title of incidents/windows
+    slug = UnicodeAttribute(null=True)  # page and slug guard
+    owner_page_id = UnicodeAttribute(null=True)  # slug guard: the page holding the slug
+    section_id = UnicodeAttribute(null=True)  # group, component
+    group_id = UnicodeAttribute(null=True)  # component
+    status = UnicodeAttribute(null=True)  # component, incident, window
+    impact = UnicodeAttribute(null=True)  # incident
+    started_at = UTCDateTimeAttribute(null=True)  # incident
+    resolved_at = UTCDateTimeAttribute(null=True)  # incident
+    incident_number = UnicodeAttribute(null=True)  # incident: the linked internal incident (never public)
+    updates = JSONAttribute(null=True)  # incident: [{status, body, published_at}], oldest first
+    scheduled_start = UTCDateTimeAttribute(null=True)  # window
+    scheduled_end = UTCDateTimeAttribute(null=True)  # window
+    component_ids = JSONAttribute(null=True)  # incident, window: affected components
+    created_at = UTCDateTimeAttribute(null=True)
+    updated_at = UTCDateTimeAttribute(null=True)
+    version = VersionAttribute()
+
+    organization_index = PagesByOrganization()
+    active_index = ActiveItems()
+    due_index = DueMaintenance()

@@ -1,0 +1,80 @@
+"""The local stack's part: demo status data (exact names, idempotent) and the scheduled-handler runner."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+from chalice.app import ScheduledEventConfig
+
+from chalicelib import clock
+from chalicelib.local import demo_status
+from chalicelib.local.worker_loop import ScheduleWorker, start_workers
+from chalicelib.statuspage import maintenance, public
+from tests.conftest import NOW
+
+
+def test_demo_status_page(org):
+    entry = demo_status.seed_status_page(organization_id=org.organization_id, now=NOW)
+    assert entry == {"slug": "tocsin-demo", "url": "http://127.0.0.1:8000/status/tocsin-demo"}
+    assert demo_status.seed_status_page(organization_id=org.organization_id, now=NOW + timedelta(hours=1)) == entry
+    view = public.load_view("tocsin-demo")
+    assert view is not None
+    components = public.components(view)
+    [section] = components["sections"]
+    assert section["name"] == "Core services"
+    assert [(c["name"], c["status"]) for c in section["components"]] == [("Dashboard", "operational")]
+    [group] = section["groups"]
+    assert group["name"] == "APIs"
+    assert [(c["name"], c["status"]) for c in group["components"]] == [
+        ("Checkout API", "degraded_performance"),
+        ("Billing API", "operational"),
+    ]
+    [incident] = public.incidents(view, None)["incidents"]  # seeding twice made no second one
+    assert (incident["title"], incident["status"], incident["impact"]) == (
+        "Elevated checkout latency",
+        "identified",
+        "minor",
+    )
+    assert [(u["status"], u["body"]) for u in reversed(incident["updates"])] == list(demo_status.INCIDENT_UPDATES)
+    assert incident["affected_components"][0]["name"] == "Checkout API"
+    [window] = public.maintenance(view, None)["maintenance"]
+    assert (window["title"], window["status"]) == ("Database upgrade", "scheduled")
+    assert (window["scheduled_start"], window["scheduled_end"]) == ("2026-11-23T02:00:00Z", "2026-11-23T03:00:00Z")
+    assert window["affected_components"][0]["name"] == "Billing API"
+    assert public.summary(view)["status"] == "degraded_performance"
+
+
+def test_the_local_runner_calls_the_scheduled_handler_like_eventbridge(org):
+    from app import app
+
+    demo_status.seed_status_page(organization_id=org.organization_id, now=NOW)
+    stop = threading.Event()
+    stop.set()  # build the workers without starting loops that outlive the test
+    [config] = [s for s in app.event_sources if isinstance(s, ScheduledEventConfig)]
+    worker = ScheduleWorker(config, stop, interval=15)
+    clock.freeze(NOW + timedelta(hours=14, minutes=30))  # 02:30 the next day
+    try:
+        assert worker.run_once() == {"started": 1, "completed": 0, "skipped": 0}
+    finally:
+        clock.freeze(None)
+    view = public.load_view("tocsin-demo")
+    assert view is not None
+    assert [w["status"] for w in public.maintenance(view, None)["maintenance"]] == ["in_progress"]
+    assert maintenance.run_scheduler(now=NOW + timedelta(hours=14, minutes=30)).started == 0
+
+
+def test_start_workers_includes_the_schedules(monkeypatch, aws_env):
+    from app import app
+
+    monkeypatch.setenv("LOCAL_SCHEDULE_SECONDS", "3600")
+    stop = threading.Event()
+    workers = start_workers(app, stop, wait_seconds=0)
+    try:
+        schedules = [w for w in workers if isinstance(w, ScheduleWorker)]
+        assert [w.config.name for w in schedules] == ["move-maintenance-windows"]
+        assert schedules[0].interval == 3600
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join(timeout=5)
