@@ -97,7 +97,7 @@ def _banner(
                 f"  API          {base_url}/api/v1   (OpenAPI: {base_url}/api/v1/openapi.json)",
                 f"  Owner key    {owner}",
                 f"  Demo data    {demo_path.resolve()}",
-                f"  Outbox       {base_url}/local/outbox   (emails and Slack messages sent)",
+                f"  Outbox       {base_url}/local/outbox   (emails, Slack messages, webhook deliveries)",
                 f"  AWS emulator {aws_url}   workers: {worker_count}",
                 "",
                 f"  Try: curl -s -H 'Authorization: Bearer {owner}' {base_url}/api/v1/auth/verify",

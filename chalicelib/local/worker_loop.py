@@ -140,11 +140,21 @@ def schedule_interval() -> float:
     return float(os.environ.get("LOCAL_SCHEDULE_SECONDS", "15"))
 
 
+def pollers_per_queue() -> int:
+    """Lambda runs several batches of a queue at once; so do we (LOCAL_QUEUE_POLLERS, default 4),
+    so a slow webhook receiver does not hold up escalation timers behind it."""
+    try:
+        return max(1, int(os.environ.get("LOCAL_QUEUE_POLLERS", "4")))
+    except ValueError:
+        return 4
+
+
 def start_workers(app: Chalice, stop: threading.Event, wait_seconds: int = 1) -> list[QueueWorker | ScheduleWorker]:
     workers: list[QueueWorker | ScheduleWorker] = [
         QueueWorker(app, source, stop, wait_seconds)
         for source in app.event_sources
         if isinstance(source, SQSEventConfig)
+        for _ in range(pollers_per_queue())
     ]
     interval = schedule_interval()
     workers += [

@@ -28,6 +28,8 @@ from chalicelib.incident.workflow import EVENT_POSTMORTEM_CREATED, EVENT_STATUS_
 from chalicelib.postmortem import rules
 from chalicelib.postmortem.tables import PostmortemRecord, incident_guard_key
 
+POSTMORTEM_PUBLISHED_MESSAGE = "postmortem.published"
+
 
 def create_postmortem(
     *,
@@ -109,8 +111,10 @@ def update_postmortem(
     a lost race is a 409, without it the change is re-read and re-applied."""
     target_status = changes.get("status")
     content = {name: value for name, value in changes.items() if name != "status"}
+    published_now = False
 
     def attempt() -> PostmortemRecord:
+        nonlocal published_now
         record = get_postmortem(organization_id=organization_id, postmortem_id=postmortem_id)
         if expected_version is not None and record.version != expected_version:
             raise _stale(expected_version, int(record.version or 0))
@@ -134,9 +138,25 @@ def update_postmortem(
             if expected_version is not None:
                 raise _stale(expected_version, int(get_postmortem_version(organization_id, postmortem_id))) from None
             raise RetryableConflict() from None
+        published_now = moves and target_status == rules.PUBLISHED
         return record
 
-    return retrying(attempt, what="postmortem")
+    record = retrying(attempt, what="postmortem")
+    if published_now:
+        _publish_published(record)
+    return record
+
+
+def _publish_published(record: PostmortemRecord) -> None:
+    """After the write: subscribers hear `postmortem.published` (chalicelib.outbound)."""
+    from chalicelib.postmortem.models import PostmortemV1
+    from chalicelib.workers.messages import Message, publish
+
+    payload = {
+        "incident_number": record.incident_number,
+        "postmortem": PostmortemV1.of(record).model_dump(mode="json"),
+    }
+    publish(Message(POSTMORTEM_PUBLISHED_MESSAGE, record.organization_id, payload))
 
 
 def get_postmortem_version(organization_id: str, postmortem_id: str) -> int:

@@ -23,6 +23,8 @@ from chalicelib.statuspage.store import Structure, get_item, item_id, load_struc
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import INCIDENT_PREFIX, StatusPageItem
 
+STATUS_PAGE_INCIDENT_UPDATED_MESSAGE = "status_page.incident_updated"
+
 
 def _check_internal_incident(organization_id: str, incident_number: str) -> None:
     aws.bind_tables()
@@ -121,7 +123,9 @@ def create_incident(
         _write(item, statuses, current, now)
         return item
 
-    return retrying(attempt, what="public incident")
+    item = retrying(attempt, what="public incident")
+    _announce(page_id, item)
+    return item
 
 
 def get_incident(*, page_id: str, incident_id: str) -> StatusPageItem:
@@ -160,7 +164,9 @@ def add_update(
         _write(item, statuses, current, now)
         return item
 
-    return retrying(attempt, what="public incident")
+    item = retrying(attempt, what="public incident")
+    _announce(page_id, item)
+    return item
 
 
 def list_incidents(*, page_id: str) -> list[StatusPageItem]:
@@ -169,3 +175,26 @@ def list_incidents(*, page_id: str) -> list[StatusPageItem]:
     return list(
         StatusPageItem.query(page_id, StatusPageItem.item_key.startswith(INCIDENT_PREFIX), scan_index_forward=False)
     )
+
+
+def _announce(page_id: str, item: StatusPageItem) -> None:
+    """After the write: webhook subscribers hear `status_page.incident_updated` with the public
+    incident exactly as the page shows it (chalicelib.outbound)."""
+    from chalicelib.statuspage import public
+    from chalicelib.statuspage.pages import public_url
+    from chalicelib.workers.messages import Message, publish
+
+    structure = load_structure(page_id)
+    if structure is None or not structure.page.organization_id:
+        return  # the page was deleted a moment ago: nobody to tell
+    page = structure.page
+    payload = {
+        "status_page": {
+            "page_id": page.page_id,
+            "name": page.name,
+            "slug": page.slug,
+            "url": public_url(page.slug or ""),
+        },
+        "incident": public.public_incident(public.PageView(structure, [], []), item).model_dump(mode="json"),
+    }
+    publish(Message(STATUS_PAGE_INCIDENT_UPDATED_MESSAGE, page.organization_id, payload))

@@ -25,6 +25,7 @@ EXPECTED = {
         "GetItem incidents (consistent)",
         "BatchGetItem services",
         "SendMessage events",
+        "Query webhook-subscriptions",
     ],
     "dedup hit": [
         "GetItem integrations (consistent)",

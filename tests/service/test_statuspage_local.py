@@ -68,12 +68,15 @@ def test_start_workers_includes_the_schedules(monkeypatch, aws_env):
     from app import app
 
     monkeypatch.setenv("LOCAL_SCHEDULE_SECONDS", "3600")
+    monkeypatch.setenv("LOCAL_QUEUE_POLLERS", "3")
     stop = threading.Event()
     workers = start_workers(app, stop, wait_seconds=0)
     try:
         schedules = [w for w in workers if isinstance(w, ScheduleWorker)]
         assert [w.config.name for w in schedules] == ["move-maintenance-windows"]
         assert schedules[0].interval == 3600
+        # Several pollers per queue, as Lambda runs several batches at once.
+        assert [w.config.queue for w in workers if not isinstance(w, ScheduleWorker)] == ["tocsin-events"] * 3
     finally:
         stop.set()
         for worker in workers:
