@@ -40,7 +40,7 @@ test: $(STAMP) lint
 	  || echo "warning: could not install prometheus-alertmanager (needs root or sudo, and apt); its e2e test skips outside CI"; }
 	@# The status page browser test drives headless Chromium (Debian package chromium).
 	@$(call apt_install,chromium,chromium,the status page browser test skips outside CI)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadgroup
 
 ## lint: ruff and mypy, as CI runs them
 lint: $(STAMP)

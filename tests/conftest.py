@@ -130,3 +130,13 @@ def client(aws_env: None) -> Iterator[object]:
     # The `test` stage's variables match this file's, so settings read during a call agree.
     with Client(app, stage_name="test") as test_client:
         yield test_client
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """For pytest-xdist's `--dist loadgroup` (make test): a file's tests stay on one worker, so its
+    module fixtures (a packaged template, a CloudFormation stack) are built once; every test that
+    starts a local stack shares one worker, so those stacks and their peers never compete."""
+    for item in items:
+        path = str(item.fspath)
+        group = "e2e" if "/tests/e2e/" in path else path
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -28,12 +28,11 @@ LOCAL_DEFAULTS = {
 
 def main() -> int:
     die_with_parent()
+    # PORT=0: the system picks a free port, held from the start (tests run stacks side by side).
     port = int(os.environ.get("PORT", "8000"))
     local_dir = Path(os.environ.get("LOCAL_DIR", ".local"))
-    base_url = f"http://127.0.0.1:{port}"
     for name, value in LOCAL_DEFAULTS.items():
         os.environ.setdefault(name, value)
-    os.environ["PUBLIC_BASE_URL"] = base_url
 
     stop = threading.Event()
 
@@ -58,10 +57,16 @@ def main() -> int:
         from chalicelib.local.provision import provision
         from chalicelib.local.server import start_server
         from chalicelib.local.worker_loop import start_workers
+        from chalicelib.settings import reset_settings
 
+        # Listening first: the port is known (and ours) before the demo data names URLs on it.
+        # Requests before demo.json exists may find empty tables; demo.json means ready.
+        server, _ = start_server(app, "127.0.0.1", port)
+        base_url = f"http://127.0.0.1:{server.server.server_address[1]}"
+        os.environ["PUBLIC_BASE_URL"] = base_url
+        reset_settings()
         provision()
         facts = demo.seed(clock.now())
-        server, _ = start_server(app, "127.0.0.1", port)
         workers = start_workers(app, stop)
         demo_path = local_dir / "demo.json"
         demo.write_demo_file(

@@ -29,7 +29,16 @@ def free_port() -> int:
 
 class Emulator:
     def __init__(self, port: int = 0) -> None:
-        self.port = port or free_port()
+        # Port 0: bind a free port now and hand the listening socket to the child, so no other
+        # process can take the port between choosing and serving (stacks run side by side in tests).
+        self.listener: socket.socket | None = None
+        if not port:
+            self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.listener.bind(("127.0.0.1", 0))
+            self.listener.listen(128)
+            port = int(self.listener.getsockname()[1])
+        self.port = port
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -37,12 +46,20 @@ class Emulator:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> None:
+        command = [sys.executable, "-m", "chalicelib.local.moto_server", "--port", str(self.port)]
+        inherited: tuple[int, ...] = ()
+        if self.listener is not None:
+            inherited = (self.listener.fileno(),)
+            command += ["--fd", str(self.listener.fileno())]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "chalicelib.local.moto_server", "--port", str(self.port)],
+            command,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=die_with_parent,
+            pass_fds=inherited,
         )
+        if self.listener is not None:
+            self.listener.close()  # the child has its own copy
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

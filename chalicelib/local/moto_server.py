@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
-from werkzeug.serving import run_simple
+from werkzeug.serving import make_server, run_simple
 
 _dynamodb_lock = threading.Lock()
 
@@ -97,6 +97,7 @@ def serialize_dynamodb(app: Callable[..., Iterable[bytes]]) -> Callable[..., Ite
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--fd", type=int, default=None, help="a socket the parent bound and listens on")
     arguments = parser.parse_args()
     from chalicelib.local.emulator import die_with_parent
 
@@ -105,7 +106,14 @@ def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     cheaper_transactions()
     application = serialize_dynamodb(DomainDispatcherApplication(create_backend_app))
-    run_simple("127.0.0.1", arguments.port, application, threaded=True, request_handler=MotoRequestHandler)
+    if arguments.fd is None:
+        run_simple("127.0.0.1", arguments.port, application, threaded=True, request_handler=MotoRequestHandler)
+        return
+    # The parent's socket: the port was ours from the moment it was chosen, so nothing else can take it.
+    server = make_server(
+        "127.0.0.1", arguments.port, application, threaded=True, request_handler=MotoRequestHandler, fd=arguments.fd
+    )
+    server.serve_forever()
 
 
 if __name__ == "__main__":

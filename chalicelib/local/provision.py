@@ -21,7 +21,7 @@ def create_tables() -> list[str]:
         if getattr(model.Meta, "provisioned_by", None):
             continue  # another model describes this shared table
         if not model.exists():
-            model.create_table(wait=True)
+            model.create_table(wait=False)  # only ever run against moto, where a new table is ACTIVE at once
             created.append(model.Meta.table_name)
         _enable_ttl(model)
     return created

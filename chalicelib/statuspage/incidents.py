@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pynamodb.exceptions import DoesNotExist, PutError
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
 from chalicelib import aws
@@ -19,7 +19,14 @@ from chalicelib.directory.guards import RetryableConflict, Transaction, Transact
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
 from chalicelib.statuspage import rules
-from chalicelib.statuspage.store import Structure, get_item, item_id, load_structure, page_not_found
+from chalicelib.statuspage.store import (
+    Structure,
+    get_item,
+    item_id,
+    load_structure,
+    require_structure,
+    save_or_retry,
+)
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import INCIDENT_PREFIX, StatusPageItem
 
@@ -47,27 +54,11 @@ def _apply_status(item: StatusPageItem, status: str, now: datetime) -> None:
     item.updated_at = now
 
 
-def _save(item: StatusPageItem) -> None:
-    try:
-        item.save()
-    except PutError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise RetryableConflict() from None
-        raise
-
-
-def _structure(page_id: str) -> Structure:
-    structure = load_structure(page_id)
-    if structure is None:
-        raise page_not_found()
-    return structure
-
-
 def _write(item: StatusPageItem, statuses: dict[str, str], structure: Structure | None, now: datetime) -> None:
     """Save the incident, and with it (one transaction) the component statuses the update sets."""
     changed = [c for c in structure.components if statuses.get(item_id(c), c.status) != c.status] if structure else []
     if not changed:
-        _save(item)
+        save_or_retry(item)
         return
     tx = Transaction()
     tx.put("incident", item)  # conditional on its version (or its absence)
@@ -99,7 +90,7 @@ def create_incident(
     """Open an incident with its first update; `component_statuses` sets those components' statuses
     in the same transaction."""
     statuses = component_statuses or {}
-    structure = _structure(page_id)
+    structure = require_structure(page_id)
     affected = check_components(structure, component_ids)
     check_components(structure, list(statuses), field="component_statuses")
     if incident_number is not None:
@@ -107,7 +98,7 @@ def create_incident(
     incident_key = INCIDENT_PREFIX + rules.new_id("inc", now)
 
     def attempt() -> StatusPageItem:
-        current = _structure(page_id) if statuses else None
+        current = require_structure(page_id) if statuses else None
         item = StatusPageItem(
             page_id,
             incident_key,
@@ -148,13 +139,13 @@ def add_update(
     statuses = component_statuses or {}
     affected: list[str] | None = None
     if component_ids is not None or statuses:
-        structure = _structure(page_id)
+        structure = require_structure(page_id)
         affected = check_components(structure, component_ids) if component_ids is not None else None
         check_components(structure, list(statuses), field="component_statuses")
 
     def attempt() -> StatusPageItem:
         item = get_incident(page_id=page_id, incident_id=incident_id)
-        current = _structure(page_id) if statuses else None
+        current = require_structure(page_id) if statuses else None
         item.updates = [*(item.updates or []), _update_entry(status, body, now)]
         if impact is not None:
             item.impact = impact

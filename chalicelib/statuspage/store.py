@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pynamodb.exceptions import DoesNotExist
+from pynamodb.exceptions import DoesNotExist, PutError
 
 from chalicelib import aws
+from chalicelib.directory.guards import RetryableConflict
 from chalicelib.errors import NotFound
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.tables import (
@@ -110,3 +111,21 @@ def get_item(page_id: str, prefix: str, item_id_: str, id_prefix: str, what: str
         return StatusPageItem.get(page_id, prefix + item_id_, consistent_read=True)
     except DoesNotExist:
         raise NotFound(f"{what} not found.") from None
+
+
+def require_structure(page_id: str) -> Structure:
+    """The page's structure, or 404."""
+    structure = load_structure(page_id)
+    if structure is None:
+        raise page_not_found()
+    return structure
+
+
+def save_or_retry(item: StatusPageItem) -> None:
+    """Conditional on the version read: a racing writer makes it a retry (inside `retrying`)."""
+    try:
+        item.save()
+    except PutError as error:
+        if error.cause_response_code == "ConditionalCheckFailedException":
+            raise RetryableConflict() from None
+        raise

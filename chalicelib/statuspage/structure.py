@@ -9,38 +9,25 @@ from __future__ import annotations
 from datetime import datetime
 from types import EllipsisType
 
-from pynamodb.exceptions import PutError
-
 from chalicelib import aws
 from chalicelib.directory.guards import RetryableConflict, retrying
 from chalicelib.errors import Conflict, ValidationFailed
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.pages import delete_item
-from chalicelib.statuspage.store import Structure, get_item, item_id, load_structure, page_not_found
+from chalicelib.statuspage.store import (
+    Structure,
+    get_item,
+    item_id,
+    require_structure,
+    save_or_retry,
+)
 from chalicelib.statuspage.tables import COMPONENT_PREFIX, GROUP_PREFIX, SECTION_PREFIX, StatusPageItem
-
-
-def _structure(page_id: str) -> Structure:
-    structure = load_structure(page_id)
-    if structure is None:
-        raise page_not_found()
-    return structure
-
-
-def _save(item: StatusPageItem) -> None:
-    """Conditional on the version read: a racing writer makes it a retry (inside `retrying`)."""
-    try:
-        item.save()
-    except PutError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise RetryableConflict() from None
-        raise
 
 
 def _create(item: StatusPageItem) -> None:
     """A new item under a fresh random id (conditional on its absence)."""
     try:
-        _save(item)
+        save_or_retry(item)
     except RetryableConflict:
         raise Conflict("The item could not be created; retry.") from None
 
@@ -59,7 +46,7 @@ def _check_group(structure: Structure, group_id: str, section_id: str) -> None:
 
 
 def create_section(*, page_id: str, name: str, now: datetime) -> StatusPageItem:
-    _structure(page_id)
+    require_structure(page_id)
     section_id = rules.new_id("sec", now)
     item = StatusPageItem(page_id, SECTION_PREFIX + section_id, name=name, created_at=now, updated_at=now)
     _create(item)
@@ -67,7 +54,7 @@ def create_section(*, page_id: str, name: str, now: datetime) -> StatusPageItem:
 
 
 def create_group(*, page_id: str, section_id: str, name: str, now: datetime) -> StatusPageItem:
-    _check_section(_structure(page_id), section_id)
+    _check_section(require_structure(page_id), section_id)
     group_id = rules.new_id("grp", now)
     item = StatusPageItem(
         page_id, GROUP_PREFIX + group_id, name=name, section_id=section_id, created_at=now, updated_at=now
@@ -79,7 +66,7 @@ def create_group(*, page_id: str, section_id: str, name: str, now: datetime) -> 
 def create_component(
     *, page_id: str, section_id: str, group_id: str | None, name: str, status: str, now: datetime
 ) -> StatusPageItem:
-    structure = _structure(page_id)
+    structure = require_structure(page_id)
     _check_section(structure, section_id)
     if group_id is not None:
         _check_group(structure, group_id, section_id)
@@ -106,7 +93,7 @@ def rename(
         item = get_item(page_id, prefix, item_id_, id_prefix, what)
         item.name = name
         item.updated_at = now
-        _save(item)
+        save_or_retry(item)
         return item
 
     return retrying(attempt, what=what.lower())
@@ -124,7 +111,7 @@ def update_component(
 ) -> StatusPageItem:
     """Change only what is given. A status change stamps updated_at (the public "last changed");
     moving to another section leaves the group unless a group in that section is given."""
-    structure = _structure(page_id) if section_id is not ... or group_id is not ... else None
+    structure = require_structure(page_id) if section_id is not ... or group_id is not ... else None
 
     def attempt() -> StatusPageItem:
         item = get_item(page_id, COMPONENT_PREFIX, component_id, "cmp", "Component")
@@ -143,7 +130,7 @@ def update_component(
             if item.group_id is not None:
                 _check_group(structure, item.group_id, item.section_id or "")
         item.updated_at = now
-        _save(item)
+        save_or_retry(item)
         return item
 
     return retrying(attempt, what="component")
@@ -152,7 +139,7 @@ def update_component(
 def delete_section(*, page_id: str, section_id: str) -> None:
     """Only an empty section can go (409 while groups or components are in it)."""
     item = get_item(page_id, SECTION_PREFIX, section_id, "sec", "Section")
-    structure = _structure(page_id)
+    structure = require_structure(page_id)
     if any(g.section_id == section_id for g in structure.groups + structure.components):
         raise Conflict("The section still holds groups or components; move or delete them first.")
     delete_item(item, "Section")
@@ -161,7 +148,7 @@ def delete_section(*, page_id: str, section_id: str) -> None:
 def delete_group(*, page_id: str, group_id: str) -> None:
     """Only an empty group can go (409 while components are in it)."""
     item = get_item(page_id, GROUP_PREFIX, group_id, "grp", "Component group")
-    if any(c.group_id == group_id for c in _structure(page_id).components):
+    if any(c.group_id == group_id for c in require_structure(page_id).components):
         raise Conflict("The group still holds components; move or delete them first.")
     delete_item(item, "Component group")
 
@@ -173,7 +160,7 @@ def delete_component(*, page_id: str, component_id: str) -> None:
 
 def list_structure(*, page_id: str) -> Structure:
     aws.bind_tables()
-    return _structure(page_id)
+    return require_structure(page_id)
 
 
 def check_components(structure: Structure, component_ids: list[str], field: str = "component_ids") -> list[str]:

@@ -16,8 +16,6 @@ from typing import Any
 import pytest
 import requests
 
-from chalicelib.local.emulator import free_port
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,7 +48,7 @@ def start_stack(tmp_path: Path, **environment: str) -> LocalStack:
     log_path = tmp_path / "stack.log"
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "TABLE_", "QUEUE_", "TOCSIN_", "RATE_"))},
-        "PORT": str(free_port()),
+        "PORT": "0",  # the stack binds a free port itself and names it in demo.json
         "MOTO_PORT": "0",
         "LOCAL_DIR": str(local_dir),
         "PYTHONUNBUFFERED": "1",

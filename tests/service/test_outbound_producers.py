@@ -3,11 +3,9 @@ and the fan-out turns them into the documented event bodies."""
 
 from __future__ import annotations
 
+# ruff: noqa: F811  (pytest fixtures imported from the fan-out tests are redefined as parameters)
 import json
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from chalicelib import clock
 from chalicelib.outbound import fanout
@@ -17,20 +15,8 @@ from chalicelib.statuspage import pages, structure
 from chalicelib.statuspage.store import item_id
 from chalicelib.workers.messages import Message
 from tests.conftest import NOW, Org
-from tests.service.outbound_fakes import Receiver, RecordingSqs, record_published_messages, subscribe
-from tests.service.test_outbound_fanout import create_incident, deliveries, svc  # noqa: F401  (fixture)
-
-
-@pytest.fixture
-def receiver(aws_env: None) -> Iterator[Receiver]:
-    started = Receiver().start()
-    yield started
-    started.stop()
-
-
-@pytest.fixture
-def sqs(org: Org) -> RecordingSqs:
-    return record_published_messages()
+from tests.service.outbound_fakes import Receiver, RecordingSqs, subscribe
+from tests.service.test_outbound_fanout import create_incident, deliveries, receiver, sqs, svc  # noqa: F401  (fixtures)
 
 
 def only(sqs: RecordingSqs, message_type: str) -> Message:
@@ -46,7 +32,7 @@ def fanned_body(message: Message, subscription_id: str) -> dict[str, Any]:
     return body
 
 
-def test_publishing_a_postmortem_emits_one_event(org: Org, receiver: Receiver, sqs: RecordingSqs, svc: Any) -> None:  # noqa: F811
+def test_publishing_a_postmortem_emits_one_event(org: Org, receiver: Receiver, sqs: RecordingSqs, svc: Any) -> None:
     subscription = subscribe(org, receiver.url(), event_types=["postmortem.published"])
     number = create_incident(org, svc)
     record = postmortems.create_postmortem(
