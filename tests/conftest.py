@@ -132,6 +132,7 @@ def client(aws_env: None) -> Iterator[object]:
         yield test_client
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """For pytest-xdist's `--dist loadgroup` (make test): a file's tests stay on one worker, so its
     module fixtures (a packaged template, a CloudFormation stack) are built once; every test that

@@ -1,13 +1,28 @@
-"""Per-request context (request id), set by the middleware, read by views and logs."""
+"""Per-request context (the request and its id), set by the middleware, read by views and logs.
+
+`Chalice.current_request` is one attribute of the app, shared by every thread: the local server
+answers requests on several threads at once, so a view reading it could see another request's.
+The middleware receives its own request and keeps it here, per thread/context."""
 
 from __future__ import annotations
 
 import contextvars
 import re
 import uuid
+from typing import Any
 
 _REQUEST_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 _request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
+_request: contextvars.ContextVar[Any] = contextvars.ContextVar("request", default=None)
+
+
+def set_current_request(request: Any) -> None:
+    _request.set(request)
+
+
+def current_request() -> Any:
+    """The request this thread is answering (a chalice Request), or None outside one."""
+    return _request.get()
 
 
 def accept_or_generate_request_id(offered: str | None) -> str:

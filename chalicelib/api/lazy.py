@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from chalice.app import Chalice, Response
 
+from chalicelib.api import context
 from chalicelib.api.route_table import ROUTES, RouteRow
 
 
@@ -38,7 +39,9 @@ def _view(app: Chalice, row: RouteRow) -> Callable[..., Response]:
         if entry is None:
             # Only a stale table gets here, and tests/unit/test_route_table.py fails first.
             raise RuntimeError(f"{row.module} does not declare {row.method} {row.path}: regenerate the route table")
-        request = app.current_request
+        # The middleware's request, not app.current_request: that one attribute is shared by the
+        # local server's threads (and the first request to a route spends a while importing).
+        request = context.current_request() or app.current_request
         assert request is not None  # Chalice sets it before calling any view
         return entry.view(request, path_params)
 

@@ -11,7 +11,7 @@ from typing import Any
 from chalice.app import Request, Response
 
 from chalicelib.api import envelope
-from chalicelib.api.context import accept_or_generate_request_id, set_request_id
+from chalicelib.api.context import accept_or_generate_request_id, set_current_request, set_request_id
 from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, RateLimited, ValidationFailed
 
 logger = logging.getLogger("tocsin.access")
@@ -46,6 +46,7 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
     started = time.perf_counter()
     request_id = accept_or_generate_request_id(event.headers.get("x-request-id"))
     set_request_id(request_id)
+    set_current_request(event)
     path = concrete_path(event)
     try:
         response = get_response(event)

@@ -6,7 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+import pytest
 
 from chalicelib.api import route_index, routing
 from chalicelib.api.route_table import ROUTES
@@ -72,3 +75,35 @@ def test_a_first_request_loads_only_its_route_module() -> None:
     loaded = _modules_after(statement)
     route_modules = sorted(m for m in loaded if m.startswith("chalicelib.api.routes."))
     assert route_modules == ["chalicelib.api.routes.incidents", "chalicelib.api.routes.meta"]
+
+
+def test_a_view_answers_the_middlewares_request_not_the_apps_shared_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local server answers on several threads and Chalice keeps one `current_request` per
+    app: a view must use the request its own middleware call received (kept per thread)."""
+    from chalice.app import Chalice
+
+    from chalicelib.api import context, lazy
+
+    seen: list[object] = []
+    row = ROUTES[0]
+    entry = routing.BoundOperation(
+        operation=routing.Operation(row.method, row.path, row.operation_id, "", "t", None),
+        view=lambda request, path_params: seen.append(request),  # type: ignore[arg-type,return-value]
+        module=row.module,
+        content_types=row.content_types,
+    )
+    monkeypatch.setattr(routing, "bound", lambda method, path: entry)
+    app = Chalice(app_name="race")
+    app.current_request = "another thread's request"  # type: ignore[assignment]
+    view = lazy._view(app, row)
+
+    def answer(own: str) -> None:
+        context.set_current_request(own)
+        view()
+
+    threads = [threading.Thread(target=answer, args=(f"request {n}",)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(seen) == ["request 0", "request 1", "request 2"]  # type: ignore[type-var]

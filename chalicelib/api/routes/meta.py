@@ -7,6 +7,7 @@ import json
 from chalice.app import Blueprint, Response
 
 from chalicelib.api import envelope
+from chalicelib.api.context import current_request
 from chalicelib.errors import NotFound
 
 meta = Blueprint(__name__)
@@ -35,5 +36,6 @@ ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
 @meta.route("/{proxy+}", methods=ANY_METHOD, content_types=["*/*"])
 def unknown_route() -> Response:
     # Chalice passes no argument for a greedy `{proxy+}` segment; the concrete path is in the context.
-    path = (meta.current_request.context or {}).get("path") or "that path"
+    request = current_request() or meta.current_request
+    path = (request.context or {}).get("path") or "that path"
     return envelope.error_response(NotFound(f"No route matches {path}."))
