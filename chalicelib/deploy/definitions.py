@@ -145,8 +145,7 @@ def _by_name(index: IndexDef) -> str:
 
 
 def queue_definitions() -> list[QueueDef]:
-    from chalicelib.local.provision import DLQ_SUFFIX, MAX_RECEIVE_COUNT
-    from chalicelib.workers.messages import QUEUES
+    from chalicelib.workers.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
 
     return [QueueDef(q, q + DLQ_SUFFIX, MAX_RECEIVE_COUNT) for q in QUEUES]
 
@@ -156,7 +155,7 @@ def function_definitions() -> list[FunctionDef]:
     from chalice.app import ScheduledEventConfig, SQSEventConfig
 
     from app import app
-    from chalicelib.local.worker_loop import short_queue_name
+    from chalicelib.workers.messages import short_queue_name
 
     functions = [FunctionDef(API_HANDLER, "app.app")] if app.routes else []
     known_queues = {q.short_name for q in queue_definitions()}
@@ -171,7 +170,7 @@ def function_definitions() -> list[FunctionDef]:
             )
         if source.queue_arn is not None:
             raise NotImplementedError(f"{source.name}: queue_arn event sources are not part of this stack")
-        queue = short_queue_name(source)
+        queue = short_queue_name(source.queue)
         if queue not in known_queues:
             raise ValueError(
                 f"{source.name} consumes {source.queue!r}, which is not tocsin-<a queue in workers.messages.QUEUES>"

@@ -7,10 +7,7 @@ from typing import Any
 from chalicelib import aws
 from chalicelib.settings import get_settings
 from chalicelib.tables import all_models
-from chalicelib.workers.messages import QUEUES
-
-DLQ_SUFFIX = "-dlq"
-MAX_RECEIVE_COUNT = 5
+from chalicelib.workers.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
 
 
 def create_tables() -> list[str]:

@@ -15,16 +15,9 @@ from chalice.local import LambdaContext
 
 from chalicelib import aws
 from chalicelib.settings import get_settings
+from chalicelib.workers.messages import short_queue_name
 
 logger = logging.getLogger("tocsin.local.workers")
-
-# Handlers subscribe with `queue="tocsin-<short name>"`; the stage prefix is applied here and by
-# the deployment template.
-QUEUE_NAME_PREFIX = "tocsin-"
-
-
-def short_queue_name(config: SQSEventConfig) -> str:
-    return (config.queue or "").removeprefix(QUEUE_NAME_PREFIX)
 
 
 def lambda_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
@@ -57,13 +50,13 @@ class QueueWorker(threading.Thread):
                 self.poll_once()
             except Exception:
                 if not self.stop_event.is_set():
-                    logger.exception("worker poll failed", extra={"queue": short_queue_name(self.config)})
+                    logger.exception("worker poll failed", extra={"queue": short_queue_name(self.config.queue)})
                     self.stop_event.wait(1)
 
     def poll_once(self) -> int:
         """Receive one batch, hand it to the handler, delete what succeeded; returns the count done."""
         sqs = aws.client("sqs")
-        url = aws.queue_url(short_queue_name(self.config))
+        url = aws.queue_url(short_queue_name(self.config.queue))
         arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         region = get_settings().aws_region
         received = sqs.receive_message(

@@ -14,6 +14,18 @@ from chalicelib import aws, clock
 EVENTS_QUEUE = "events"
 QUEUES: tuple[str, ...] = (EVENTS_QUEUE,)
 MAX_DELAY_SECONDS = 900
+# Every queue has a dead-letter queue named with this suffix, where a message goes after
+# MAX_RECEIVE_COUNT failed receives: the deployment template and local provisioning both read these.
+DLQ_SUFFIX = "-dlq"
+MAX_RECEIVE_COUNT = 5
+# Handlers subscribe with `queue="tocsin-<short name>"` (app.py); the stage prefix replaces this one
+# in the deployment template and on the local worker loop.
+QUEUE_NAME_PREFIX = "tocsin-"
+
+
+def short_queue_name(subscribed_queue: str | None) -> str:
+    """The short name of the queue an SQS handler subscribes to (`tocsin-events` -> `events`)."""
+    return (subscribed_queue or "").removeprefix(QUEUE_NAME_PREFIX)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ from chalicelib.deploy.definitions import API_HANDLER, function_definitions
 from chalicelib.deploy.plain import plain_part, references
 from chalicelib.deploy.stages import DEPLOY_STAGES, TEMPLATE_FILE, stage_config
 from chalicelib.deploy.template import build_template, render
-from chalicelib.local.provision import DLQ_SUFFIX, MAX_RECEIVE_COUNT
 from chalicelib.tables import all_models
-from chalicelib.workers.messages import QUEUES
+from chalicelib.workers.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
 from tests.infra.stack import committed_template
 
 TEMPLATE = committed_template()
