@@ -4,6 +4,9 @@ Chalice needs every route at import time, but a route's module (its models, serv
 is only needed when a request reaches it. So app.py registers a small view per row of
 chalicelib.api.route_table, and the first request to a route imports the module that declares it.
 A cold Lambda pays for the modules its first requests use, not for the whole API.
+
+Routes outside the table (the local server's /local routes, chalicelib/local/routes.py) are
+mounted by their owner with mount_extra, through the same views.
 """
 
 from __future__ import annotations
@@ -16,16 +19,53 @@ from chalice.app import Chalice, Response
 from chalicelib.api import context
 from chalicelib.api.route_table import ROUTES, RouteRow
 
+# Routes mounted beyond the table, by the code that owns them (the local server mounts its /local
+# routes at startup); keyed by (method, path). The OpenAPI document lists them while mounted.
+_EXTRA: dict[tuple[str, str], RouteRow] = {}
+
 
 def mount(app: Chalice) -> None:
     for row in ROUTES:
-        app.route(row.path, methods=[row.method], content_types=list(row.content_types))(_view(app, row))
+        _route(app, row)
+
+
+def mount_extra(app: Chalice, rows: list[RouteRow]) -> None:
+    """Mount routes that are not in the table, with the same view, middleware and envelope as its
+    routes. Mounting a row twice is a no-op."""
+    for row in rows:
+        if (row.method, row.path) not in _EXTRA:
+            _route(app, row)
+            _EXTRA[(row.method, row.path)] = row
+
+
+def unmount_extra(app: Chalice, rows: list[RouteRow]) -> None:
+    """Take routes mount_extra added off the app again (tests mount the local routes for a while)."""
+    for row in rows:
+        if _EXTRA.pop((row.method, row.path), None) is None:
+            continue
+        methods = app.routes.get(row.path, {})
+        methods.pop(row.method, None)
+        if not methods:
+            app.routes.pop(row.path, None)
+
+
+def mounted_rows() -> list[RouteRow]:
+    """The table's routes, then those mounted beyond it."""
+    return [*ROUTES, *_EXTRA.values()]
+
+
+def extra_rows() -> list[RouteRow]:
+    return list(_EXTRA.values())
 
 
 def load_all() -> None:
     """Import every route module (the OpenAPI document describes them all)."""
-    for module in sorted({row.module for row in ROUTES}):
+    for module in sorted({row.module for row in mounted_rows()}):
         importlib.import_module(module)
+
+
+def _route(app: Chalice, row: RouteRow) -> None:
+    app.route(row.path, methods=[row.method], content_types=list(row.content_types))(_view(app, row))
 
 
 def _view(app: Chalice, row: RouteRow) -> Callable[..., Response]:

@@ -50,8 +50,9 @@ def discover() -> list[RouteRow]:
 
     for module in route_modules():
         importlib.import_module(module)
-    entries = routing.bound_operations()
     order = {module: index for index, module in enumerate(route_modules())}
+    # Only this package's: routes declared elsewhere (the local server's) are never in the table.
+    entries = [entry for entry in routing.bound_operations() if entry.module in order]
     entries.sort(key=lambda entry: order[entry.module])  # stable: keeps declaration order in a module
     return [
         RouteRow(

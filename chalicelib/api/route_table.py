@@ -296,27 +296,6 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
-        method="POST",
-        path="/local/slack/api/chat.postMessage",
-        operation_id="localSlackPostMessage",
-        module="chalicelib.api.routes.local_dev",
-        content_types=("*/*",),
-    ),
-    RouteRow(
-        method="GET",
-        path="/local/outbox",
-        operation_id="listLocalOutbox",
-        module="chalicelib.api.routes.local_dev",
-        content_types=("*/*",),
-    ),
-    RouteRow(
-        method="POST",
-        path="/local/webhook-sink/{sink_name}",
-        operation_id="localWebhookSink",
-        module="chalicelib.api.routes.local_dev",
-        content_types=("*/*",),
-    ),
-    RouteRow(
         method="GET",
         path="/api/v1/on-call/current",
         operation_id="getCurrentOnCall",

@@ -113,11 +113,13 @@ def bound_operations() -> list[BoundOperation]:
 
 
 def operations() -> list[Operation]:
-    """Every operation of the API: imports the route modules not loaded yet (for the OpenAPI document)."""
+    """Every mounted operation: the route table's and those mounted beyond it (the local server's).
+    Imports the route modules not loaded yet (for the OpenAPI document)."""
     from chalicelib.api import lazy
 
     lazy.load_all()
-    return [entry.operation for entry in _BOUND.values()]
+    mounted = {(row.method, row.path) for row in lazy.mounted_rows()}
+    return [entry.operation for key, entry in _BOUND.items() if key in mounted]
 
 
 def source_ip(request: Request) -> str:

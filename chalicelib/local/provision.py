@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import aws
+from chalicelib.local.outbox_table import create_outbox_table
 from chalicelib.settings import get_settings
 from chalicelib.tables import all_models
 from chalicelib.workers.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
@@ -68,28 +69,9 @@ def verify_local_sender() -> None:
         aws.client("ses").verify_email_identity(EmailAddress=settings.ses_sender)
 
 
-def create_local_outbox_table() -> None:
-    """The local Slack sink's table: local and test stages only, so it is not in the AWS template."""
-    from chalicelib.notification.outbox import outbox_table_name
-
-    client = aws.client("dynamodb")
-    try:
-        client.create_table(
-            TableName=outbox_table_name(),
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
-    except client.exceptions.ResourceInUseException:
-        return
-
-
 def provision() -> None:
     create_tables()
     create_queues()
     if get_settings().is_local:
         verify_local_sender()
-        create_local_outbox_table()
+        create_outbox_table()  # the local sinks' table: never on AWS

@@ -1,4 +1,6 @@
-"""The HTTP API served locally, through Chalice's local gateway, tuned to behave like API Gateway."""
+"""The HTTP API served locally, through Chalice's local gateway, tuned to behave like API Gateway.
+
+The local server is the only place the /local routes (chalicelib/local/routes.py) are mounted."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from chalice.local import ChaliceRequestHandler, LocalDevServer, LocalGateway, R
 from chalicelib.api import envelope
 from chalicelib.api.context import accept_or_generate_request_id, set_request_id
 from chalicelib.errors import NotFound
+from chalicelib.local import routes as local_routes
 
 
 class TocsinRequestHandler(ChaliceRequestHandler):
@@ -57,6 +60,9 @@ def _route_exists(gateway: LocalGateway, path: str) -> bool:
 
 
 def start_server(app: Chalice, host: str, port: int) -> tuple[LocalDevServer, threading.Thread]:
+    """Serve the app, with the /local routes mounted on it first (the gateway's route matcher reads
+    the app's routes once, here)."""
+    local_routes.mount(app)
     config = Config(chalice_stage="local", user_provided_params={}, config_from_disk={})
     server = LocalDevServer(app, config, host, port, handler_cls=TocsinRequestHandler)
     thread = threading.Thread(target=server.server.serve_forever, name="http", daemon=True)

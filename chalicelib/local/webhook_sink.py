@@ -10,7 +10,7 @@ organization's subscriptions whose URL points at this sink are read (one Query),
 must verify against one of their secrets (X-Service-Signature over `timestamp.body`, timestamp
 fresh). With no such subscription the result is unknown (None), not a failure.
 
-Only the local stage may call this module (the routes check).
+Local-only: the local server mounts the route that calls it (chalicelib/local/routes.py).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 
 from chalicelib import aws, clock
 from chalicelib.errors import ValidationFailed
+from chalicelib.local.outbox_table import outbox_table_name
 
 SINK_PATH_PREFIX = "/local/webhook-sink/"
 WEBHOOK_PARTITION = "webhook"
@@ -140,12 +141,6 @@ def check_signature(
 # ---------------------------------------------------------------- storage
 
 
-def _table_name() -> str:
-    from chalicelib.notification.outbox import outbox_table_name
-
-    return outbox_table_name()
-
-
 def _attempt(headers: Mapping[str, str]) -> int | None:
     text = headers.get("x-tocsin-delivery-attempt", "")
     return int(text) if text.isdigit() else None
@@ -191,7 +186,7 @@ def receive(*, sink_name: str, headers: Mapping[str, str], body: bytes, status: 
     }
     if received.incident_number:
         item["incident_number"] = {"S": received.incident_number}
-    aws.client("dynamodb").put_item(TableName=_table_name(), Item=item)
+    aws.client("dynamodb").put_item(TableName=outbox_table_name(), Item=item)
     return received
 
 
@@ -200,7 +195,7 @@ def received_webhooks(limit: int = MAX_ITEMS) -> list[ReceivedWebhook]:
     client = aws.client("dynamodb")
     try:
         answer = client.query(
-            TableName=_table_name(),
+            TableName=outbox_table_name(),
             KeyConditionExpression="pk = :pk",
             ExpressionAttributeValues={":pk": {"S": WEBHOOK_PARTITION}},
             ScanIndexForward=False,

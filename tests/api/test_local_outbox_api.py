@@ -14,6 +14,9 @@ import pytest
 
 from tests.conftest import NOW, Org, reconfigure
 
+# The plain app has no /local routes: only the local server mounts them (tests/api/conftest.py).
+pytestmark = pytest.mark.usefixtures("local_routes")
+
 SINK = "/local/slack/api/chat.postMessage"
 OUTBOX = "/local/outbox"
 
@@ -127,16 +130,18 @@ def test_the_routes_are_documented_as_local_only(client: Any) -> None:
 def served(aws_env: None) -> Iterator[str]:
     """The app on a real loopback server, with the local defaults: Slack goes to its own sink."""
     from app import app
+    from chalicelib.local import routes as local_routes
     from chalicelib.local.emulator import free_port
     from chalicelib.local.server import start_server
 
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     reconfigure(PUBLIC_BASE_URL=base_url)
-    server, _ = start_server(app, "127.0.0.1", port)
+    server, _ = start_server(app, "127.0.0.1", port)  # mounts the /local routes
     yield base_url
     server.server.shutdown()
     server.server.server_close()
+    local_routes.unmount(app)
 
 
 def http(method: str, url: str, key: str | None = None, body: Any = None) -> tuple[int, Any]:

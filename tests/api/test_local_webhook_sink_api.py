@@ -16,6 +16,9 @@ import chalicelib.outbound.tables  # noqa: F401  (registers the subscriptions ta
 from chalicelib import clock
 from tests.conftest import NOW, Org, make_org, reconfigure
 
+# The plain app has no /local routes: only the local server mounts them (tests/api/conftest.py).
+pytestmark = pytest.mark.usefixtures("local_routes")
+
 SINK = "/local/webhook-sink"
 OUTBOX = "/local/outbox"
 SECRET = "whsec_sink-test-secret"

@@ -16,7 +16,8 @@ from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, NotFound, V
 from chalicelib.incident import repository
 from chalicelib.incident import service as incidents
 from chalicelib.incident.tables import IncidentRecord
-from chalicelib.notification import outbox, service
+from chalicelib.local import outbox
+from chalicelib.notification import service
 from chalicelib.notification.channels import Recipient
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_notification_slack import FakeSlack

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 
-from chalicelib.notification import email_ses, outbox, slack
+from chalicelib.local import outbox
+from chalicelib.notification import email_ses, slack
 from chalicelib.notification.channels import DeliveryResult, Notification, Recipient, classify, subject_line
 from chalicelib.notification.email_ses import SesEmailChannel
 

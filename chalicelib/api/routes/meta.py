@@ -6,25 +6,27 @@ import json
 
 from chalice.app import Blueprint, Response
 
-from chalicelib.api import envelope
+from chalicelib.api import envelope, lazy
 from chalicelib.api.context import current_request
 from chalicelib.errors import NotFound
 
 meta = Blueprint(__name__)
 
-_document_cache: dict[str, str] = {}
+# Keyed by the routes mounted beyond the table: the document lists the local server's while mounted.
+_document_cache: dict[tuple[tuple[str, str], ...], str] = {}
 
 
 @meta.route("/api/v1/openapi.json", methods=["GET"])
 def openapi_document() -> Response:
     # The document itself, not enveloped: tools (Swagger UI, generators) read it as is.
-    if "document" not in _document_cache:
+    key = tuple(sorted((row.method, row.path) for row in lazy.extra_rows()))
+    if key not in _document_cache:
         from chalicelib.api.openapi import build_document  # every route module: only for this document
         from chalicelib.settings import get_settings
 
-        _document_cache["document"] = json.dumps(build_document(get_settings().public_base_url))
+        _document_cache[key] = json.dumps(build_document(get_settings().public_base_url))
     return Response(
-        body=_document_cache["document"],
+        body=_document_cache[key],
         status_code=200,
         headers={"Content-Type": "application/json", "Cache-Control": "public, max-age=300"},
     )

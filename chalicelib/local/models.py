@@ -1,4 +1,5 @@
-"""Models of the local stage's routes (they document them in the OpenAPI document)."""
+"""Models of the local server's /local routes (chalicelib/local/routes.py): they document them in the
+OpenAPI document while they are mounted."""
 
 from __future__ import annotations
 

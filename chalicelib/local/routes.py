@@ -1,8 +1,12 @@
-"""Local-stage-only routes: the built-in Slack and webhook sinks and the outbox of what was sent.
+"""The local server's own routes: the built-in Slack and webhook sinks and the outbox of what was sent.
 
-Outside the local stage (TOCSIN_STAGE local or test) all of them answer 404 NOT_FOUND in the error
-envelope, as an unknown route would. None takes a credential: the local stage is bound to
-loopback and only its own processes and its developer talk to it.
+They are not in the API's route table (chalicelib/api/route_table.py): no deployed stage has them.
+The local server mounts them at startup (`mount`, called by chalicelib/local/server.py) through
+the same views as the table's routes, so they get the same middleware and envelope, and the
+OpenAPI document lists them while they are mounted. Mounted outside the local stage (TOCSIN_STAGE
+local or test), all of them still answer 404 NOT_FOUND in the error envelope, as an unknown route
+would. None takes a credential: the local stage is bound to loopback and only its own processes
+and its developer talk to it.
 
 - POST /local/slack/api/chat.postMessage answers like Slack's Web API (200 with ok true or
   false) and keeps what it accepted; `make run` points SLACK_API_BASE_URL here. The Slack user
@@ -20,13 +24,16 @@ import json
 import urllib.parse
 from typing import Any
 
-from chalice.app import Request, Response
+from chalice.app import Chalice, Request, Response
 
 from chalicelib import clock
-from chalicelib.api import envelope
+from chalicelib.api import envelope, lazy, routing
+from chalicelib.api.route_table import RouteRow
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation
-from chalicelib.errors import AppError, NotFound, ValidationFailed
-from chalicelib.notification.models import LocalOutboxResponseV1, SlackAnswerV1, SlackPostMessageV1
+from chalicelib.errors import AppError, NotFound, PayloadTooLarge, ValidationFailed
+from chalicelib.local import outbox
+from chalicelib.local import webhook_sink as sink
+from chalicelib.local.models import LocalOutboxResponseV1, SlackAnswerV1, SlackPostMessageV1
 from chalicelib.settings import get_settings
 
 api = ApiBlueprint(__name__, tag="local")
@@ -84,8 +91,6 @@ def _arguments(request: Request) -> dict[str, Any] | None:
     errors=(404,),
 )
 def slack_post_message(request: Request, path: dict[str, str]) -> Response:
-    from chalicelib.notification import outbox
-
     if not get_settings().is_local:
         return _not_here(request)
     authorization = str(request.headers.get("authorization") or "")
@@ -149,8 +154,6 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     errors=(404,),
 )
 def list_outbox(request: Request, path: dict[str, str]) -> Response:
-    from chalicelib.notification import outbox
-
     if not get_settings().is_local:
         return _not_here(request)
     try:
@@ -176,9 +179,6 @@ def list_outbox(request: Request, path: dict[str, str]) -> Response:
     errors=(400, 404, 413),
 )
 def webhook_sink(request: Request, path: dict[str, str]) -> Response:
-    from chalicelib.errors import PayloadTooLarge
-    from chalicelib.local import webhook_sink as sink
-
     if not get_settings().is_local:
         return _not_here(request)
     raw = request.raw_body or b""
@@ -196,3 +196,28 @@ def webhook_sink(request: Request, path: dict[str, str]) -> Response:
         return Response(body="", status_code=204, headers={})
     answer = {"sink": sink_name, "status": status, "note": "this sink was asked to answer this status (?fail=)"}
     return Response(body=json.dumps(answer), status_code=status, headers={"Content-Type": "application/json"})
+
+
+# ---------------------------------------------------------------- mounting
+
+
+def local_rows() -> list[RouteRow]:
+    """This module's operations, as rows like the route table's."""
+    return [
+        RouteRow(
+            entry.operation.method, entry.operation.path, entry.operation.operation_id, __name__, entry.content_types
+        )
+        for entry in routing.bound_operations()
+        if entry.module == __name__
+    ]
+
+
+def mount(app: Chalice) -> None:
+    """Add the /local routes to the app: the local server calls it before it serves (its route
+    matcher reads the app's routes once, when it starts). Safe to call again."""
+    lazy.mount_extra(app, local_rows())
+
+
+def unmount(app: Chalice) -> None:
+    """Take the /local routes off the app again (tests that mounted them for a while)."""
+    lazy.unmount_extra(app, local_rows())

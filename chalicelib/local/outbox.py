@@ -6,14 +6,16 @@
   an email that has both; the time sent comes from the email's own `<time datetime>` footer
   and the incident number from its subject.
 - Slack messages are the ones the built-in Slack sink (POST /local/slack/api/chat.postMessage)
-  received. They are kept in a DynamoDB table on the emulator, `<prefix>local-outbox`, so
-  every process of the local stack sees the same messages. The table is local-only: it is not
-  a registered model (no deployed stage has it) and is created on first use.
+  received. They are kept in a DynamoDB table on the emulator (chalicelib/local/outbox_table.py),
+  so every process of the local stack sees the same messages.
 - Outbound webhook deliveries are the requests the built-in webhook sink
   (POST /local/webhook-sink/{sink_name}, chalicelib/local/webhook_sink.py) received, kept in the
   same table under their own partition.
 
-Only the local stage may call this module (the routes check); it imports moto lazily.
+Production code never writes here: the notification channels send as they would on AWS (SES,
+Slack's Web API, HTTP webhooks), and the local stage points them at the emulator and the sinks.
+Local-only: the local server mounts the route that reads it (chalicelib/local/routes.py); it
+imports moto lazily.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from html import unescape
 from typing import Any
 
 from chalicelib import aws, clock
+from chalicelib.local.outbox_table import outbox_table_name
+from chalicelib.local.webhook_sink import received_webhooks
 from chalicelib.settings import get_settings
 
-TABLE_SHORT_NAME = "local-outbox"
 SLACK_PARTITION = "slack"
 MAX_ITEMS = 500
 _INCIDENT_NUMBER = re.compile(r"\bINC-\d{4}-\d{1,12}\b")
@@ -60,10 +63,6 @@ class OutboxItem:
 # ---------------------------------------------------------------- Slack sink storage
 
 
-def outbox_table_name() -> str:
-    return get_settings().table_name(TABLE_SHORT_NAME)
-
-
 def record_slack_message(*, channel: str, text: str, blocks: Any, metadata: Any, now: datetime) -> OutboxItem:
     """Keep one message the Slack sink accepted; returns it as the outbox lists it."""
     incident_number = _incident_number_of(metadata, text, blocks)
@@ -79,7 +78,6 @@ def record_slack_message(*, channel: str, text: str, blocks: Any, metadata: Any,
     }
     if incident_number:
         item["incident_number"] = {"S": incident_number}
-    # The table is created by the local stack's provisioning (chalicelib/local/provision.py).
     aws.client("dynamodb").put_item(TableName=outbox_table_name(), Item=item)
     return OutboxItem("slack", channel, None, text, sent_at, incident_number, item_id)
 
@@ -201,8 +199,6 @@ def emails() -> list[OutboxItem]:
 
 def webhook_deliveries(limit: int = MAX_ITEMS) -> list[OutboxItem]:
     """Newest first. `text` is the raw body, exactly as signed; the headers are in `webhook`."""
-    from chalicelib.local.webhook_sink import received_webhooks
-
     return [
         OutboxItem(
             channel="webhook",
