@@ -2,7 +2,7 @@
 
 Tables come from the PynamoDB models (through `Model._get_schema()`, the description
 PynamoDB's own `create_table` uses, so the local stack and AWS read the same thing); queues from
-`workers.messages.QUEUES` and the redrive settings of `local.provision`; functions from the
+`workers.messages` (QUEUES and the redrive settings local provisioning uses too); functions from the
 Chalice app, named as `chalice package` names them.
 """
 
