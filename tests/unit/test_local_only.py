@@ -53,7 +53,7 @@ def local_imports(source: str, package: str) -> list[int]:
         elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
             names = [arg.value for arg in node.args[:1] if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
         if any(_is_local(name) for name in names):
-            lines.append(node.lineno)
+            lines.append(getattr(node, "lineno", 0))  # every import or call node has one
     return sorted(lines)
 
 
