@@ -19,7 +19,7 @@ from typing import Any
 
 from chalicelib.templates import render
 
-__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_not_found", "render_status_page"]
+__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_error", "render_not_found", "render_status_page"]
 
 
 @dataclass(frozen=True)
@@ -379,3 +379,8 @@ def render_status_page(
 def render_not_found(slug: str) -> str:
     """A small 404 page for an unknown or unpublished slug."""
     return render("statuspage/not_found.html", stylesheet=_CSS, slug=slug)
+
+
+def render_error(title: str, message: str) -> str:
+    """A bare page for a bad request or a rate limit on the HTML route."""
+    return render("statuspage/error.html", title=title, message=message)

@@ -17,7 +17,7 @@ from chalicelib import templates
 from chalicelib.notification import email_ses, webhook_notice
 from chalicelib.notification.channels import Notification, Recipient
 from chalicelib.postmortem import rules
-from chalicelib.statuspage.page_html import render_not_found, render_status_page
+from chalicelib.statuspage.page_html import render_error, render_not_found, render_status_page
 from chalicelib.templates.engine import CompactHtml, autoescape_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +56,11 @@ def test_status_page_escapes_a_component_name_and_an_incident_title() -> None:
 
 def test_not_found_page_escapes_the_slug() -> None:
     assert ESCAPED in render_not_found(EVIL) and "<script" not in render_not_found(EVIL)
+
+
+def test_error_page_escapes_the_message() -> None:
+    markup = render_error("Status page unavailable", f"Bad cursor {EVIL}")
+    assert "<script" not in markup and f"<p>Bad cursor {ESCAPED}</p>" in markup
 
 
 @pytest.mark.parametrize(
