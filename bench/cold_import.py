@@ -51,6 +51,11 @@ FIRST_REQUEST_IMPORTS = {
     "first incidents request": "import app; import chalicelib.api.routes.incidents",
     "first webhook request": "import app; import chalicelib.api.routes.webhooks",
     "first worker batch": "import app; import chalicelib.workers.handlers",
+    # Jinja2 loads and compiles the page's templates at the first HTML page rendered.
+    "first status page render": (
+        "import app; import chalicelib.api.routes.public_status; from chalicelib.statuspage import page_html; "
+        "page_html.render_status_page(summary={}, components={}, incidents=[], maintenance=[], now=None)"
+    ),
     "every route (eager)": "import app; from chalicelib.api import lazy; lazy.load_all()",
 }
 

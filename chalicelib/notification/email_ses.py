@@ -1,6 +1,7 @@
 """Email through Amazon SES (SendEmail), from the sender address in settings.
 
-Every user-supplied string (title, message) is HTML-escaped in the HTML part. SES keeps its
+The bodies are templates (chalicelib/templates/email/): the HTML part is autoescaped, the text
+part is plain text and carries the values as they are. SES keeps its
 own answers short; a ClientError becomes `SES_<Code>` (e.g. SES_MessageRejected for an
 unverified sender), a connection problem or timeout PROVIDER_ERROR. Both are provider
 failures: retrying later may succeed.
@@ -8,12 +9,11 @@ failures: retrying later may succeed.
 
 from __future__ import annotations
 
-import html
 import logging
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import aws, clock
+from chalicelib import aws, clock, templates
 from chalicelib.notification.channels import (
     PROVIDER_ERROR,
     ChannelName,
@@ -35,35 +35,22 @@ class RenderedEmail:
 
 
 def render(notification: Notification, recipient: Recipient) -> RenderedEmail:
-    at = clock.isoformat(notification.at) if notification.at is not None else None
-    greeting = f"Hi {recipient.name}," if recipient.name else "Hi,"
-    lines = [
-        greeting,
-        "",
-        f"{notification.incident_number}: {notification.title}",
-        f"Severity {notification.severity}, {notification.urgency} urgency.",
-    ]
-    if notification.message:
-        lines += ["", notification.message]
-    lines += ["", f"Open the incident: {notification.url}"]
-    if at:
-        lines += ["", f"Paged by Tocsin at {at}."]
-    text = "\n".join(lines) + "\n"
-
-    e = html.escape
-    message = f'<p style="white-space:pre-wrap">{e(notification.message)}</p>' if notification.message else ""
-    footer = f'<p>Paged by Tocsin at <time datetime="{e(at)}">{e(at)}</time>.</p>' if at else ""
-    body = (
-        "<!DOCTYPE html><html><body>"
-        f"<p>{e(greeting)}</p>"
-        f"<h2>{e(notification.incident_number)}: {e(notification.title)}</h2>"
-        f"<p>Severity <strong>{e(notification.severity)}</strong>, {e(notification.urgency)} urgency.</p>"
-        f"{message}"
-        f'<p><a href="{e(notification.url)}">Open the incident</a></p>'
-        f"{footer}"
-        "</body></html>"
+    """Subject, text part and HTML part (templates email/incident_page.txt and .html)."""
+    values = {
+        "recipient_name": recipient.name,
+        "incident_number": notification.incident_number,
+        "title": notification.title,
+        "severity": notification.severity,
+        "urgency": notification.urgency,
+        "message": notification.message,
+        "url": notification.url,
+        "paged_at": clock.isoformat(notification.at) if notification.at is not None else None,
+    }
+    return RenderedEmail(
+        subject=subject_line(notification),
+        text=templates.render("email/incident_page.txt", **values),
+        html=templates.render("email/incident_page.html", **values),
     )
-    return RenderedEmail(subject=subject_line(notification), text=text, html=body)
 
 
 class SesEmailChannel:

@@ -7,13 +7,12 @@ DeliveryResult and the caller decides whether to retry.
 
 from __future__ import annotations
 
-import html
 import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import aws, clock
+from chalicelib import aws, clock, templates
 from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
 from chalicelib.settings import get_settings
 
@@ -31,32 +30,18 @@ class DisabledSubscription:
 
 
 def render(notice: DisabledSubscription) -> tuple[str, str, str]:
-    """(subject, text, html) of the notice. Every stored string is escaped in the HTML part."""
+    """(subject, text, html) of the notice (templates email/webhook_disabled.txt and .html)."""
     name = notice.description or notice.url
-    at = clock.isoformat(notice.disabled_at)
     subject = f"[Tocsin] Webhook subscription disabled: {' '.join(name.split())[:120]}"
-    lines = [
-        "Hi,",
-        "",
-        f"Tocsin disabled the webhook subscription {notice.subscription_id} ({notice.url}) at {at}:",
-        f"an event could not be delivered in {notice.attempts} attempts.",
-        f"Last error: {notice.last_error or 'unknown'}",
-        "",
-        "No events are sent to it until it is re-enabled: fix the receiver, then PATCH",
-        f'/api/v1/webhook-subscriptions/{notice.subscription_id} with {{"enabled": true}}.',
-    ]
-    e = html.escape
-    body = (
-        "<!DOCTYPE html><html><body><p>Hi,</p>"
-        f"<p>Tocsin disabled the webhook subscription <strong>{e(notice.subscription_id)}</strong> "
-        f'({e(notice.url)}) at <time datetime="{e(at)}">{e(at)}</time>: an event could not be '
-        f"delivered in {notice.attempts} attempts.</p>"
-        f"<p>Last error: {e(notice.last_error or 'unknown')}</p>"
-        "<p>No events are sent to it until it is re-enabled: fix the receiver, then PATCH "
-        f"/api/v1/webhook-subscriptions/{e(notice.subscription_id)} with "
-        "{&quot;enabled&quot;: true}.</p></body></html>"
-    )
-    return subject, "\n".join(lines) + "\n", body
+    values = {
+        "subscription_id": notice.subscription_id,
+        "url": notice.url,
+        "disabled_at": clock.isoformat(notice.disabled_at),
+        "attempts": notice.attempts,
+        "last_error": notice.last_error,
+    }
+    text = templates.render("email/webhook_disabled.txt", **values)
+    return subject, text, templates.render("email/webhook_disabled.html", **values)
 
 
 def send_disabled_notice(to: str, notice: DisabledSubscription, *, client: Any | None = None) -> DeliveryResult:

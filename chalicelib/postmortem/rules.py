@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from html import escape
 from typing import Any, Literal
 
 from chalicelib.errors import TransitionNotAllowed
+from chalicelib.templates import render
 
 Level = Literal["light", "standard", "full"]
 Status = Literal["draft", "in_review", "published"]
@@ -101,16 +101,12 @@ def prefill_response_timeline(
 
 
 # ---------------------------------------------------------------- HTML
+# Markup lives in chalicelib/templates/postmortem/, where autoescape escapes every value. Jinja2
+# loads on the first rendering, not with this module (the models import it).
 
 
-def _text(value: Any) -> str:
-    """Every user string goes through here: html.escape with quotes, so it is inert in text and attributes."""
-    return escape("" if value is None else str(value), quote=True)
-
-
-def _definition_list(css_class: str, rows: Sequence[tuple[str, str | None]]) -> str:
-    items = "".join(f"<dt>{label}</dt><dd>{_text(value)}</dd>" for label, value in rows if value is not None)
-    return f'<dl class="{css_class}">{items}</dl>'
+def _definition_list(css_class: str, rows: Sequence[tuple[str, object]]) -> str:
+    return render("postmortem/definition_list.html", css_class=css_class, rows=rows)
 
 
 def render_impact(impact: Mapping[str, Any]) -> str:
@@ -127,24 +123,13 @@ def render_impact(impact: Mapping[str, Any]) -> str:
 
 
 def render_timeline(events: Sequence[Mapping[str, Any]]) -> str:
-    items = "".join(
-        f"<li><time>{_text(event.get('timestamp'))}</time> {_text(event.get('description'))}</li>" for event in events
-    )
-    return f'<ol class="postmortem-timeline">{items}</ol>'
+    rows = [(event.get("timestamp"), event.get("description")) for event in events]
+    return render("postmortem/timeline.html", events=rows)
 
 
 def render_action_items(action_items: Sequence[Mapping[str, Any]]) -> str:
-    rendered = []
-    for item in action_items:
-        status = _text(item.get("status"))
-        parts = [f'<span class="text">{_text(item.get("text"))}</span>']
-        if item.get("owner_email"):
-            parts.append(f'<span class="owner">{_text(item["owner_email"])}</span>')
-        if item.get("due_date"):
-            parts.append(f'<span class="due">{_text(item["due_date"])}</span>')
-        parts.append(f'<span class="status">{status}</span>')
-        rendered.append(f'<li data-status="{status}">{" ".join(parts)}</li>')
-    return f'<ul class="postmortem-action-items">{"".join(rendered)}</ul>'
+    items = [{key: item.get(key) for key in ("text", "owner_email", "due_date", "status")} for item in action_items]
+    return render("postmortem/action_items.html", items=items)
 
 
 def render_response_timeline(response_timeline: Mapping[str, Any]) -> str:

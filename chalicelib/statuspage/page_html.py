@@ -1,22 +1,25 @@
 """The human status page: server-rendered HTML that needs no JavaScript and no external assets.
 
 Pure: the documents of summary.json / components.json plus the public incident and maintenance
-objects go in, one HTML string comes out. Every value taken from the data is passed through
-`html.escape` (`_e`); element ids and CSS classes come only from this module, never from data.
-Colour is never the only signal: each status is also written out as text.
+objects go in, one HTML string comes out. This module decides what the page says (order, labels,
+times, colours); the templates in chalicelib/templates/statuspage/ lay it out, and their
+autoescape escapes every value taken from the data. Element ids and CSS classes come only from
+this module and the templates, never from data. Colour is never the only signal: each status is
+also written out as text.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import html
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_not_found", "render_status_page"]
+from chalicelib.templates import render
+
+__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_error", "render_not_found", "render_status_page"]
 
 
 @dataclass(frozen=True)
@@ -98,11 +101,6 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-def _e(value: object) -> str:
-    """Escape one value from the data for use in text or in a quoted attribute."""
-    return html.escape("" if value is None else str(value), quote=True)
-
-
 def _moment(value: object) -> datetime | None:
     if isinstance(value, datetime):
         moment = value
@@ -124,20 +122,88 @@ def _date_text(moment: datetime) -> str:
     return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}, {moment:%H:%M}"
 
 
-def _time(value: object, *, text: str | None = None) -> str:
-    """A <time> element in UTC; a value that is not a date-time is shown as escaped text."""
+# ---------------------------------------------------------------- what the templates receive
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A time on the page: a <time> element in UTC, or (`iso` None) a value that is not a
+    date-time, shown as text."""
+
+    iso: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Badge:
+    css: str  # "st-<status key>" or "tag"
+    text: str
+    icon: str | None = None
+
+
+@dataclass(frozen=True)
+class Update:
+    status: str
+    published: Moment
+    body: object
+
+
+@dataclass(frozen=True)
+class Card:
+    """An incident or a maintenance window: meta line is prefix, start (to end), suffix."""
+
+    title: object
+    badges: list[Badge]
+    when_prefix: str
+    start: Moment
+    end: Moment | None
+    when_suffix: str
+    affected: list[object]  # component names
+    updates: list[Update]  # newest first
+    updates_folded: bool = False  # history: behind a disclosure
+
+
+@dataclass(frozen=True)
+class ComponentRow:
+    name: object
+    badge: Badge
+
+
+@dataclass(frozen=True)
+class ComponentGroup:
+    name: object
+    badge: Badge
+    rows: list[ComponentRow]
+
+
+@dataclass(frozen=True)
+class ComponentSection:
+    name: object
+    rows: list[ComponentRow]
+    groups: list[ComponentGroup]
+
+
+@dataclass(frozen=True)
+class Banner:
+    status: str
+    icon: str
+    headline: str
+    updated: Moment
+    jumps: list[tuple[str, str]]  # (anchor, link text)
+
+
+def _time(value: object, *, text: str | None = None) -> Moment:
     moment = _moment(value)
     if moment is None:
-        return f"<span>{_e(value) or 'unknown time'}</span>"
-    label = text if text is not None else f"{_date_text(moment)} UTC"
-    return f'<time datetime="{moment:%Y-%m-%dT%H:%M:%SZ}">{label}</time>'
+        return Moment(None, ("" if value is None else str(value)) or "unknown time")
+    return Moment(f"{moment:%Y-%m-%dT%H:%M:%SZ}", text if text is not None else f"{_date_text(moment)} UTC")
 
 
-def _time_range(start: object, end: object) -> str:
+def _time_range(start: object, end: object) -> tuple[Moment, Moment]:
     begins, ends = _moment(start), _moment(end)
     if begins is not None and ends is not None and begins.date() == ends.date():
-        return f"{_time(start, text=_date_text(begins))} to {_time(end, text=f'{ends:%H:%M} UTC')}"
-    return f"{_time(start)} to {_time(end)}"
+        return _time(start, text=_date_text(begins)), _time(end, text=f"{ends:%H:%M} UTC")
+    return _time(start), _time(end)
 
 
 def relative(moment: datetime, now: datetime) -> str:
@@ -162,35 +228,27 @@ def _words(value: object) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _badge(style_key: str, text: str, *, icon: bool = True) -> str:
-    mark = f'<span aria-hidden="true">{STATUS_STYLES[style_key].icon}</span> ' if icon else ""
-    return f'<span class="badge st-{style_key}">{mark}{text}</span>'
+def _badge(style_key: str, text: str, *, icon: bool = True) -> Badge:
+    return Badge(f"st-{style_key}", text, STATUS_STYLES[style_key].icon if icon else None)
 
 
-def _status_badge(status: object) -> str:
+def _status_badge(status: object) -> Badge:
     """Component status as coloured badge with its text; unexpected values are shown as given."""
     key = _style_key(status)
-    text = STATUS_STYLES[key].label if key == status else _e(_words(status))
-    return _badge(key, text)
+    return _badge(key, STATUS_STYLES[key].label if key == status else _words(status))
 
 
-def _impact_badge(impact: object) -> str:
+def _impact_badge(impact: object) -> Badge:
     key = _IMPACT_STYLE.get(str(impact), "unknown")
-    return _badge(key, "No impact" if impact == "none" else f"{_e(_words(impact))} impact", icon=False)
+    return _badge(key, "No impact" if impact == "none" else f"{_words(impact)} impact", icon=False)
 
 
-def _tag(text: str) -> str:
-    return f'<span class="badge tag">{text}</span>'
+def _tag(text: str) -> Badge:
+    return Badge("tag", text)
 
 
-def _badges(*badges: str) -> str:
-    # Spaces between the badges keep text-only browsers and copied text readable; flex ignores them.
-    return f'<p class="badges">{" ".join(badges)}</p>'
-
-
-def _affected(item: Mapping[str, Any]) -> str:
-    names = [_e(component.get("name")) for component in item.get("affected_components") or []]
-    return f'<p class="meta">Affects: {", ".join(names)}</p>' if names else ""
+def _affected(item: Mapping[str, Any]) -> list[object]:
+    return [component.get("name") for component in item.get("affected_components") or []]
 
 
 def _worst(statuses: Iterable[object]) -> str:
@@ -198,115 +256,67 @@ def _worst(statuses: Iterable[object]) -> str:
     return next((key for key in _SEVERITY_ORDER if key in keys), "operational" if keys else "unknown")
 
 
-def _component_rows(components: Iterable[Mapping[str, Any]]) -> str:
-    return "".join(
-        f'<li class="row"><span class="name">{_e(c.get("name"))}</span> {_status_badge(c.get("status"))}</li>'
-        for c in components
-    )
+def _component_rows(components: Iterable[Mapping[str, Any]]) -> list[ComponentRow]:
+    return [ComponentRow(c.get("name"), _status_badge(c.get("status"))) for c in components]
 
 
-def _components_section(document: Mapping[str, Any]) -> str:
-    sections = document.get("sections") or []
-    parts = ['<section aria-labelledby="components-heading"><h2 id="components-heading">Components</h2>']
-    if not sections:
-        parts.append('<p class="card">No components are listed yet.</p>')
-    for number, section in enumerate(sections, start=1):
-        groups = section.get("groups") or []
-        items = [_component_rows(section.get("components") or [])]
-        for group in groups:
+def _sections(document: Mapping[str, Any]) -> list[ComponentSection]:
+    sections = []
+    for section in document.get("sections") or []:
+        groups = []
+        for group in section.get("groups") or []:
             members = group.get("components") or []
             overall = _worst(member.get("status") for member in members)
-            items.append(
-                f'<li class="group"><div class="row"><h4>{_e(group.get("name"))}</h4> '
-                f"{_badge(overall, STATUS_STYLES[overall].label)}</div>"
-                f'<ul class="plain" aria-label="{_e(group.get("name"))}">{_component_rows(members)}</ul></li>'
-            )
-        listing = "".join(items) or '<li class="row">No components in this section.</li>'
-        parts.append(
-            f'<section class="card" aria-labelledby="section-{number}"><h3 id="section-{number}">'
-            f'{_e(section.get("name"))}</h3><ul class="plain">{listing}</ul></section>'
-        )
-    return "".join(parts) + "</section>"
+            badge = _badge(overall, STATUS_STYLES[overall].label)
+            groups.append(ComponentGroup(group.get("name"), badge, _component_rows(members)))
+        sections.append(ComponentSection(section.get("name"), _component_rows(section.get("components") or []), groups))
+    return sections
 
 
-def _updates(incident: Mapping[str, Any]) -> str:
+def _updates(incident: Mapping[str, Any]) -> list[Update]:
     updates = sorted(incident.get("updates") or [], key=lambda u: _sort_key(u.get("published_at")), reverse=True)
-    if not updates:
-        return ""
-    rows = "".join(
-        f"<li><p><strong>{_e(_words(update.get('status')))}</strong> · "
-        f'<span class="meta">{_time(update.get("published_at"))}</span></p>'
-        f'<p class="body">{_e(update.get("body"))}</p></li>'
-        for update in updates
-    )
-    return f'<ol class="plain updates" aria-label="Updates, newest first">{rows}</ol>'
+    return [Update(_words(u.get("status")), _time(u.get("published_at")), u.get("body")) for u in updates]
 
 
-def _active_incident(incident: Mapping[str, Any], now: datetime) -> str:
+def _active_incident(incident: Mapping[str, Any], now: datetime) -> Card:
     started = _moment(incident.get("started_at"))
-    since = f" ({relative(started, now)})" if started else ""
-    return (
-        f'<article class="card"><h3>{_e(incident.get("title"))}</h3>'
-        f"{_badges(_tag(_e(_words(incident.get('status')))), _impact_badge(incident.get('impact')))}"
-        f'<p class="meta">Started {_time(incident.get("started_at"))}{since}</p>'
-        f"{_affected(incident)}{_updates(incident)}</article>"
+    return Card(
+        title=incident.get("title"),
+        badges=[_tag(_words(incident.get("status"))), _impact_badge(incident.get("impact"))],
+        when_prefix="Started ",
+        start=_time(incident.get("started_at")),
+        end=None,
+        when_suffix=f" ({relative(started, now)})" if started else "",
+        affected=_affected(incident),
+        updates=_updates(incident),
     )
 
 
-def _maintenance_item(window: Mapping[str, Any], now: datetime) -> str:
+def _maintenance_item(window: Mapping[str, Any], now: datetime) -> Card:
     status = window.get("status")
     start, end = _moment(window.get("scheduled_start")), _moment(window.get("scheduled_end"))
     if status == "in_progress":
         badge, when = _badge("under_maintenance", "In progress"), f" (ends {relative(end, now)})" if end else ""
     else:
-        badge, when = _tag(_e(_words(status))), f" ({relative(start, now)})" if start else ""
-    return (
-        f'<article class="card"><h3>{_e(window.get("title"))}</h3>{_badges(badge)}'
-        f'<p class="meta">{_time_range(window.get("scheduled_start"), window.get("scheduled_end"))}{when}</p>'
-        f"{_affected(window)}</article>"
-    )
+        badge, when = _tag(_words(status)), f" ({relative(start, now)})" if start else ""
+    begins, ends = _time_range(window.get("scheduled_start"), window.get("scheduled_end"))
+    return Card(window.get("title"), [badge], "", begins, ends, when, _affected(window), [])
 
 
-def _history_incident(incident: Mapping[str, Any]) -> str:
-    count = len(incident.get("updates") or [])
-    updates = f"<details><summary>Updates ({count})</summary>{_updates(incident)}</details>" if count else ""
-    return (
-        f'<article class="card"><h3>{_e(incident.get("title"))}</h3>'
-        f"{_badges(_tag('Incident'), _badge('operational', 'Resolved'), _impact_badge(incident.get('impact')))}"
-        f'<p class="meta">{_time_range(incident.get("started_at"), incident.get("resolved_at"))}</p>'
-        f"{_affected(incident)}{updates}</article>"
-    )
+def _history_incident(incident: Mapping[str, Any]) -> Card:
+    badges = [_tag("Incident"), _badge("operational", "Resolved"), _impact_badge(incident.get("impact"))]
+    begins, ends = _time_range(incident.get("started_at"), incident.get("resolved_at"))
+    return Card(incident.get("title"), badges, "", begins, ends, "", _affected(incident), _updates(incident), True)
 
 
-def _history_maintenance(window: Mapping[str, Any]) -> str:
+def _history_maintenance(window: Mapping[str, Any]) -> Card:
     done = window.get("status") == "completed"
-    badge = _badge("operational", "Completed") if done else _tag(_e(_words(window.get("status"))))
-    return (
-        f'<article class="card"><h3>{_e(window.get("title"))}</h3>{_badges(_tag("Maintenance"), badge)}'
-        f'<p class="meta">{_time_range(window.get("scheduled_start"), window.get("scheduled_end"))}</p>'
-        f"{_affected(window)}</article>"
-    )
+    badge = _badge("operational", "Completed") if done else _tag(_words(window.get("status")))
+    begins, ends = _time_range(window.get("scheduled_start"), window.get("scheduled_end"))
+    return Card(window.get("title"), [_tag("Maintenance"), badge], "", begins, ends, "", _affected(window), [])
 
 
-def _section(anchor: str, heading: str, items: list[str], empty: str) -> str:
-    body = "".join(items) or f'<p class="card">{empty}</p>'
-    heading_html = f'<h2 id="{anchor}-heading">{heading}</h2>'
-    return f'<section id="{anchor}" aria-labelledby="{anchor}-heading">{heading_html}{body}</section>'
-
-
-def _document(title: str, header: str, main: str, footer: str) -> str:
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{title}</title><link rel="icon" href="data:,"><style>{_CSS}</style></head><body>'
-        '<a class="skip" href="#main">Skip to content</a>'
-        f'<header><div class="wrap">{header}</div></header>'
-        f'<main id="main" class="wrap">{main}</main>'
-        f'<footer class="wrap">{footer}</footer></body></html>'
-    )
-
-
-def _history(incidents: list[dict[str, Any]], maintenance: list[dict[str, Any]]) -> list[str]:
+def _history(incidents: list[dict[str, Any]], maintenance: list[dict[str, Any]]) -> list[Card]:
     """Resolved incidents and completed or cancelled maintenance, newest first."""
     dated = [
         (_sort_key(i.get("resolved_at") or i.get("updated_at")), _history_incident(i))
@@ -322,7 +332,7 @@ def _history(incidents: list[dict[str, Any]], maintenance: list[dict[str, Any]])
     return [item for _, item in dated]
 
 
-def _banner(summary: Mapping[str, Any], active: int, ongoing: int, upcoming: int) -> str:
+def _banner(summary: Mapping[str, Any], active: int, ongoing: int, upcoming: int) -> Banner:
     overall = _style_key(summary.get("status"))
     style = STATUS_STYLES[overall]
     counts = [
@@ -330,14 +340,8 @@ def _banner(summary: Mapping[str, Any], active: int, ongoing: int, upcoming: int
         (ongoing, "maintenance in progress", "maintenance windows in progress", "maintenance"),
         (upcoming, "upcoming maintenance", "upcoming maintenance windows", "maintenance"),
     ]
-    jumps = [f'<a href="#{anchor}">{n} {one if n == 1 else many}</a>' for n, one, many, anchor in counts if n]
-    return (
-        f'<section class="banner st-{overall}" aria-labelledby="overall-heading">'
-        f'<h2 class="headline" id="overall-heading"><span aria-hidden="true">{style.icon}</span> {style.headline}</h2>'
-        f"<p>Last updated {_time(summary.get('updated_at'))}</p>"
-        + (f"<p>{' · '.join(jumps)}</p>" if jumps else "")
-        + "</section>"
-    )
+    jumps = [(anchor, f"{n} {one if n == 1 else many}") for n, one, many, anchor in counts if n]
+    return Banner(overall, style.icon, style.headline, _time(summary.get("updated_at")), jumps)
 
 
 def render_status_page(
@@ -352,38 +356,31 @@ def render_status_page(
     progress, then upcoming soonest first; history newest first. Components keep the order the
     page owner gave them. `summary.status` is the overall status as the data layer computed it."""
     now = _moment(now) or _EARLIEST
-    name = _e((summary.get("page") or {}).get("name")) or "Status"
+    page_name = (summary.get("page") or {}).get("name")
     newest_first = sorted(incidents, key=lambda i: _sort_key(i.get("started_at")), reverse=True)
     active = [i for i in newest_first if i.get("status") != "resolved"]
     soonest_first = sorted(maintenance, key=lambda w: _sort_key(w.get("scheduled_start")))
     ongoing = [w for w in soonest_first if w.get("status") == "in_progress"]
     upcoming = [w for w in soonest_first if w.get("status") == "scheduled"]
-    main = (
-        _banner(summary, len(active), len(ongoing), len(upcoming))
-        + _section(
-            "incidents", "Active incidents", [_active_incident(i, now) for i in active], "No incidents reported."
-        )
-        + _section(
-            "maintenance",
-            "Scheduled maintenance",
-            [_maintenance_item(w, now) for w in ongoing + upcoming],
-            "No maintenance scheduled.",
-        )
-        + _components_section(components)
-        + _section(
-            "history", "Recent history", _history(incidents, maintenance), "No incidents or maintenance recently."
-        )
+    return render(
+        "statuspage/page.html",
+        stylesheet=_CSS,
+        name=("" if page_name is None else str(page_name)) or "Status",
+        banner=_banner(summary, len(active), len(ongoing), len(upcoming)),
+        active=[_active_incident(i, now) for i in active],
+        maintenance=[_maintenance_item(w, now) for w in ongoing + upcoming],
+        sections=_sections(components),
+        history=_history(incidents, maintenance),
+        # To the minute, like every time shown: the page (and so its ETag) changes at most once a minute.
+        generated=_time(now.replace(second=0, microsecond=0)),
     )
-    # To the minute, like every time shown: the page (and so its ETag) changes at most once a minute.
-    generated = _time(now.replace(second=0, microsecond=0))
-    footer = f"<p>All times are in UTC. Page generated {generated}.</p><p>Powered by Tocsin.</p>"
-    return _document(f"{name} status", f'<h1>{name}</h1><p class="meta">Service status</p>', main, footer)
 
 
 def render_not_found(slug: str) -> str:
     """A small 404 page for an unknown or unpublished slug."""
-    main = (
-        '<section class="card" aria-labelledby="missing-heading"><h2 id="missing-heading">Status page not found</h2>'
-        f"<p>There is no public status page at “{_e(slug)}”. Check the address and try again.</p></section>"
-    )
-    return _document("Status page not found", "<h1>Status page</h1>", main, "<p>Powered by Tocsin.</p>")
+    return render("statuspage/not_found.html", stylesheet=_CSS, slug=slug)
+
+
+def render_error(title: str, message: str) -> str:
+    """A bare page for a bad request or a rate limit on the HTML route."""
+    return render("statuspage/error.html", title=title, message=message)

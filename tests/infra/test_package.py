@@ -67,6 +67,9 @@ def test_package_writes_the_template_and_the_zip(packaged: Path) -> None:
     with zipfile.ZipFile(packaged / "deployment.zip") as archive:
         names = set(archive.namelist())
     assert {"app.py", "chalicelib/__init__.py", "chalicelib/workers/messages.py", "pynamodb/__init__.py"} <= names
+    # Templates are data files inside chalicelib/, rendered with the shipped Jinja2.
+    templates = {"chalicelib/templates/statuspage/page.html", "chalicelib/templates/email/incident_page.txt"}
+    assert templates | {"jinja2/__init__.py", "markupsafe/__init__.py"} <= names
     assert not {n for n in names if n.startswith(("tests/", "template/", ".venv/", "bench/"))}
 
 

@@ -64,6 +64,9 @@ def test_importing_the_app_loads_no_route_module_model_or_table() -> None:
     assert route_modules == ["chalicelib.api.routes.meta"]
     for heavy in ("pydantic", "pynamodb", "boto3", "chalicelib.incident", "chalicelib.workers.handlers"):
         assert heavy not in loaded, f"`import app` loads {heavy}"
+    # Templates are compiled by the first page or email rendered, not by importing the app.
+    for engine in ("jinja2", "markupsafe"):
+        assert engine not in loaded, f"`import app` loads {engine}"
 
 
 def test_a_first_request_loads_only_its_route_module() -> None:

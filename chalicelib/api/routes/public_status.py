@@ -9,7 +9,6 @@ Requests count against the caller address's anonymous rate-limit bucket.
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import logging
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from chalicelib.api import ratelimits
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip
 from chalicelib.errors import AppError, InternalError, NotFound, ValidationFailed
 from chalicelib.statuspage import public
-from chalicelib.statuspage.page_html import CONTENT_SECURITY_POLICY, render_not_found
+from chalicelib.statuspage.page_html import CONTENT_SECURITY_POLICY, render_error, render_not_found
 from chalicelib.statuspage.public_models import (
     PublicComponents,
     PublicCursorQuery,
@@ -44,10 +43,6 @@ _CACHING = (
 _CURSOR = (
     " Newest first, 20 per page; pass next_cursor back as ?cursor= for older ones "
     "(400 for a cursor this listing did not issue)."
-)
-_HTML_ERROR = (
-    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-    "<body><h1>{title}</h1><p>{text}</p></body></html>"
 )
 
 Document = Callable[[public.PageView, str | None], Any]
@@ -92,7 +87,7 @@ def _html_error(error: AppError, slug: str) -> str:
     if error.status == 404:
         return render_not_found(slug)
     title = "Status page not found" if error.status == 404 else "Status page unavailable"
-    return _HTML_ERROR.format(title=title, text=html.escape(error.message))
+    return render_error(title, error.message)
 
 
 def _serve(

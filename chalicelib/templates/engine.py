@@ -1,0 +1,73 @@
+"""The Jinja2 environment's rules. Imported only by `chalicelib.templates.environment()`, at the
+first rendering, so this module may import Jinja2 at the top.
+
+- Escaping by file name: `.html` autoescaped, `.txt` (plain-text email parts) not, anything else
+  refused.
+- Autoescape writes quotes as the standard library's `html.escape` does (`&quot;`, `&#x27;`), not
+  as MarkupSafe does (`&#34;`, `&#39;`): postmortem HTML is stored and status page ETags hash the
+  bytes, so the renderings keep the bytes they had before templates. MarkupSafe still escapes
+  whatever the finalizer returns unmarked, so a slip here cannot unescape a value. None renders
+  as nothing in HTML, as the hand-built HTML did.
+- Compact HTML: in a `.html` template, a line break and the indentation around it are dropped
+  when they sit between two tags (`>` or `}` before, `<` or `{` after), and so is the line break
+  that ends the file. Templates are written one element per line; the output has no whitespace
+  between elements, as it always had. A space wanted between two elements is written on the same
+  line. Text is never touched.
+- Undefined variables raise (StrictUndefined): a template and its caller cannot drift apart
+  silently.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.ext import Extension
+from jinja2.nodes import EvalContext
+from markupsafe import Markup
+
+AUTOESCAPE_BY_SUFFIX = {".html": True, ".txt": False}
+# `>`/`}` ends an HTML tag or a Jinja tag; `<`/`{` starts one.
+_BREAK_BETWEEN_TAGS = re.compile(r"(?<=[>}])[ \t]*\n[ \t\n]*(?=[<{])")
+
+
+def autoescape_for(name: str | None) -> bool:
+    suffix = Path(name or "").suffix
+    if suffix not in AUTOESCAPE_BY_SUFFIX:
+        raise ValueError(f"template {name!r}: name it .html (escaped) or .txt (plain text)")
+    return AUTOESCAPE_BY_SUFFIX[suffix]
+
+
+@jinja2.pass_eval_context
+def finalize(eval_context: EvalContext, value: Any) -> Any:
+    """What `{{ value }}` writes: in plain text the value; in HTML markup (a macro's output) as it
+    is and anything else escaped."""
+    if not eval_context.autoescape or hasattr(value, "__html__"):
+        return value
+    return Markup(html.escape("" if value is None else str(value), quote=True))
+
+
+class CompactHtml(Extension):
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        if name is None or not name.endswith(".html"):
+            return source
+        return _BREAK_BETWEEN_TAGS.sub("", source).rstrip("\n")
+
+
+def build_environment(directory: Path) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        extensions=[CompactHtml],
+        autoescape=autoescape_for,
+        undefined=jinja2.StrictUndefined,
+        finalize=finalize,
+        # Block tags own their line, in .txt templates too: no stray newlines in the output.
+        trim_blocks=True,
+        lstrip_blocks=True,
+        # A .txt template is the text as written, down to its final line break.
+        keep_trailing_newline=True,
+        auto_reload=False,
+    )
