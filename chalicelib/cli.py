@@ -329,7 +329,7 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, CliError):
         return str(error)
     if isinstance(error, AppError):
-        fields = (error.details or {}).get("fields") or []
+        fields = (error.details.get("fields") if isinstance(error.details, dict) else None) or []
         if fields:
             return "; ".join(f"{f['field']}: {f['message']}" for f in fields)
         return error.message

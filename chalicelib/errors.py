@@ -1,19 +1,22 @@
-"""Every error the service can answer with, defined once.
+"""Every error the service can answer with, defined once, free of any web framework.
 
-Each error carries its code, HTTP status and a default message. Views raise them;
-`chalicelib.api.envelope` turns them into the error envelope in one place. They
-subclass ChaliceUnhandledError so Chalice re-raises them to our middleware instead
-of turning them into its own 500.
+Each error carries its code, HTTP status and a default message. Domain code and views raise
+them; the API layer renders them, one renderer per route family (the API envelope, the
+webhook body, the PagerDuty Events body, the public status page), chosen in
+`chalicelib.api.error_render`. Nothing here imports Chalice: the view wrapper in
+`chalicelib.api.routing` catches `AppError` before Chalice could turn it into its own 500.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from chalice.app import ChaliceUnhandledError
+# A dict for the API envelope's `error.details` (e.g. `{"fields": [...]}`), or the list of
+# problems an inbound delivery had (PagerDuty-style strings, the Events API's `errors`).
+Details = dict[str, Any] | list[str]
 
 
-class AppError(ChaliceUnhandledError):
+class AppError(Exception):
     code: ClassVar[str] = "INTERNAL_ERROR"
     status: ClassVar[int] = 500
     default_message: ClassVar[str] = "An internal error occurred."
@@ -22,15 +25,22 @@ class AppError(ChaliceUnhandledError):
         self,
         message: str | None = None,
         *,
-        details: dict[str, Any] | None = None,
+        details: Details | None = None,
         user_message: str | None = None,
         headers: dict[str, str] | None = None,
+        retryable: bool = False,
     ) -> None:
         self.message = message or self.default_message
         self.details = details
         self.user_message = user_message
         self.headers = headers or {}
+        # Not the sender's fault (e.g. a certificate fetch failed): the webhook routes answer 5xx
+        # so the provider retries, where a 4xx would make it drop the delivery.
+        self.retryable = retryable
         super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
 
 class ValidationFailed(AppError):
@@ -148,6 +158,79 @@ class DeliveryFailed(AppError):
     default_message = "The notification provider could not deliver on any channel."
 
 
+# --- inbound webhooks: the checks before parsing (chalicelib.integration.gate) -------------------
+
+
+class RouteNotFound(AppError):
+    code = "ROUTE_NOT_FOUND"
+    status = 404
+    default_message = "No integration has this routing key (invalid or expired)."
+
+
+class WebhookRevoked(AppError):
+    code = "WEBHOOK_REVOKED"
+    status = 410
+    default_message = "This webhook has been revoked."
+
+
+class IpNotAllowed(AppError):
+    code = "IP_NOT_ALLOWED"
+    status = 403
+    default_message = "Deliveries from this address are not allowed for this webhook."
+
+
+class HttpsRequired(AppError):
+    code = "HTTPS_REQUIRED"
+    status = 403
+    default_message = "Webhook URLs work over HTTPS only."
+
+
+# --- inbound webhooks: what a parser refuses (chalicelib.integration.parsers) ---------------------
+
+
+class DeliveryRejected(AppError):
+    """A delivery refused for its body or its signature. Not raised itself: the parent of the three
+    errors a parser raises, so callers can catch "the parser refused it" in one clause.
+
+    `details` is the list of every problem found (PagerDuty-style strings for the Events API's
+    `errors`); it defaults to the message alone."""
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        details: list[str] | None = None,
+        headers: dict[str, str] | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message, headers=headers, retryable=retryable)
+        self.details: list[str] = list(details) if details is not None else [self.message]
+
+
+class InvalidPayload(DeliveryRejected):
+    code = "INVALID_PAYLOAD"
+    status = 400
+    default_message = "The delivery's body is invalid."
+
+    @classmethod
+    def from_problems(cls, problems: list[str]) -> InvalidPayload:
+        """One INVALID_PAYLOAD naming every problem (the message joins them)."""
+        return cls("; ".join(problems), details=problems)
+
+
+class InvalidSignature(DeliveryRejected):
+    code = "INVALID_SIGNATURE"
+    status = 401
+    default_message = "The delivery's signature is missing or does not verify."
+
+
+class SignatureExpired(DeliveryRejected):
+    code = "SIGNATURE_EXPIRED"
+    status = 401
+    default_message = "The delivery's signature timestamp is outside the accepted window."
+
+
+# The codes the API envelope answers with (its OpenAPI `error.code` enum).
 ERROR_TYPES: tuple[type[AppError], ...] = (
     ValidationFailed,
     InvalidSeverity,
@@ -165,4 +248,16 @@ ERROR_TYPES: tuple[type[AppError], ...] = (
     RateLimited,
     InternalError,
     DeliveryFailed,
+)
+
+# The codes the inbound webhook routes answer with, besides PAYLOAD_TOO_LARGE, RATE_LIMITED and
+# INTERNAL_ERROR, which the API shares.
+WEBHOOK_ERROR_TYPES: tuple[type[AppError], ...] = (
+    RouteNotFound,
+    WebhookRevoked,
+    InvalidPayload,
+    InvalidSignature,
+    SignatureExpired,
+    IpNotAllowed,
+    HttpsRequired,
 )

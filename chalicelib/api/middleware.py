@@ -1,4 +1,8 @@
-"""HTTP middleware: request ids, structured access logs, and enveloping Chalice's own errors."""
+"""HTTP middleware: request ids, structured access logs, and enveloping Chalice's own errors.
+
+Errors raised in views never reach here: the view wrapper (chalicelib.api.routing) renders them.
+What is left is Chalice's own answers (405, 400 on bad JSON, 415, its 500) on API paths, and the
+rate limit of unrouted requests."""
 
 from __future__ import annotations
 
@@ -6,12 +10,11 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 
 from chalice.app import Request, Response
 
-from chalicelib.api import envelope
 from chalicelib.api.context import accept_or_generate_request_id, set_current_request, set_request_id
+from chalicelib.api.error_render import ErrorFamily, render
 from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, RateLimited, ValidationFailed
 
 logger = logging.getLogger("tocsin.access")
@@ -48,14 +51,12 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
     set_request_id(request_id)
     set_current_request(event)
     path = concrete_path(event)
-    try:
-        response = get_response(event)
-    except AppError as error:
-        response = envelope.error_response(error)
+    response = get_response(event)
     if path.startswith(API_PREFIX):
         replacement = _chalice_error_to_app_error(response)
         if replacement is not None:
-            response = envelope.error_response(replacement, headers=_keep_allow(response))
+            replacement.headers.update(_keep_allow(response))
+            response = render(ErrorFamily.API, replacement)
     if "X-RateLimit-Category" not in response.headers and response.status_code in (404, 405):
         response = _charge_unrouted(event, response)
     response.headers.setdefault("X-Request-Id", request_id)
@@ -82,11 +83,11 @@ def _charge_unrouted(event: Request, response: Response) -> Response:
     try:
         decision = ratelimits.charge_anonymous(source_ip(event), clock.now())
     except RateLimited as limited:
-        return envelope.error_response(limited)
+        return render(ErrorFamily.API, limited)
     response.headers.update(decision.headers())
     return response
 
 
-def _keep_allow(response: Response) -> dict[str, Any]:
+def _keep_allow(response: Response) -> dict[str, str]:
     allow = response.headers.get("Allow")
-    return {"Allow": allow} if allow else {}
+    return {"Allow": str(allow)} if allow else {}

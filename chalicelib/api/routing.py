@@ -2,7 +2,9 @@
 
 The pipeline for every operation is the same: authenticate, charge the rate limit,
 check the scope, parse the body and query, call the handler, envelope the result.
-Errors raised anywhere become the error envelope here and nowhere else.
+Every view, enveloped or raw, is wrapped once (`_guarded`): an error raised anywhere in it is
+rendered here, in its route family's shape (chalicelib.api.error_render), and nowhere else.
+Chalice would turn any exception that reaches it into its own 500.
 
 Operations register here, not on the Chalice app: app.py mounts every route from the generated
 table in chalicelib.api.route_table and imports a route module on its first request
@@ -22,6 +24,7 @@ from pydantic import BaseModel
 
 from chalicelib import clock
 from chalicelib.api import envelope, ratelimits
+from chalicelib.api.error_render import ErrorFamily, render
 from chalicelib.api.validation import parse_body, parse_query
 from chalicelib.auth.principal import Principal
 from chalicelib.auth.service import authenticate
@@ -51,6 +54,7 @@ class Operation:
     headers: tuple[str, ...] = ()
     raw: bool = False  # answers outside the envelope (webhooks, public status)
     content_type: str = "application/json"  # of the success response
+    error_family: ErrorFamily = ErrorFamily.API  # how its errors are rendered
 
 
 @dataclass
@@ -100,7 +104,22 @@ def _bind(operation: Operation, view: View, module: str, content_types: list[str
     existing = _BOUND.get(key)
     if existing is not None and existing.module != module:
         raise ValueError(f"{operation.method} {operation.path} is declared in {existing.module} and {module}")
-    _BOUND[key] = BoundOperation(operation, view, module, tuple(content_types))
+    _BOUND[key] = BoundOperation(operation, _guarded(operation, view), module, tuple(content_types))
+
+
+def _guarded(operation: Operation, view: View) -> View:
+    """The one place a view's exceptions are caught: rendered in the operation's error family."""
+
+    def answer(request: Request, path_params: dict[str, str]) -> Response:
+        try:
+            return view(request, path_params)
+        except AppError as error:
+            return render(operation.error_family, error, path_params)
+        except Exception:
+            logger.exception("unhandled error in %s", operation.operation_id)
+            return render(operation.error_family, InternalError(), path_params)
+
+    return answer
 
 
 def bound(method: str, path: str) -> BoundOperation | None:
@@ -204,10 +223,12 @@ def raw_operation(
     headers: tuple[str, ...] = (),
     content_types: list[str] | None = None,
     response_content_type: str = "application/json",
+    error_family: ErrorFamily = ErrorFamily.API,
 ) -> Callable[[RawHandler], RawHandler]:
     """A route outside the API's envelope (inbound webhooks, public status): documented like the
     others, but the handler gets the raw request, checks its own query (`query` documents it) and
-    answers in its own body shape."""
+    answers in its own body shape. It raises errors like any view; `error_family` says how they
+    are rendered."""
     operation = Operation(
         method=method,
         path=path,
@@ -225,6 +246,7 @@ def raw_operation(
         headers=headers,
         raw=True,
         content_type=response_content_type,
+        error_family=error_family,
     )
 
     def register(handler: RawHandler) -> RawHandler:
@@ -247,10 +269,12 @@ def run(operation: Operation, handler: Handler, request: Request, path_params: d
             raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in names])
         result = handler(Call(principal, body, query, path_params, request, now))
     except AppError as error:
-        return envelope.error_response(error, headers=decision.headers() if decision else None)
-    except Exception:
+        # The rate-limit headers go on errors too; the view wrapper renders them.
+        error.headers.update(decision.headers() if decision else {})
+        raise
+    except Exception as unexpected:
         logger.exception("unhandled error in %s", operation.operation_id)
-        return envelope.error_response(InternalError(), headers=decision.headers() if decision else None)
+        raise InternalError(headers=decision.headers() if decision else None) from unexpected
     rate_headers = decision.headers() if decision else {}
     if isinstance(result, Response):
         result.headers.update(rate_headers)

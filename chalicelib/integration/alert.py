@@ -1,8 +1,8 @@
-"""The normalized alert every inbound parser returns, the rejection they raise, and shared helpers.
+"""The normalized alert every inbound parser returns, and shared helpers.
 
 Pure: no AWS, no I/O. A parser takes headers and raw body bytes and returns a `NormalizedAlert`, or
-raises `WebhookRejected` with one of three codes that the HTTP layer maps to a status
-(`REJECTION_STATUS`). `NormalizedAlert` normalizes itself on construction, so every instance obeys
+raises one of the `DeliveryRejected` errors of chalicelib.errors (`InvalidPayload`,
+`InvalidSignature`, `SignatureExpired`). `NormalizedAlert` normalizes itself on construction, so every instance obeys
 the incident limits (title 1..200 chars, description <= 10000) whatever a parser passed in.
 """
 
@@ -20,16 +20,10 @@ from chalicelib.incident.severity import SEVERITIES, Severity
 Source = Literal["custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
 Action = Literal["trigger", "acknowledge", "resolve", "note", "ignore", "confirm_subscription"]
 StatusHint = Literal["new", "investigating", "resolved"]
-RejectionCode = Literal["INVALID_PAYLOAD", "INVALID_SIGNATURE", "SIGNATURE_EXPIRED"]
 
 SOURCES: tuple[Source, ...] = get_args(Source)
 ACTIONS: tuple[Action, ...] = get_args(Action)
 STATUS_HINTS: tuple[StatusHint, ...] = get_args(StatusHint)
-REJECTION_STATUS: Final[Mapping[RejectionCode, int]] = {
-    "INVALID_PAYLOAD": 400,
-    "INVALID_SIGNATURE": 401,
-    "SIGNATURE_EXPIRED": 401,
-}
 SOURCE_NAMES: Final[Mapping[Source, str]] = {
     "custom": "Custom webhook",
     "legacy": "Legacy webhook",
@@ -49,51 +43,6 @@ METADATA_KEY_MAX: Final = 100
 METADATA_VALUE_MAX: Final = 1_000
 RAW_DETAILS_MAX_CHARS: Final = 16_000
 ELLIPSIS: Final = "\u2026"
-
-
-class WebhookRejected(Exception):
-    """A delivery the service must refuse. `code` picks the HTTP status (`REJECTION_STATUS`);
-    `details` lists every problem found (PagerDuty-style strings for the Events API);
-    `retryable` marks failures that are not the sender's fault (a certificate fetch that failed),
-    which the HTTP layer may answer with a 5xx so the provider retries."""
-
-    def __init__(
-        self,
-        code: RejectionCode,
-        message: str,
-        *,
-        details: list[str] | None = None,
-        retryable: bool = False,
-    ) -> None:
-        super().__init__(message)
-        self.code: RejectionCode = code
-        self.message = message
-        self.details: list[str] = list(details) if details else []
-        self.retryable = retryable
-
-    @property
-    def status(self) -> int:
-        return REJECTION_STATUS[self.code]
-
-    @classmethod
-    def invalid_payload(cls, message: str, details: list[str] | None = None) -> WebhookRejected:
-        return cls("INVALID_PAYLOAD", message, details=details if details is not None else [message])
-
-    @classmethod
-    def invalid_signature(cls, message: str, *, retryable: bool = False) -> WebhookRejected:
-        return cls("INVALID_SIGNATURE", message, details=[message], retryable=retryable)
-
-    @classmethod
-    def expired(cls, message: str) -> WebhookRejected:
-        return cls("SIGNATURE_EXPIRED", message, details=[message])
-
-    @classmethod
-    def from_problems(cls, problems: list[str]) -> WebhookRejected:
-        """One INVALID_PAYLOAD naming every problem (the message joins them)."""
-        return cls("INVALID_PAYLOAD", "; ".join(problems), details=problems)
-
-    def __repr__(self) -> str:
-        return f"WebhookRejected({self.code!r}, {self.message!r})"
 
 
 @dataclass(frozen=True)

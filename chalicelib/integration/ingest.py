@@ -18,13 +18,13 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import aws, clock
 from chalicelib.auth.principal import Principal
 from chalicelib.directory.services import Service
-from chalicelib.errors import AppError, NotFound
+from chalicelib.errors import AppError, InvalidPayload, NotFound
 from chalicelib.incident import commands, repository
 from chalicelib.incident import service as incidents
 from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import resolution_target
-from chalicelib.integration.alert import NormalizedAlert, WebhookRejected
+from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
 from chalicelib.workers.messages import Message, publish
 
@@ -178,9 +178,9 @@ def _service(integration: IntegrationRecord, alert: NormalizedAlert) -> Service:
     if reference:
         service = find_service(organization_id=integration.organization_id, service_ref=reference)
         if service is None or not service.is_active:
-            raise WebhookRejected.invalid_payload(f"Unknown or inactive service {reference!r} in this organization.")
+            raise InvalidPayload(f"Unknown or inactive service {reference!r} in this organization.")
         return service
-    raise WebhookRejected.invalid_payload(
+    raise InvalidPayload(
         "No service for this alert: add a service_id tag or label (SER-xxxxx), or set the integration's "
         "default service."
     )

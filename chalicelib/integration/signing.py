@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Final
 
-from chalicelib.integration.alert import WebhookRejected, get_header
+from chalicelib.errors import InvalidSignature, SignatureExpired
+from chalicelib.integration.alert import get_header
 
 SIGNATURE_HEADER: Final = "X-Service-Signature"
 TIMESTAMP_HEADER: Final = "X-Service-Timestamp"
@@ -86,33 +87,27 @@ def verify_custom(
     raw_signature = get_header(headers, SIGNATURE_HEADER)
     raw_timestamp = get_header(headers, TIMESTAMP_HEADER)
     if not raw_signature:
-        raise WebhookRejected.invalid_signature(
-            f"Missing {SIGNATURE_HEADER} header; this webhook requires signed requests."
-        )
+        raise InvalidSignature(f"Missing {SIGNATURE_HEADER} header; this webhook requires signed requests.")
     if not raw_timestamp:
-        raise WebhookRejected.invalid_signature(
-            f"Missing {TIMESTAMP_HEADER} header; this webhook requires signed requests."
-        )
+        raise InvalidSignature(f"Missing {TIMESTAMP_HEADER} header; this webhook requires signed requests.")
     if not _TIMESTAMP_RE.fullmatch(raw_timestamp):
-        raise WebhookRejected.invalid_signature(
-            f"{TIMESTAMP_HEADER} must be a Unix time in whole seconds (digits only)."
-        )
+        raise InvalidSignature(f"{TIMESTAMP_HEADER} must be a Unix time in whole seconds (digits only).")
     prefix, digest = raw_signature[: len(SIGNATURE_PREFIX)], raw_signature[len(SIGNATURE_PREFIX) :]
     if prefix.lower() != SIGNATURE_PREFIX or not _HEX_DIGEST_RE.fullmatch(digest):
-        raise WebhookRejected.invalid_signature(f"{SIGNATURE_HEADER} must look like sha256=<64 hex characters>.")
+        raise InvalidSignature(f"{SIGNATURE_HEADER} must look like sha256=<64 hex characters>.")
     expected = signature_hex(secret, raw_timestamp, body)
     if not hmac.compare_digest(expected, digest.lower()):
-        raise WebhookRejected.invalid_signature(
+        raise InvalidSignature(
             f"{SIGNATURE_HEADER} does not match the request body and timestamp for this webhook's signing secret."
         )
     timestamp = int(raw_timestamp)
     age = _seconds(now) - timestamp
     if age > MAX_AGE_SECONDS:
-        raise WebhookRejected.expired(
+        raise SignatureExpired(
             f"{TIMESTAMP_HEADER} is {age} s old; signed requests are accepted for {MAX_AGE_SECONDS} s."
         )
     if -age > MAX_FUTURE_SECONDS:
-        raise WebhookRejected.expired(
+        raise SignatureExpired(
             f"{TIMESTAMP_HEADER} is {-age} s in the future; at most {MAX_FUTURE_SECONDS} s of clock skew is allowed."
         )
     return timestamp
@@ -130,12 +125,12 @@ def verify_sentry(client_secret: str | bytes, headers: Mapping[str, str] | None,
     """Check Sentry-Hook-Signature over the raw body; INVALID_SIGNATURE when missing or wrong."""
     received = get_header(headers, SENTRY_SIGNATURE_HEADER)
     if not received:
-        raise WebhookRejected.invalid_signature(
+        raise InvalidSignature(
             f"Missing {SENTRY_SIGNATURE_HEADER} header; this integration has a client secret configured."
         )
     if not _HEX_DIGEST_RE.fullmatch(received):
-        raise WebhookRejected.invalid_signature(f"{SENTRY_SIGNATURE_HEADER} must be 64 hex characters.")
+        raise InvalidSignature(f"{SENTRY_SIGNATURE_HEADER} must be 64 hex characters.")
     if not hmac.compare_digest(sentry_signature(client_secret, body), received.lower()):
-        raise WebhookRejected.invalid_signature(
+        raise InvalidSignature(
             f"{SENTRY_SIGNATURE_HEADER} does not match the request body for this integration's client secret."
         )

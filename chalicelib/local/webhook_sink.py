@@ -116,7 +116,7 @@ def _mapping(value: Any) -> dict[str, Any]:
 def check_signature(
     *, sink_name: str, organization_id: str | None, headers: Mapping[str, str], body: bytes, now: datetime
 ) -> SignatureCheck:
-    from chalicelib.integration.alert import WebhookRejected
+    from chalicelib.errors import DeliveryRejected
     from chalicelib.integration.signing import verify_custom
     from chalicelib.outbound.tables import WebhookSubscriptionRecord
     from chalicelib.secrets_box import unseal
@@ -131,7 +131,7 @@ def check_signature(
         secret = unseal(record.sealed_secret, context=record.subscription_id)
         try:
             verify_custom(secret, headers, body, now=now)
-        except WebhookRejected as rejected:
+        except DeliveryRejected as rejected:
             error = rejected.message
             continue
         return SignatureCheck(True, record.subscription_id, None)

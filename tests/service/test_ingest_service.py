@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from chalicelib.errors import DeliveryRejected
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, list_partition
-from chalicelib.integration.alert import Action, NormalizedAlert, WebhookRejected
+from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.ingest import IngestResult, dedup_id, ingest
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
 from tests.conftest import NOW, Org
@@ -107,7 +108,7 @@ def test_a_resolved_incident_is_not_reopened(org: Org, integration: IntegrationR
     for action in notes:  # nothing behind the key yet: accepted, nothing changes
         result = ingest(integration, alert(action), now=NOW)
         assert (result.incident, result.created) == (None, False)
-    with pytest.raises(WebhookRejected) as unknown:
+    with pytest.raises(DeliveryRejected) as unknown:
         ingest(integration, alert(service_hint="SER-99999"), now=NOW)
     assert unknown.value.code == "INVALID_PAYLOAD"
     assert incidents(org, is_open=True) == []

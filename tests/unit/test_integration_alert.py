@@ -5,12 +5,11 @@ from types import MappingProxyType
 
 import pytest
 
+from chalicelib.errors import DeliveryRejected, InvalidPayload, InvalidSignature, SignatureExpired
 from chalicelib.integration.alert import (
     ELLIPSIS,
-    REJECTION_STATUS,
     SOURCES,
     NormalizedAlert,
-    WebhookRejected,
     bounded_details,
     get_header,
     normalize_dedup_key,
@@ -114,14 +113,23 @@ def test_get_header_is_case_insensitive():
 
 
 def test_rejection_carries_code_status_and_details():
-    rejected = WebhookRejected.from_problems(["'a' is required.", "'b' is bad."])
+    rejected = InvalidPayload.from_problems(["'a' is required.", "'b' is bad."])
     assert rejected.code == "INVALID_PAYLOAD"
     assert rejected.status == 400
     assert rejected.details == ["'a' is required.", "'b' is bad."]
     assert "'a' is required." in rejected.message and "'b' is bad." in str(rejected)
-    assert WebhookRejected.invalid_signature("nope").status == 401
-    assert WebhookRejected.expired("old").status == 401
-    assert REJECTION_STATUS == {"INVALID_PAYLOAD": 400, "INVALID_SIGNATURE": 401, "SIGNATURE_EXPIRED": 401}
+    assert InvalidSignature("nope").status == 401
+    assert SignatureExpired("old").status == 401
+    rejections = (InvalidPayload, InvalidSignature, SignatureExpired)
+    assert all(issubclass(kind, DeliveryRejected) for kind in rejections)
+    assert {kind.code: kind.status for kind in rejections} == {
+        "INVALID_PAYLOAD": 400,
+        "INVALID_SIGNATURE": 401,
+        "SIGNATURE_EXPIRED": 401,
+    }
+    # A single problem is its own detail (the PagerDuty body lists it); a fetch failure is retryable.
+    assert InvalidSignature("nope").details == ["nope"]
+    assert InvalidSignature("fetch failed", retryable=True).retryable
 
 
 def test_text_helpers():

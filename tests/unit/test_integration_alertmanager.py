@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.integration.alert import WebhookRejected
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration.parsers.alertmanager import parse_alertmanager
 
 FIXTURES = Path(__file__).parent / "fixtures" / "integration"
@@ -156,7 +156,7 @@ def test_extra_keys_are_tolerated():
 def test_invalid_payloads(mutate, fragment):
     payload = load("alertmanager_firing.json")
     mutate(payload)
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse(payload)
     assert caught.value.code == "INVALID_PAYLOAD"
     assert fragment in caught.value.message

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chalicelib.integration.alert import WebhookRejected
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration.parsers.custom import detect_schema, parse_custom
 
 FIXTURES = Path(__file__).parent / "fixtures" / "integration"
@@ -22,9 +22,9 @@ def body(payload: object) -> bytes:
     return json.dumps(payload).encode()
 
 
-def reject(payload: object, **kwargs) -> WebhookRejected:
+def reject(payload: object, **kwargs) -> DeliveryRejected:
     raw = payload if isinstance(payload, bytes) else body(payload)
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse_custom(raw, **kwargs)
     assert caught.value.code == "INVALID_PAYLOAD"
     assert caught.value.status == 400
@@ -337,10 +337,10 @@ field_values = (
 
 @settings(max_examples=300, deadline=None)
 @given(payload=st.dictionaries(field_names, field_values, max_size=10))
-def test_custom_parser_raises_only_webhook_rejected(payload):
+def test_custom_parser_raises_only_delivery_rejected(payload):
     try:
         alert = parse_custom(json.dumps(payload).encode())
-    except WebhookRejected as rejected:
+    except DeliveryRejected as rejected:
         assert rejected.code == "INVALID_PAYLOAD"
         assert rejected.message
         return

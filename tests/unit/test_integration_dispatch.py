@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration import signing
-from chalicelib.integration.alert import WebhookRejected
 from chalicelib.integration.parsers import SOURCE_TYPES, parse
 from chalicelib.integration.parsers.cloudwatch import _alarm, alarm_to_alert
 
@@ -51,7 +51,7 @@ def test_dispatch(source_type, fixture, headers, action):
 def test_legacy_path_forces_the_legacy_schema():
     body = json.dumps({"title": "x", "dedup_key": "k"}).encode()
     assert parse("legacy", None, body).source == "legacy"
-    with pytest.raises(WebhookRejected):
+    with pytest.raises(DeliveryRejected):
         parse("custom", None, body)  # signed schema: service_id missing
 
 
@@ -59,18 +59,18 @@ def test_signed_custom_webhook():
     body = raw("custom_signed_trigger.json")
     headers = signing.signed_headers(SECRET, int(NOW.timestamp()), body)
     assert parse("custom", headers, body, signing_secret=SECRET, now=NOW).action == "trigger"
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse("custom", {}, body, signing_secret=SECRET, now=NOW)
     assert caught.value.code == "INVALID_SIGNATURE"
     stale = signing.signed_headers(SECRET, int(NOW.timestamp()) - 301, body)
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse("custom", stale, body, signing_secret=SECRET, now=NOW)
     assert caught.value.code == "SIGNATURE_EXPIRED"
 
 
 def test_signature_is_checked_before_the_payload():
     body = b"not json"
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse("custom", {}, body, signing_secret=SECRET, now=NOW)
     assert caught.value.code == "INVALID_SIGNATURE"
 
@@ -84,7 +84,7 @@ def test_sentry_with_client_secret():
     body = raw("sentry_issue_created.json")
     good = {"Sentry-Hook-Resource": "issue", "Sentry-Hook-Signature": hmac.new(b"cs", body, hashlib.sha256).hexdigest()}
     assert parse("sentry", good, body, client_secret="cs").dedup_key == "4410923817"
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse("sentry", {"Sentry-Hook-Resource": "issue"}, body, client_secret="cs")
     assert caught.value.code == "INVALID_SIGNATURE"
 
@@ -105,18 +105,18 @@ def test_source_types():
 @pytest.mark.parametrize("source_type", [s for s in SOURCE_TYPES if s != "cloudwatch"])
 @pytest.mark.parametrize("body", [b"", b"\x00\xff", b"[]", b"null", b'"x"', b"{"])
 def test_every_source_rejects_non_object_bodies(source_type, body):
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse(source_type, {"Sentry-Hook-Resource": "issue"}, body)
     assert caught.value.code == "INVALID_PAYLOAD"
 
 
 def test_cloudwatch_rejects_non_object_bodies():
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse("cloudwatch", {}, b"[]", fetch_certificate=lambda url: b"")
     assert caught.value.code == "INVALID_PAYLOAD"
 
 
-# --- robustness: arbitrary JSON never escapes as anything but WebhookRejected ---------------------------
+# --- robustness: arbitrary JSON never escapes as anything but DeliveryRejected ---------------------------
 
 
 _scalars = (
@@ -176,7 +176,7 @@ _keys = st.sampled_from(
 def test_parsers_raise_only_webhook_rejected(source_type, resource, payload):
     try:
         alert = parse(source_type, {"Sentry-Hook-Resource": resource}, json.dumps(payload).encode())
-    except WebhookRejected as rejected:
+    except DeliveryRejected as rejected:
         assert rejected.code == "INVALID_PAYLOAD"
         return
     assert 1 <= len(alert.title) <= 200
@@ -204,10 +204,10 @@ def test_parsers_raise_only_webhook_rejected(source_type, resource, payload):
         max_size=8,
     )
 )
-def test_alarm_parser_raises_only_webhook_rejected(payload):
+def test_alarm_parser_raises_only_delivery_rejected(payload):
     try:
         alert = alarm_to_alert(_alarm(json.dumps(payload)))
-    except WebhookRejected as rejected:
+    except DeliveryRejected as rejected:
         assert rejected.code == "INVALID_PAYLOAD"
         return
     assert alert.action in ("trigger", "resolve", "note")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.integration.alert import WebhookRejected
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration.parsers.newrelic import parse_newrelic
 
 FIXTURES = Path(__file__).parent / "fixtures" / "integration"
@@ -129,17 +129,17 @@ def test_is_correlated_string_or_bool(value):
     ],
 )
 def test_wrongly_typed_core_fields_are_rejected(payload, field):
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse(payload)
     assert caught.value.code == "INVALID_PAYLOAD"
     assert f"'{field}'" in caught.value.message
 
 
 def test_unrecognised_body_is_rejected():
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse({"hello": "world"})
     assert "New Relic" in caught.value.message
-    with pytest.raises(WebhookRejected):
+    with pytest.raises(DeliveryRejected):
         parse_newrelic(b"[]")
 
 
@@ -182,6 +182,6 @@ def test_channel_severities(severity, expected):
 
 
 def test_channel_unknown_state_is_rejected():
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse(load("newrelic_channel_trigger.json") | {"current_state": "exploded"})
     assert "'current_state'" in caught.value.message

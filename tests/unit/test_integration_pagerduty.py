@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.integration.alert import WebhookRejected
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration.parsers.pagerduty import invalid_event_body, parse_pagerduty, routing_key_problems
 
 FIXTURES = Path(__file__).parent / "fixtures" / "integration"
@@ -23,7 +23,7 @@ def parse(payload: dict[str, Any]):
 
 
 def errors_of(payload: dict[str, Any]) -> list[str]:
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse(payload)
     assert caught.value.code == "INVALID_PAYLOAD"
     return caught.value.details
@@ -149,7 +149,7 @@ def test_acknowledge_and_resolve_need_a_dedup_key(action):
 
 
 def test_invalid_event_body_matches_pagerduty():
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         parse({"event_action": "trigger"})
     body = invalid_event_body(caught.value)
     assert body["status"] == "invalid event"
@@ -170,5 +170,5 @@ def test_routing_key_is_only_exposed():
 
 
 def test_non_object_body_is_rejected():
-    with pytest.raises(WebhookRejected):
+    with pytest.raises(DeliveryRejected):
         parse_pagerduty(b"[]")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.integration.alert import WebhookRejected
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration.parsers.sentry import parse_sentry
 
 FIXTURES = Path(__file__).parent / "fixtures" / "integration"
@@ -102,7 +102,7 @@ def test_level_table(level, severity):
 def test_issue_without_its_id_is_rejected(mutate, fragment):
     payload = load("sentry_issue_created.json")
     mutate(payload)
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         hook("issue", payload)
     assert caught.value.code == "INVALID_PAYLOAD"
     assert fragment in caught.value.message
@@ -129,7 +129,7 @@ def test_event_alert_tags_as_objects():
 
 
 def test_event_alert_without_event_is_rejected():
-    with pytest.raises(WebhookRejected):
+    with pytest.raises(DeliveryRejected):
         hook("event_alert", {"action": "triggered", "data": {}})
 
 
@@ -157,7 +157,7 @@ def test_metric_alert_warning():
 def test_metric_alert_without_id_is_rejected():
     payload = load("sentry_metric_alert_critical.json")
     del payload["data"]["metric_alert"]["id"]
-    with pytest.raises(WebhookRejected):
+    with pytest.raises(DeliveryRejected):
         hook("metric_alert", payload)
 
 
@@ -191,11 +191,11 @@ def test_legacy_plugin_body_without_resource_header():
 
 
 def test_no_header_and_not_a_plugin_body_is_rejected():
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         hook(None, {"action": "created", "data": {}})
     assert "Sentry-Hook-Resource" in caught.value.message
 
 
 def test_non_json_body_is_rejected():
-    with pytest.raises(WebhookRejected):
+    with pytest.raises(DeliveryRejected):
         parse_sentry({"Sentry-Hook-Resource": "issue"}, b"<html>")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration import signing
-from chalicelib.integration.alert import WebhookRejected
 
 SECRET = "whsec_3f9a2c7e1b"
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
@@ -22,8 +22,8 @@ def headers_for(body=BODY, timestamp=TS, secret=SECRET):
     return signing.signed_headers(secret, timestamp, body)
 
 
-def rejected(call) -> WebhookRejected:
-    with pytest.raises(WebhookRejected) as caught:
+def rejected(call) -> DeliveryRejected:
+    with pytest.raises(DeliveryRejected) as caught:
         call()
     return caught.value
 
@@ -165,7 +165,7 @@ def test_verify_rejects_any_other_body(body, other):
     if other == body:
         assert signing.verify_custom(SECRET, headers, other, now=NOW) == TS
     else:
-        with pytest.raises(WebhookRejected) as caught:
+        with pytest.raises(DeliveryRejected) as caught:
             signing.verify_custom(SECRET, headers, other, now=NOW)
         assert caught.value.code == "INVALID_SIGNATURE"
 

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.x509.oid import NameOID
 
-from chalicelib.integration.alert import WebhookRejected
+from chalicelib.errors import DeliveryRejected
 from chalicelib.integration.parsers import cloudwatch, sns
 
 FIXTURES = Path(__file__).parent / "fixtures" / "integration"
@@ -129,8 +129,8 @@ def verify(message: dict[str, Any], fetch, **kwargs) -> sns.SnsMessage:
     return sns.verify_sns_message(headers, body(message), fetch_certificate=fetch, **kwargs)
 
 
-def rejected(message: dict[str, Any], fetch, **kwargs) -> WebhookRejected:
-    with pytest.raises(WebhookRejected) as caught:
+def rejected(message: dict[str, Any], fetch, **kwargs) -> DeliveryRejected:
+    with pytest.raises(DeliveryRejected) as caught:
         verify(message, fetch, **kwargs)
     return caught.value
 
@@ -324,7 +324,7 @@ def test_fetch_failure_is_invalid_and_retryable(key):
     def broken(url: str) -> bytes:
         raise TimeoutError("no route")
 
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         verify(signed(notification(), key), broken)
     assert caught.value.code == "INVALID_SIGNATURE"
     assert caught.value.retryable
@@ -385,7 +385,7 @@ def test_malformed_envelopes_are_invalid_payloads(message, key, fetch):
 
 def test_message_type_header_must_match(key, fetch):
     message = signed(notification(), key)
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         sns.verify_sns_message(
             {"x-amz-sns-message-type": "SubscriptionConfirmation"}, body(message), fetch_certificate=fetch
         )
@@ -395,7 +395,7 @@ def test_message_type_header_must_match(key, fetch):
 
 
 def test_non_json_body(fetch):
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         sns.verify_sns_message({}, b"Type=Notification", fetch_certificate=fetch)
     assert caught.value.code == "INVALID_PAYLOAD"
 
@@ -482,7 +482,7 @@ def test_unsubscribe_confirmation_is_ignored(key, fetch):
     ],
 )
 def test_non_alarm_messages_are_invalid_payloads(payload, key, fetch):
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         alarm(signed(notification() | {"Message": payload}, key), fetch)
     assert caught.value.code == "INVALID_PAYLOAD"
 
@@ -490,6 +490,6 @@ def test_non_alarm_messages_are_invalid_payloads(payload, key, fetch):
 def test_tampered_alarm_is_rejected_before_parsing(key, fetch):
     message = signed(notification(), key)
     message["Message"] = "not json"
-    with pytest.raises(WebhookRejected) as caught:
+    with pytest.raises(DeliveryRejected) as caught:
         alarm(message, fetch)
     assert caught.value.code == "INVALID_SIGNATURE"

@@ -6,8 +6,9 @@ import json
 
 from chalice.app import Blueprint, Response
 
-from chalicelib.api import envelope, lazy
+from chalicelib.api import lazy
 from chalicelib.api.context import current_request
+from chalicelib.api.error_render import ErrorFamily, render
 from chalicelib.errors import NotFound
 
 meta = Blueprint(__name__)
@@ -40,4 +41,4 @@ def unknown_route() -> Response:
     # Chalice passes no argument for a greedy `{proxy+}` segment; the concrete path is in the context.
     request = current_request() or meta.current_request
     path = (request.context or {}).get("path") or "that path"
-    return envelope.error_response(NotFound(f"No route matches {path}."))
+    return render(ErrorFamily.API, NotFound(f"No route matches {path}."))

@@ -1,7 +1,8 @@
 """Public status pages: unauthenticated, cacheable JSON and the human HTML page.
 
 No envelope (like the inbound webhooks): the documents are the spec's public shapes; errors are
-`{success: false, error: {code, message}}`. Every answer carries Cache-Control, a strong ETag
+`{success: false, error: {code, message}}`, or a small HTML page for the HTML route (rendered by
+chalicelib.api.error_render). Every answer carries Cache-Control, a strong ETag
 (a 304 with an empty body when If-None-Match matches) and `Access-Control-Allow-Origin: *`.
 Requests count against the caller address's anonymous rate-limit bucket.
 """
@@ -18,10 +19,10 @@ from chalice.app import Request, Response
 
 from chalicelib import clock
 from chalicelib.api import ratelimits
+from chalicelib.api.error_render import ErrorFamily, public_headers
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip
 from chalicelib.errors import AppError, InternalError, NotFound, ValidationFailed
 from chalicelib.statuspage import public
-from chalicelib.statuspage.page_html import CONTENT_SECURITY_POLICY, render_error, render_not_found
 from chalicelib.statuspage.public_models import (
     PublicComponents,
     PublicCursorQuery,
@@ -59,35 +60,18 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def _answer(request: Request, status: int, body: str, content_type: str, extra: dict[str, str]) -> Response:
+def _answer(request: Request, body: str, content_type: str, extra: dict[str, str]) -> Response:
+    """A 200 (or its 304); errors are rendered by the PUBLIC_JSON / PUBLIC_HTML error families."""
+    etag = _etag(body)
     headers: dict[str, str | list[str]] = {
         **extra,
-        "Access-Control-Allow-Origin": "*",
-        "Access-Control-Expose-Headers": "ETag",
-        "Content-Type": content_type,
+        **public_headers(content_type),
+        "ETag": etag,
+        "Cache-Control": CACHE_CONTROL,
     }
-    if content_type.startswith("text/html"):
-        # Only the page's own inline stylesheet (pinned by hash); no scripts, no framing.
-        headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
-    if status == 200:
-        etag = _etag(body)
-        headers.update({"ETag": etag, "Cache-Control": CACHE_CONTROL})
-        if _matches(request.headers.get("if-none-match"), etag):
-            return Response(body="", status_code=304, headers=headers)
-    else:
-        headers["Cache-Control"] = "no-store"  # a page created a moment later must show at once
-    return Response(body=body, status_code=status, headers=headers)
-
-
-def _error_body(error: AppError) -> str:
-    return json.dumps({"success": False, "error": {"code": error.code, "message": error.message}})
-
-
-def _html_error(error: AppError, slug: str) -> str:
-    if error.status == 404:
-        return render_not_found(slug)
-    title = "Status page not found" if error.status == 404 else "Status page unavailable"
-    return render_error(title, error.message)
+    if _matches(request.headers.get("if-none-match"), etag):
+        return Response(body="", status_code=304, headers=headers)
+    return Response(body=body, status_code=200, headers=headers)
 
 
 def _serve(
@@ -97,7 +81,6 @@ def _serve(
     *,
     content_type: str,
     allowed_query: frozenset[str],
-    html_errors: bool = False,
 ) -> Response:
     now = clock.now()
     rate_headers: dict[str, str] = {}
@@ -111,16 +94,13 @@ def _serve(
         view = public.load_view(slug)
         if view is None:
             raise NotFound("Status page not found.")
-        return _answer(request, 200, build(view, cursor), content_type, rate_headers)
+        return _answer(request, build(view, cursor), content_type, rate_headers)
     except AppError as error:
-        failure = error
-    except Exception:
+        error.headers = {**rate_headers, **error.headers}
+        raise
+    except Exception as unexpected:
         logger.exception("public status page failed", extra={"slug": slug})
-        failure = InternalError()
-    headers = {**rate_headers, **failure.headers}
-    if html_errors:
-        return _answer(request, failure.status, _html_error(failure, slug), "text/html; charset=utf-8", headers)
-    return _answer(request, failure.status, _error_body(failure), "application/json", headers)
+        raise InternalError(headers=rate_headers) from unexpected
 
 
 def _json(document: Document) -> Callable[[public.PageView, str | None], str]:
@@ -132,6 +112,7 @@ def _json(document: Document) -> Callable[[public.PageView, str | None], str]:
     "GET",
     BASE + "/summary.json",
     operation_id="getPublicStatusSummary",
+    error_family=ErrorFamily.PUBLIC_JSON,
     summary="Public summary: overall status and counts",
     response=PublicSummary,
     errors=PUBLIC_ERRORS,
@@ -153,6 +134,7 @@ def summary_json(request: Request, path: dict[str, str]) -> Response:
     "GET",
     BASE + "/components.json",
     operation_id="getPublicStatusComponents",
+    error_family=ErrorFamily.PUBLIC_JSON,
     summary="Public components by section and group",
     response=PublicComponents,
     errors=PUBLIC_ERRORS,
@@ -174,6 +156,7 @@ def components_json(request: Request, path: dict[str, str]) -> Response:
     "GET",
     BASE + "/incidents.json",
     operation_id="getPublicStatusIncidents",
+    error_family=ErrorFamily.PUBLIC_JSON,
     query=PublicCursorQuery,
     summary="Public incidents, newest first (query: cursor)",
     response=PublicIncidents,
@@ -196,6 +179,7 @@ def incidents_json(request: Request, path: dict[str, str]) -> Response:
     "GET",
     BASE + "/maintenance.json",
     operation_id="getPublicStatusMaintenance",
+    error_family=ErrorFamily.PUBLIC_JSON,
     query=PublicCursorQuery,
     summary="Public maintenance windows, newest first (query: cursor)",
     response=PublicMaintenanceList,
@@ -251,6 +235,7 @@ def _render(view: public.PageView, _: str | None) -> str:
     "GET",
     BASE,
     operation_id="getPublicStatusPage",
+    error_family=ErrorFamily.PUBLIC_HTML,
     response_content_type="text/html",
     summary="The human status page (text/html, not JSON)",
     errors=PUBLIC_ERRORS,
@@ -265,5 +250,4 @@ def status_page(request: Request, path: dict[str, str]) -> Response:
         _render,
         content_type="text/html; charset=utf-8",
         allowed_query=frozenset(),
-        html_errors=True,
     )

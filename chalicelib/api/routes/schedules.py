@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import logging
 
 from chalice.app import Request, Response
 
 from chalicelib import clock
 from chalicelib.api import ratelimits
+from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.pagination import Page, paginate
 from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, source_ip
-from chalicelib.errors import NotFound, RateLimited
+from chalicelib.errors import InternalError, NotFound
 from chalicelib.oncall import feed, service
 from chalicelib.oncall.models import (
     DeletedV1,
@@ -239,16 +239,12 @@ def rotate_ical_url(call: Call) -> IcalUrlV1:
 # --- the public feed ---------------------------------------------------------------------------
 
 
-def _error(status: int, code: str, message: str, headers: dict[str, str]) -> Response:
-    body = {"success": False, "error": {"code": code, "message": message}}
-    return Response(body=json.dumps(body), status_code=status, headers={"Content-Type": "application/json", **headers})
-
-
 @raw_operation(
     api,
     "GET",
     "/calendars/{token}",
     operation_id="getScheduleCalendar",
+    error_family=ErrorFamily.WEBHOOK,  # the same bare {success: false, error} body
     summary="A schedule's calendar feed: GET /calendars/<token>.ics (text/calendar, RFC 5545)",
     description="No bearer credential: calendar apps cannot send one; the token in the URL (from "
     "GET /api/v1/schedules/{schedule_id}/ical-url) is the credential. The path is the token followed by "
@@ -259,18 +255,16 @@ def _error(status: int, code: str, message: str, headers: dict[str, str]) -> Res
 def calendar_feed(request: Request, path: dict[str, str]) -> Response:
     now = clock.now()
     token = path["token"].removesuffix(".ics")
-    try:
-        decision = ratelimits.charge_anonymous(source_ip(request), now)
-    except RateLimited as limited:
-        return _error(429, limited.code, limited.message, limited.headers)
+    decision = ratelimits.charge_anonymous(source_ip(request), now)
     headers = decision.headers()
     try:
         text = feed.ical_feed(token=token, now=now)
     except NotFound as missing:
-        return _error(404, missing.code, missing.message, headers)
-    except Exception:
+        missing.headers.update(headers)
+        raise
+    except Exception as unexpected:
         logger.exception("calendar feed failed")
-        return _error(500, "INTERNAL_ERROR", "The calendar could not be built; retry later.", headers)
+        raise InternalError("The calendar could not be built; retry later.", headers=headers) from unexpected
     return Response(
         body=text,
         status_code=200,

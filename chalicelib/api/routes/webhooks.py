@@ -1,5 +1,7 @@
 """Inbound webhooks: POST /webhooks/{routingKey} (and its older forms) and the PagerDuty Events
-API v2 drop-in, POST /v2/enqueue. Outside the API envelope: each answers in its own shape."""
+API v2 drop-in, POST /v2/enqueue. Outside the API envelope: they raise the errors of
+chalicelib.errors like any view, and the view wrapper renders them in the webhook body or
+PagerDuty's (chalicelib.api.error_render)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,14 @@ from typing import Any
 from chalice.app import Request, Response
 
 from chalicelib import clock
+from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.routing import ApiBlueprint, raw_operation, source_ip
-from chalicelib.errors import AppError
+from chalicelib.errors import AppError, DeliveryRejected, InternalError, InvalidPayload, RouteNotFound
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
 from chalicelib.integration.admin import reveal_client_secret, reveal_signing_secret
-from chalicelib.integration.alert import NormalizedAlert, WebhookRejected
-from chalicelib.integration.gate import Admitted, WebhookError, admit
+from chalicelib.integration.alert import NormalizedAlert
+from chalicelib.integration.gate import Admitted, admit
 from chalicelib.integration.ingest import IngestResult, ingest
 from chalicelib.integration.models import PagerDutyAcceptedV1, WebhookAcceptedV1, WebhookIncidentV1
 from chalicelib.settings import get_settings
@@ -40,12 +43,6 @@ def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = No
         body=json.dumps(body, default=str),
         status_code=status,
         headers={"Content-Type": "application/json", **(headers or {})},
-    )
-
-
-def _error(error: WebhookError) -> Response:
-    return _json(
-        error.status, {"success": False, "error": {"code": error.code, "message": error.message}}, error.headers
     )
 
 
@@ -80,22 +77,26 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
             expected_topic_arn=integration.expected_topic_arn,
         )
-    except WebhookRejected as rejected:
+    except DeliveryRejected as rejected:
         if rejected.retryable:
             # Not the sender's fault (e.g. the SNS certificate could not be fetched): a 5xx makes
             # the provider retry, where a 4xx would drop the delivery.
-            raise WebhookError("INTERNAL_ERROR", rejected.message, admitted.rate.headers()) from None
-        raise WebhookError(rejected.code, rejected.message, admitted.rate.headers(), rejected.details) from None
+            raise InternalError(rejected.message, headers=admitted.rate.headers()) from None
+        rejected.headers.update(admitted.rate.headers())
+        raise
 
 
 def _ingest(admitted: Admitted, alert: NormalizedAlert, now: Any) -> IngestResult:
     try:
         return ingest(admitted.integration, alert, now=now)
-    except WebhookRejected as rejected:
-        raise WebhookError(rejected.code, rejected.message, admitted.rate.headers(), rejected.details) from None
+    except DeliveryRejected as rejected:
+        rejected.headers.update(admitted.rate.headers())
+        raise
     except AppError as error:
-        code = "INTERNAL_ERROR" if error.status >= 500 else "INVALID_PAYLOAD"
-        raise WebhookError(code, error.message, admitted.rate.headers()) from None
+        # The domain's own refusals (e.g. a title it will not store) are the sender's payload problem.
+        if error.status >= 500:
+            raise InternalError(error.message, headers=admitted.rate.headers()) from None
+        raise InvalidPayload(error.message, headers=admitted.rate.headers()) from None
 
 
 def _deliver(request: Request, routing_key: str, source_type: str | None = None) -> Response:
@@ -112,7 +113,7 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
         if source_type == "legacy" and admitted.integration.integration_type != "custom":
             # The legacy path is the custom webhook's older form: a native integration's key must
             # not skip its own signature checks (Sentry client secret, SNS) by posting here.
-            raise WebhookError("ROUTE_NOT_FOUND", "No custom webhook has this routing key.", admitted.rate.headers())
+            raise RouteNotFound("No custom webhook has this routing key.", headers=admitted.rate.headers())
         alert = _parse(admitted, request, source_type or admitted.integration.integration_type, body, now)
         headers = admitted.rate.headers()
         if alert.action == "confirm_subscription" and alert.subscribe_url:
@@ -131,11 +132,11 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
                 headers,
             )
         result = _ingest(admitted, alert, now)
-    except WebhookError as error:
-        return _error(error)
-    except Exception:
+    except AppError:
+        raise
+    except Exception as unexpected:
         logger.exception("webhook delivery failed")
-        return _error(WebhookError("INTERNAL_ERROR", "The delivery could not be processed; retry it."))
+        raise InternalError("The delivery could not be processed; retry it.") from unexpected
     accepted = WebhookAcceptedV1(
         incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
     )
@@ -157,6 +158,7 @@ _DESCRIPTION = (
     "POST",
     "/webhooks/{routing_key}",
     operation_id="deliverWebhook",
+    error_family=ErrorFamily.WEBHOOK,
     summary="Inbound webhook of an integration",
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
@@ -173,6 +175,7 @@ def deliver(request: Request, path: dict[str, str]) -> Response:
     "POST",
     "/webhooks/custom/{routing_key}",
     operation_id="deliverCustomWebhook",
+    error_family=ErrorFamily.WEBHOOK,
     summary="Older form of the inbound webhook URL",
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
@@ -188,6 +191,7 @@ def deliver_custom(request: Request, path: dict[str, str]) -> Response:
     "POST",
     "/v1/incidents",
     operation_id="deliverLegacyIncident",
+    error_family=ErrorFamily.WEBHOOK,
     summary="Legacy custom payload; the routing key is sent as Authorization: Bearer <routing key>",
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
@@ -197,20 +201,11 @@ def deliver_custom(request: Request, path: dict[str, str]) -> Response:
 def deliver_legacy(request: Request, path: dict[str, str]) -> Response:
     scheme, _, credential = (request.headers.get("authorization") or "").partition(" ")
     if scheme.lower() != "bearer" or not credential.strip():
-        return _error(WebhookError("ROUTE_NOT_FOUND", "Send the routing key as Authorization: Bearer <routing key>."))
+        raise RouteNotFound("Send the routing key as Authorization: Bearer <routing key>.")
     return _deliver(request, credential.strip(), source_type="legacy")
 
 
 # --- PagerDuty Events API v2 ---------------------------------------------------------------------
-
-_THROTTLED = {
-    "status": "throttle event",
-    "message": "Requests for this service are arriving too quickly.  Please retry later.",
-}
-
-
-def _invalid_event(errors: list[str], headers: dict[str, str] | None = None) -> Response:
-    return _json(400, {"status": "invalid event", "message": "Event object is invalid", "errors": errors}, headers)
 
 
 @raw_operation(
@@ -218,6 +213,7 @@ def _invalid_event(errors: list[str], headers: dict[str, str] | None = None) -> 
     "POST",
     "/v2/enqueue",
     operation_id="enqueuePagerDutyEvent",
+    error_family=ErrorFamily.PAGERDUTY,
     summary="PagerDuty Events API v2 drop-in",
     description="Answers exactly as PagerDuty does: 202 {status, message, dedup_key}; 400 "
     "{status: 'invalid event', message, errors}; 429 when throttled. A tool that pages PagerDuty "
@@ -232,10 +228,10 @@ def enqueue(request: Request, path: dict[str, str]) -> Response:
     try:
         document = json.loads(body or b"null")
     except (ValueError, RecursionError):  # RecursionError: deeply nested arrays or objects
-        return _invalid_event(["Request body is not valid JSON"])
+        raise InvalidPayload("Request body is not valid JSON") from None
     routing_key = document.get("routing_key") if isinstance(document, dict) else None
     if not isinstance(routing_key, str) or not routing_key:
-        return _invalid_event(["'routing_key' is missing or blank"])
+        raise InvalidPayload("'routing_key' is missing or blank")
     try:
         admitted = admit(
             routing_key=routing_key,
@@ -245,21 +241,15 @@ def enqueue(request: Request, path: dict[str, str]) -> Response:
             now=now,
         )
         if admitted.integration.integration_type != "pagerduty":
-            return _invalid_event(["'routing_key' does not belong to a PagerDuty Events integration"])
+            raise InvalidPayload("'routing_key' does not belong to a PagerDuty Events integration")
         alert = _parse(admitted, request, "pagerduty", body, now)
         if alert.action == "trigger" and alert.dedup_key is None:
             alert = dataclasses.replace(alert, dedup_key=uuid.uuid4().hex)
         _ingest(admitted, alert, now)
-    except WebhookError as error:
-        if error.code == "RATE_LIMITED":
-            return _json(429, _THROTTLED, error.headers)
-        if error.code == "PAYLOAD_TOO_LARGE":
-            return _json(413, {"status": "invalid event", "message": "Request entity too large"}, error.headers)
-        if error.code == "INTERNAL_ERROR":
-            return _json(500, {"status": "error", "message": error.message}, error.headers)
-        return _invalid_event(error.details or [error.message], error.headers)
-    except Exception:
+    except AppError:
+        raise
+    except Exception as unexpected:
         logger.exception("PagerDuty event failed")
-        return _json(500, {"status": "error", "message": "The event could not be processed; retry it."})
+        raise InternalError("The event could not be processed; retry it.") from unexpected
     accepted = PagerDutyAcceptedV1(dedup_key=alert.dedup_key or "")
     return _json(202, accepted.model_dump(), admitted.rate.headers())

@@ -9,7 +9,7 @@
   to the certificate's validity period here (a frozen test clock would reject emulator certificates);
   call `sns.verify_sns_message(..., now=...)` directly for that check;
 - newrelic, alertmanager, pagerduty: routing key only (checked by the caller).
-Everything raises `WebhookRejected` for a bad delivery; a ValueError only for a programming error
+Everything raises a `DeliveryRejected` (chalicelib.errors) for a bad delivery; a ValueError only for a programming error
 (unknown source type, a missing `now` or `fetch_certificate`).
 """
 
@@ -56,7 +56,7 @@ def parse(
     allow_http_cert_url: bool = False,
     expected_topic_arn: str | None = None,
 ) -> NormalizedAlert:
-    """The normalized alert for one delivery of `source_type`, or WebhookRejected."""
+    """The normalized alert for one delivery of `source_type`, or a DeliveryRejected."""
     if source_type in ("custom", "legacy"):
         # A configured signing secret guards every path of the custom webhook, the legacy
         # /v1/incidents one included: the routing key alone no longer authenticates.

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from chalicelib.errors import InvalidPayload
 from chalicelib.incident.severity import SEVERITIES, Severity
-from chalicelib.integration.alert import WebhookRejected, stringify
+from chalicelib.integration.alert import stringify
 
 URL_MAX: Final = 2048
 _SERVICE_ID_RE: Final = re.compile(r"SER-[0-9]{5,}", re.IGNORECASE)
@@ -23,15 +24,15 @@ def load_json_object(body: bytes | str, what: str = "The body") -> dict[str, Any
     try:
         text = body.decode("utf-8-sig") if isinstance(body, bytes | bytearray) else body
     except UnicodeDecodeError:
-        raise WebhookRejected.invalid_payload(f"{what} is not UTF-8 text.") from None
+        raise InvalidPayload(f"{what} is not UTF-8 text.") from None
     if not text.strip():
-        raise WebhookRejected.invalid_payload(f"{what} is empty; a JSON object is required.")
+        raise InvalidPayload(f"{what} is empty; a JSON object is required.")
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
-        raise WebhookRejected.invalid_payload(f"{what} is not valid JSON: {_short(exc)}") from None
+        raise InvalidPayload(f"{what} is not valid JSON: {_short(exc)}") from None
     if not isinstance(value, dict):
-        raise WebhookRejected.invalid_payload(f"{what} must be a JSON object, not {json_type(value)}.")
+        raise InvalidPayload(f"{what} must be a JSON object, not {json_type(value)}.")
     return value
 
 

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
+from chalicelib.errors import InvalidPayload
 from chalicelib.incident.severity import Severity
-from chalicelib.integration.alert import Action, NormalizedAlert, WebhookRejected
+from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
     first_text,
@@ -64,7 +65,7 @@ def parse_alertmanager(body: bytes | str) -> NormalizedAlert:
         if payload.get(name) is not None and not isinstance(payload.get(name), dict):
             problems.append(f"'{name}' must be an object, not {json_type(payload.get(name))}.")
     if problems:
-        raise WebhookRejected.from_problems(problems)
+        raise InvalidPayload.from_problems(problems)
 
     group_labels, common_labels = obj(payload.get("groupLabels")), obj(payload.get("commonLabels"))
     common_annotations = obj(payload.get("commonAnnotations"))

@@ -19,7 +19,8 @@ from datetime import datetime
 from typing import Any, Final
 from urllib.parse import quote
 
-from chalicelib.integration.alert import Action, NormalizedAlert, WebhookRejected, one_line
+from chalicelib.errors import InvalidPayload
+from chalicelib.integration.alert import Action, NormalizedAlert, one_line
 from chalicelib.integration.parsers._common import (
     compact,
     dig,
@@ -98,16 +99,16 @@ def _alarm(raw: str) -> dict[str, Any]:
     try:
         alarm = json.loads(raw, parse_constant=lambda name: None)
     except (ValueError, RecursionError):
-        raise WebhookRejected.invalid_payload("The SNS Message is not a CloudWatch alarm (not JSON).") from None
+        raise InvalidPayload("The SNS Message is not a CloudWatch alarm (not JSON).") from None
     if not isinstance(alarm, dict):
-        raise WebhookRejected.invalid_payload(f"The SNS Message must be a JSON object, not {json_type(alarm)}.")
+        raise InvalidPayload(f"The SNS Message must be a JSON object, not {json_type(alarm)}.")
     problems = []
     if text(alarm.get("AlarmName")) is None:
         problems.append("'AlarmName' is required in a CloudWatch alarm message.")
     if not isinstance(alarm.get("NewStateValue"), str) or alarm["NewStateValue"].upper() not in STATE_ACTION:
         problems.append("'NewStateValue' must be ALARM, OK or INSUFFICIENT_DATA.")
     if problems:
-        raise WebhookRejected.from_problems(problems)
+        raise InvalidPayload.from_problems(problems)
     return alarm
 
 

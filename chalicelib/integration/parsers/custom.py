@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any, Final, Literal
 
+from chalicelib.errors import InvalidPayload
 from chalicelib.incident.severity import SEVERITIES, Severity
-from chalicelib.integration.alert import Action, NormalizedAlert, StatusHint, WebhookRejected, stringify
+from chalicelib.integration.alert import Action, NormalizedAlert, StatusHint, stringify
 from chalicelib.integration.parsers._common import http_url, json_type, load_json_object, service_hint
 
 Schema = Literal["signed", "legacy"]
@@ -138,7 +139,7 @@ def parse_signed_payload(payload: dict[str, Any]) -> NormalizedAlert:
         problems.append("'dedup_key' must not be blank; omit it to always create a new incident.")
     metadata = _metadata(payload.get("metadata"), problems)
     if problems:
-        raise WebhookRejected.from_problems(problems)
+        raise InvalidPayload.from_problems(problems)
     assert title is not None and service_id is not None
     action: Action = "resolve" if status == "resolved" else "trigger"
     return NormalizedAlert(
@@ -201,7 +202,7 @@ def parse_legacy_payload(payload: dict[str, Any]) -> NormalizedAlert:
         problems.append(f"'tags' must be an object of key-value pairs, not {json_type(tags)}.")
         tags = None
     if problems:
-        raise WebhookRejected.from_problems(problems)
+        raise InvalidPayload.from_problems(problems)
     assert title is not None
     tags = tags or {}
     metadata: dict[str, str] = {"customer_impact": "true" if impact else "false"}

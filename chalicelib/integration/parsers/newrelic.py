@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from chalicelib.errors import InvalidPayload
 from chalicelib.incident.severity import Severity
-from chalicelib.integration.alert import Action, NormalizedAlert, WebhookRejected
+from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
     dig,
@@ -54,9 +55,7 @@ def parse_newrelic(body: bytes | str) -> NormalizedAlert:
         return _channel(payload)
     if payload.keys() & _WORKFLOW_KEYS:
         return _workflow(payload)
-    raise WebhookRejected.invalid_payload(
-        "Not a New Relic workflow webhook (expected id, title, state, priority, issueUrl, ...)."
-    )
+    raise InvalidPayload("Not a New Relic workflow webhook (expected id, title, state, priority, issueUrl, ...).")
 
 
 def _require_text(payload: Mapping[str, Any], name: str, problems: list[str]) -> None:
@@ -72,7 +71,7 @@ def _workflow(payload: dict[str, Any]) -> NormalizedAlert:
     for name in ("id", "state", "priority", "trigger"):
         _require_text(payload, name, problems)
     if problems:
-        raise WebhookRejected.from_problems(problems)
+        raise InvalidPayload.from_problems(problems)
     state = (text(payload.get("state")) or "").upper()
     trigger = (text(payload.get("trigger")) or "").upper()
     action: Action = STATE_ACTION.get(state, "note") if state else "trigger"
@@ -155,10 +154,10 @@ def _channel(payload: dict[str, Any]) -> NormalizedAlert:
     for name in ("incident_id", "current_state", "severity"):
         _require_text(payload, name, problems)
     if problems:
-        raise WebhookRejected.from_problems(problems)
+        raise InvalidPayload.from_problems(problems)
     state = (text(payload.get("current_state")) or "open").lower()
     if state not in CHANNEL_STATE_ACTION:
-        raise WebhookRejected.invalid_payload("'current_state' must be one of open, acknowledged or closed.")
+        raise InvalidPayload("'current_state' must be one of open, acknowledged or closed.")
     raw_severity = text(payload.get("severity"))
     incident_id = text(payload.get("incident_id"))
     condition = text(payload.get("condition_name"))

@@ -4,7 +4,7 @@ event_action trigger|acknowledge|resolve (case-insensitive). dedup_key <= 255, r
 acknowledge/resolve; a trigger without one keeps None and the service generates one. For a
 trigger, payload.summary (<= 1024), payload.source and payload.severity (critical SEV0, error
 SEV1, warning SEV2, info SEV3) are required. Problems are reported all at once as PagerDuty-style
-strings in `WebhookRejected.details`, for the `{status: "invalid event", message: "Event object
+strings in `InvalidPayload.details`, for the `{status: "invalid event", message: "Event object
 is invalid", errors: [...]}` answer. The routing key is only exposed (`routing_key`); the HTTP
 layer validates it (`routing_key_problems`) and it never reaches metadata or raw_details.
 """
@@ -15,8 +15,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+from chalicelib.errors import AppError, InvalidPayload
 from chalicelib.incident.severity import Severity
-from chalicelib.integration.alert import Action, NormalizedAlert, WebhookRejected
+from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
     dig,
@@ -47,9 +48,10 @@ def routing_key_problems(value: object) -> list[str]:
     return []
 
 
-def invalid_event_body(rejected: WebhookRejected) -> dict[str, Any]:
-    """The 400 body PagerDuty answers with."""
-    return {"status": INVALID_EVENT_STATUS, "message": INVALID_EVENT_MESSAGE, "errors": rejected.details}
+def invalid_event_body(rejected: AppError) -> dict[str, Any]:
+    """The 400 body PagerDuty answers with: every problem found, or the message alone."""
+    errors = rejected.details if isinstance(rejected.details, list) and rejected.details else [rejected.message]
+    return {"status": INVALID_EVENT_STATUS, "message": INVALID_EVENT_MESSAGE, "errors": errors}
 
 
 def _blank(value: object) -> bool:
@@ -96,7 +98,7 @@ def parse_pagerduty(body: bytes | str) -> NormalizedAlert:
             if severity is None:
                 errors.append("'payload.severity' is invalid (must be one of 'critical', 'error', 'warning', 'info')")
     if errors or action is None:
-        raise WebhookRejected("INVALID_PAYLOAD", "Event object is invalid: " + "; ".join(errors), details=errors)
+        raise InvalidPayload("Event object is invalid: " + "; ".join(errors), details=errors)
     return _alert(event, action, payload, severity)
 
 

@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
+from chalicelib.errors import InvalidPayload
 from chalicelib.incident.severity import Severity
-from chalicelib.integration.alert import Action, NormalizedAlert, WebhookRejected, get_header
+from chalicelib.integration.alert import Action, NormalizedAlert, get_header
 from chalicelib.integration.parsers._common import (
     compact,
     dig,
@@ -65,9 +66,7 @@ def parse_sentry(headers: Mapping[str, str] | None, body: bytes | str) -> Normal
     if not resource:
         if "id" in payload and payload.keys() & {"project", "url", "message", "event", "level"}:
             return _plugin(payload)
-        raise WebhookRejected.invalid_payload(
-            f"Missing {RESOURCE_HEADER} header, and the body is not a Sentry WebHooks plugin payload."
-        )
+        raise InvalidPayload(f"Missing {RESOURCE_HEADER} header, and the body is not a Sentry WebHooks plugin payload.")
     handler = _HANDLERS.get(resource)
     if handler is None:
         return NormalizedAlert(
@@ -80,7 +79,7 @@ def parse_sentry(headers: Mapping[str, str] | None, body: bytes | str) -> Normal
         )
     data = payload.get("data")
     if data is not None and not isinstance(data, dict):
-        raise WebhookRejected.invalid_payload(f"'data' must be an object, not {json_type(data)}.")
+        raise InvalidPayload(f"'data' must be an object, not {json_type(data)}.")
     action = text(payload.get("action"))
     if action is not None:
         action = action.lower()
@@ -116,10 +115,10 @@ def _tag_metadata(tags: Mapping[str, str]) -> dict[str, str]:
 def _issue(action: str | None, data: dict[str, Any], payload: dict[str, Any]) -> NormalizedAlert:
     issue = data.get("issue")
     if not isinstance(issue, dict):
-        raise WebhookRejected.invalid_payload("'data.issue' is required for an issue webhook.")
+        raise InvalidPayload("'data.issue' is required for an issue webhook.")
     issue_id = text(issue.get("id"))
     if issue_id is None:
-        raise WebhookRejected.invalid_payload("'data.issue.id' is required for an issue webhook.")
+        raise InvalidPayload("'data.issue.id' is required for an issue webhook.")
     short_id = text(issue.get("shortId"))
     level = text(issue.get("level"))
     culprit = text(issue.get("culprit"))
@@ -165,7 +164,7 @@ def _issue(action: str | None, data: dict[str, Any], payload: dict[str, Any]) ->
 def _event_alert(action: str | None, data: dict[str, Any], payload: dict[str, Any]) -> NormalizedAlert:
     event = data.get("event")
     if not isinstance(event, dict):
-        raise WebhookRejected.invalid_payload("'data.event' is required for an event_alert webhook.")
+        raise InvalidPayload("'data.event' is required for an event_alert webhook.")
     tags = _tags(event.get("tags"))
     level = text(event.get("level")) or tags.get("level")
     rule = text(data.get("triggered_rule"))
@@ -199,10 +198,10 @@ def _event_alert(action: str | None, data: dict[str, Any], payload: dict[str, An
 def _metric_alert(action: str | None, data: dict[str, Any], payload: dict[str, Any]) -> NormalizedAlert:
     alert = data.get("metric_alert")
     if not isinstance(alert, dict):
-        raise WebhookRejected.invalid_payload("'data.metric_alert' is required for a metric_alert webhook.")
+        raise InvalidPayload("'data.metric_alert' is required for a metric_alert webhook.")
     alert_id = text(alert.get("id"))
     if alert_id is None:
-        raise WebhookRejected.invalid_payload("'data.metric_alert.id' is required for a metric_alert webhook.")
+        raise InvalidPayload("'data.metric_alert.id' is required for a metric_alert webhook.")
     kind: Action = "resolve" if action == "resolved" else "trigger" if action in METRIC_SEVERITY else "note"
     title = first_text(data.get("description_title"), alert.get("title"), dig(alert, "alert_rule", "name"))
     return NormalizedAlert(

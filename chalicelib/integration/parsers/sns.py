@@ -25,11 +25,12 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature as SignatureMismatch
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from chalicelib.integration.alert import WebhookRejected, get_header
+from chalicelib.errors import InvalidPayload, InvalidSignature
+from chalicelib.integration.alert import get_header
 from chalicelib.integration.parsers._common import json_type, load_json_object
 
 CertificateFetcher = Callable[[str], bytes]
@@ -102,23 +103,23 @@ def check_sns_url(
 ) -> str:
     """`url` when it is https (or http if allowed) on an allowed SNS host; else INVALID_SIGNATURE."""
     if not isinstance(url, str) or not url or len(url) > 2048:
-        raise WebhookRejected.invalid_signature(f"{what} is missing or not a string.")
+        raise InvalidSignature(f"{what} is missing or not a string.")
     pattern = allowed_host_pattern if isinstance(allowed_host_pattern, re.Pattern) else _compiled(allowed_host_pattern)
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError:
-        raise WebhookRejected.invalid_signature(f"{what} is not a valid URL.") from None
+        raise InvalidSignature(f"{what} is not a valid URL.") from None
     schemes = ("https", "http") if allow_http else ("https",)
     if parts.scheme.lower() not in schemes:
-        raise WebhookRejected.invalid_signature(f"{what} must use https.")
+        raise InvalidSignature(f"{what} must use https.")
     if parts.username is not None or parts.password is not None or any(c.isspace() for c in url):
-        raise WebhookRejected.invalid_signature(f"{what} must not carry credentials or whitespace.")
+        raise InvalidSignature(f"{what} must not carry credentials or whitespace.")
     if not host or not pattern.fullmatch(host):
-        raise WebhookRejected.invalid_signature(f"{what} host {host!r} is not an Amazon SNS host.")
+        raise InvalidSignature(f"{what} host {host!r} is not an Amazon SNS host.")
     if require_pem and (not parts.path.endswith(".pem") or parts.query or parts.fragment or "?" in url or "#" in url):
-        raise WebhookRejected.invalid_signature(f"{what} must point to a .pem certificate (no query).")
+        raise InvalidSignature(f"{what} must point to a .pem certificate (no query).")
     return url
 
 
@@ -127,10 +128,10 @@ def parse_sns_envelope(headers: Mapping[str, str] | None, body: bytes | str) -> 
     message = load_json_object(body, "The SNS message")
     message_type = message.get("Type")
     if message_type not in MESSAGE_TYPES:
-        raise WebhookRejected.invalid_payload(f"'Type' must be one of {', '.join(MESSAGE_TYPES)}.")
+        raise InvalidPayload(f"'Type' must be one of {', '.join(MESSAGE_TYPES)}.")
     header_type = get_header(headers, MESSAGE_TYPE_HEADER)
     if header_type and header_type != message_type:
-        raise WebhookRejected.invalid_payload(f"{MESSAGE_TYPE_HEADER} {header_type!r} does not match 'Type'.")
+        raise InvalidPayload(f"{MESSAGE_TYPE_HEADER} {header_type!r} does not match 'Type'.")
     problems = []
     for key in signed_keys(message_type):
         value = message.get(key)
@@ -141,7 +142,7 @@ def parse_sns_envelope(headers: Mapping[str, str] | None, body: bytes | str) -> 
                 f"'{key}' is required in an SNS {message_type} and must be a string, not {json_type(value)}."
             )
     if problems:
-        raise WebhookRejected.from_problems(problems)
+        raise InvalidPayload.from_problems(problems)
     return message
 
 
@@ -161,22 +162,22 @@ def verify_sns_message(
     message = parse_sns_envelope(headers, body)
     version = message.get("SignatureVersion")
     if not isinstance(version, str) or version not in SIGNATURE_HASHES:
-        raise WebhookRejected.invalid_signature(f"Unsupported SNS SignatureVersion {version!r}; expected '1' or '2'.")
+        raise InvalidSignature(f"Unsupported SNS SignatureVersion {version!r}; expected '1' or '2'.")
     if expected_topic_arn and message["TopicArn"] != expected_topic_arn:
-        raise WebhookRejected.invalid_signature("The SNS message comes from a topic this integration does not accept.")
+        raise InvalidSignature("The SNS message comes from a topic this integration does not accept.")
     options: dict[str, Any] = {"allowed_host_pattern": allowed_cert_host_pattern, "allow_http": allow_http_cert_url}
     cert_url = check_sns_url(message.get("SigningCertURL"), what="SigningCertURL", require_pem=True, **options)
     signature = _decode_signature(message.get("Signature"))
     certificate = _certificate(cert_url, fetch_certificate)
     public_key = certificate.public_key()
     if not isinstance(public_key, rsa.RSAPublicKey):
-        raise WebhookRejected.invalid_signature("The SNS signing certificate does not hold an RSA key.")
+        raise InvalidSignature("The SNS signing certificate does not hold an RSA key.")
     if now is not None and not (certificate.not_valid_before_utc <= now <= certificate.not_valid_after_utc):
-        raise WebhookRejected.invalid_signature("The SNS signing certificate is not valid at this time.")
+        raise InvalidSignature("The SNS signing certificate is not valid at this time.")
     try:
         public_key.verify(signature, string_to_sign(message), padding.PKCS1v15(), SIGNATURE_HASHES[version]())
-    except (InvalidSignature, ValueError, TypeError):
-        raise WebhookRejected.invalid_signature("The SNS message signature does not verify.") from None
+    except (SignatureMismatch, ValueError, TypeError):
+        raise InvalidSignature("The SNS message signature does not verify.") from None
     subscribe_url = None
     if message["Type"] == SUBSCRIPTION_CONFIRMATION:
         subscribe_url = check_sns_url(message["SubscribeURL"], what="SubscribeURL", **options)
@@ -197,11 +198,11 @@ def verify_sns_message(
 
 def _decode_signature(value: object) -> bytes:
     if not isinstance(value, str) or not value:
-        raise WebhookRejected.invalid_signature("The SNS message has no Signature.")
+        raise InvalidSignature("The SNS message has no Signature.")
     try:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        raise WebhookRejected.invalid_signature("The SNS Signature is not valid base64.") from None
+        raise InvalidSignature("The SNS Signature is not valid base64.") from None
 
 
 def _certificate(url: str, fetch_certificate: CertificateFetcher) -> x509.Certificate:
@@ -213,18 +214,16 @@ def _certificate(url: str, fetch_certificate: CertificateFetcher) -> x509.Certif
     try:
         data = fetch_certificate(url)
     except Exception:
-        raise WebhookRejected.invalid_signature(
-            "The SNS signing certificate could not be fetched.", retryable=True
-        ) from None
+        raise InvalidSignature("The SNS signing certificate could not be fetched.", retryable=True) from None
     if not isinstance(data, bytes | bytearray) or not data or len(data) > CERT_MAX_BYTES:
-        raise WebhookRejected.invalid_signature("The SNS signing certificate is empty or too large.")
+        raise InvalidSignature("The SNS signing certificate is empty or too large.")
     try:
         certificate = x509.load_pem_x509_certificate(bytes(data))
     except ValueError:
         try:
             certificate = x509.load_der_x509_certificate(bytes(data))
         except ValueError:
-            raise WebhookRejected.invalid_signature("The SNS signing certificate is not a valid certificate.") from None
+            raise InvalidSignature("The SNS signing certificate is not a valid certificate.") from None
     with _cert_lock:
         _cert_cache[url] = certificate
         while len(_cert_cache) > CERT_CACHE_MAX:

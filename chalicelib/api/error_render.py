@@ -1,0 +1,132 @@
+"""How each family of routes answers an error: the only place an `AppError` becomes a response.
+
+Every route family raises the same errors (chalicelib.errors); they differ only in the body they
+answer with. A route declares its family with its operation (`ApiBlueprint.operation` is always
+the API envelope; `raw_operation(..., error_family=...)` picks another), and the view wrapper in
+chalicelib.api.routing catches every error of every view and calls `render` with that family.
+
+- API: `/api/v1`, the error envelope with `meta` (chalicelib.api.envelope).
+- WEBHOOK: inbound webhooks, the legacy `/v1/incidents` path and the calendar feed:
+  `{success: false, error: {code, message}}`.
+- PAGERDUTY: `POST /v2/enqueue`, PagerDuty's own `{status, message, errors}` bodies.
+- PUBLIC_JSON / PUBLIC_HTML: public status pages, the webhook body or a small HTML page, with the
+  public headers (CORS, no-store).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+from typing import Any
+
+from chalice.app import Response
+
+from chalicelib.api import envelope
+from chalicelib.errors import AppError, PayloadTooLarge, RateLimited
+
+
+class ErrorFamily(StrEnum):
+    API = "api"
+    WEBHOOK = "webhook"
+    PAGERDUTY = "pagerduty"
+    PUBLIC_JSON = "public_json"
+    PUBLIC_HTML = "public_html"
+
+
+Renderer = Callable[[AppError, Mapping[str, str]], Response]
+
+JSON_CONTENT_TYPE = "application/json"
+HTML_CONTENT_TYPE = "text/html; charset=utf-8"
+
+
+def render(family: ErrorFamily, error: AppError, path_params: Mapping[str, str] | None = None) -> Response:
+    """The response `error` gets on a route of `family` (`path_params`: the route's, e.g. a slug)."""
+    return _RENDERERS[family](error, path_params or {})
+
+
+def _json(status: int, body: dict[str, Any], headers: dict[str, str]) -> Response:
+    return Response(
+        body=json.dumps(body, default=str),
+        status_code=status,
+        headers={"Content-Type": JSON_CONTENT_TYPE, **headers},
+    )
+
+
+def bare_error_body(error: AppError) -> dict[str, Any]:
+    return {"success": False, "error": {"code": error.code, "message": error.message}}
+
+
+def _api(error: AppError, _: Mapping[str, str]) -> Response:
+    return envelope.error_response(error)
+
+
+def _webhook(error: AppError, _: Mapping[str, str]) -> Response:
+    return _json(error.status, bare_error_body(error), error.headers)
+
+
+# What PagerDuty answers when throttled, word for word (its clients may match on it).
+PAGERDUTY_THROTTLED = {
+    "status": "throttle event",
+    "message": "Requests for this service are arriving too quickly.  Please retry later.",
+}
+
+
+def _pagerduty(error: AppError, _: Mapping[str, str]) -> Response:
+    # PagerDuty knows four answers: throttled, too large, its own failure, and 400 for the rest
+    # (an unknown or revoked routing key included), listing every problem in `errors`.
+    if isinstance(error, RateLimited):
+        return _json(429, PAGERDUTY_THROTTLED, error.headers)
+    if isinstance(error, PayloadTooLarge):
+        return _json(413, {"status": "invalid event", "message": "Request entity too large"}, error.headers)
+    if error.status >= 500:
+        return _json(500, {"status": "error", "message": error.message}, error.headers)
+    from chalicelib.integration.parsers.pagerduty import invalid_event_body
+
+    return _json(400, invalid_event_body(error), error.headers)
+
+
+def public_headers(content_type: str) -> dict[str, str]:
+    """The headers of every public status answer, success or error."""
+    headers = {
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Expose-Headers": "ETag",
+        "Content-Type": content_type,
+    }
+    if content_type.startswith("text/html"):
+        from chalicelib.statuspage.page_html import CONTENT_SECURITY_POLICY
+
+        # Only the page's own inline stylesheet (pinned by hash); no scripts, no framing.
+        headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    return headers
+
+
+def _public(error: AppError, body: str, content_type: str) -> Response:
+    # no-store: a page created a moment later must show at once.
+    headers: dict[str, str | list[str]] = {**error.headers, **public_headers(content_type), "Cache-Control": "no-store"}
+    return Response(body=body, status_code=error.status, headers=headers)
+
+
+def _public_json(error: AppError, _: Mapping[str, str]) -> Response:
+    return _public(error, json.dumps(bare_error_body(error)), JSON_CONTENT_TYPE)
+
+
+def _public_html(error: AppError, path_params: Mapping[str, str]) -> Response:
+    if error.status == 404:
+        from chalicelib.statuspage.page_html import render_not_found
+
+        page = render_not_found(path_params.get("slug", ""))
+    else:
+        from chalicelib.statuspage.page_html import render_error
+
+        page = render_error("Status page unavailable", error.message)
+    return _public(error, page, HTML_CONTENT_TYPE)
+
+
+_RENDERERS: dict[ErrorFamily, Renderer] = {
+    ErrorFamily.API: _api,
+    ErrorFamily.WEBHOOK: _webhook,
+    ErrorFamily.PAGERDUTY: _pagerduty,
+    ErrorFamily.PUBLIC_JSON: _public_json,
+    ErrorFamily.PUBLIC_HTML: _public_html,
+}

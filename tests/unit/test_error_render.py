@@ -1,0 +1,102 @@
+"""The route families answer the same errors, each in its own body (no AWS needed)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from chalice.app import Response
+
+from chalicelib.api.error_render import ErrorFamily, render
+from chalicelib.api.routing import Operation, _guarded
+from chalicelib.errors import (
+    AppError,
+    InternalError,
+    InvalidPayload,
+    InvalidSignature,
+    NotFound,
+    PayloadTooLarge,
+    RateLimited,
+    RouteNotFound,
+)
+
+RATE = {"X-RateLimit-Remaining": "7"}
+
+
+def body(response: Response) -> Any:
+    return json.loads(response.body)
+
+
+def test_api_family_is_the_envelope() -> None:
+    response = render(ErrorFamily.API, NotFound("gone", headers=RATE))
+    document = body(response)
+    assert response.status_code == 404 and response.headers["X-RateLimit-Remaining"] == "7"
+    assert document["success"] is False and document["error"] == {"code": "NOT_FOUND", "message": "gone"}
+    assert set(document["meta"]) == {"request_id", "timestamp"}
+
+
+def test_webhook_family_is_the_bare_body() -> None:
+    response = render(ErrorFamily.WEBHOOK, InvalidSignature("bad signature", headers=RATE))
+    assert response.status_code == 401 and response.headers["X-RateLimit-Remaining"] == "7"
+    assert body(response) == {"success": False, "error": {"code": "INVALID_SIGNATURE", "message": "bad signature"}}
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "expected"),
+    [
+        (
+            RateLimited(headers=RATE),
+            429,
+            {
+                "status": "throttle event",
+                "message": "Requests for this service are arriving too quickly.  Please retry later.",
+            },
+        ),
+        (PayloadTooLarge(), 413, {"status": "invalid event", "message": "Request entity too large"}),
+        (InternalError("retry it"), 500, {"status": "error", "message": "retry it"}),
+        (
+            InvalidPayload.from_problems(["a", "b"]),
+            400,
+            {"status": "invalid event", "message": "Event object is invalid", "errors": ["a", "b"]},
+        ),
+        (
+            RouteNotFound("no such key"),
+            400,
+            {"status": "invalid event", "message": "Event object is invalid", "errors": ["no such key"]},
+        ),
+    ],
+)
+def test_pagerduty_family_answers_as_pagerduty(error: AppError, status: int, expected: dict[str, Any]) -> None:
+    response = render(ErrorFamily.PAGERDUTY, error)
+    assert (response.status_code, body(response)) == (status, expected)
+
+
+def test_public_families_carry_the_public_headers() -> None:
+    as_json = render(ErrorFamily.PUBLIC_JSON, NotFound("Status page not found.", headers=RATE))
+    assert as_json.status_code == 404 and body(as_json)["error"]["code"] == "NOT_FOUND"
+    as_html = render(ErrorFamily.PUBLIC_HTML, InternalError("<b>down</b>"), {"slug": "acme"})
+    assert as_html.status_code == 500 and "&lt;b&gt;down&lt;/b&gt;" in as_html.body
+    for response, content_type in ((as_json, "application/json"), (as_html, "text/html; charset=utf-8")):
+        assert response.headers["Access-Control-Allow-Origin"] == "*"
+        assert response.headers["Cache-Control"] == "no-store"
+        assert response.headers["Content-Type"] == content_type
+    assert "Content-Security-Policy" in as_html.headers and as_json.headers["X-RateLimit-Remaining"] == "7"
+
+
+def _operation(family: ErrorFamily) -> Operation:
+    return Operation("GET", "/x", "getX", "x", "test", None, error_family=family)
+
+
+def test_the_view_wrapper_renders_every_error_in_the_operations_family() -> None:
+    def refuses(request: Any, path: dict[str, str]) -> Response:
+        raise RouteNotFound()
+
+    def explodes(request: Any, path: dict[str, str]) -> Response:
+        raise RuntimeError("secret internal detail")
+
+    refused = _guarded(_operation(ErrorFamily.WEBHOOK), refuses)(None, {})
+    assert (refused.status_code, body(refused)["error"]["code"]) == (404, "ROUTE_NOT_FOUND")
+    exploded = _guarded(_operation(ErrorFamily.API), explodes)(None, {})
+    assert (exploded.status_code, body(exploded)["error"]["code"]) == (500, "INTERNAL_ERROR")
+    assert "secret" not in exploded.body and "meta" in body(exploded)
