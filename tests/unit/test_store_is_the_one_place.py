@@ -97,3 +97,17 @@ def test_the_check_sees_what_it_forbids(tmp_path: Path) -> None:
         "line 5: catches UpdateError",
         "line 7: catches DeleteError",
     ]
+
+
+def test_the_kernel_imports_only_base_modules() -> None:
+    """store sits below the domains: it may use aws, settings, clock, errors and tables, no domain."""
+    allowed = {"aws", "settings", "clock", "errors", "tables", "store"}
+    imported = set()
+    for path in sorted(KERNEL.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("chalicelib"):
+                names = [node.module] if node.module != "chalicelib" else [f"chalicelib.{a.name}" for a in node.names]
+                imported.update(name.split(".")[1] for name in names if "." in name)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name.split(".")[1] for a in node.names if a.name.startswith("chalicelib."))
+    assert imported <= allowed, imported - allowed
