@@ -34,6 +34,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.outbound.tables
     import chalicelib.postmortem.tables
     import chalicelib.ratelimit.tables
-    import chalicelib.statuspage.tables  # noqa: F401
+    import chalicelib.statuspage.tables
+    import chalicelib.store.unique  # noqa: F401
 
     return aws.registered_models()

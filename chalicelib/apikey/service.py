@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
 from chalicelib.apikey import keys
@@ -18,6 +17,7 @@ from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import unknown_scopes
 from chalicelib.errors import NotFound, Unauthorized, ValidationFailed
 from chalicelib.settings import get_settings
+from chalicelib.store import best_effort, update_if
 
 KEY_KINDS = ("personal", "service_account")
 
@@ -112,14 +112,9 @@ def get_api_key(*, organization_id: str, key_id: str) -> ApiKey:
 def revoke_api_key(*, organization_id: str, key_id: str, now: datetime) -> ApiKey:
     """Revoking twice keeps the first revocation time; the key answers 401 from now on."""
     record = _record_by_id(organization_id, key_id)
-    if record.revoked_at is None:
-        try:
-            record.update(
-                actions=[ApiKeyRecord.revoked_at.set(now)],
-                condition=ApiKeyRecord.revoked_at.does_not_exist(),
-            )
-        except UpdateError:
-            record.refresh(consistent_read=True)
+    revoke = [ApiKeyRecord.revoked_at.set(now)]
+    if record.revoked_at is None and not update_if(record, revoke, ApiKeyRecord.revoked_at.does_not_exist()):
+        record.refresh(consistent_read=True)  # revoked in the meantime: report that first time
     _cache.forget(record.key_hash)
     return _to_domain(record)
 
@@ -204,8 +199,9 @@ def _stamp_last_used(record: ApiKeyRecord, now: datetime, resolution_seconds: in
     threshold = now - timedelta(seconds=resolution_seconds)
     if record.last_used_at is not None and record.last_used_at > threshold:
         return
-    # A failed condition means another request stamped it first; either stamp is right.
-    with contextlib.suppress(UpdateError):
+    # A failed condition means another request stamped it first; either stamp is right. Any other
+    # failure must not fail the request the key authenticates.
+    with best_effort("stamp an API key's last use"):
         record.update(
             actions=[ApiKeyRecord.last_used_at.set(now)],
             condition=ApiKeyRecord.last_used_at.does_not_exist() | (ApiKeyRecord.last_used_at < threshold),

@@ -11,19 +11,19 @@ from pynamodb.expressions.update import Action
 
 from chalicelib import aws, counters
 from chalicelib.directory import rules
-from chalicelib.directory.guards import (
+from chalicelib.directory.tables import ServiceRecord
+from chalicelib.directory.teams import get_team
+from chalicelib.errors import Conflict, InvalidSeverity, NotFound, ValidationFailed
+from chalicelib.store import (
     RetryableConflict,
     Transaction,
     TransactionCancelled,
     assign,
-    claim,
+    claim_unique,
     owner_of,
-    release,
-    retrying,
+    release_unique,
+    retry_on_conflict,
 )
-from chalicelib.directory.tables import ServiceRecord
-from chalicelib.directory.teams import get_team
-from chalicelib.errors import Conflict, InvalidSeverity, NotFound, ValidationFailed
 
 SERVICE_COUNTER = "service"
 
@@ -141,7 +141,7 @@ def create_service(
         )
         tx = Transaction()
         tx.put("service", record, condition=ServiceRecord.service_key.does_not_exist())
-        claim(tx, "guard", organization_id, _name_guard(clean_name), record.service_key)
+        claim_unique(tx, "guard", organization_id, _name_guard(clean_name), record.service_key)
         try:
             tx.commit()
         except TransactionCancelled as cancelled:
@@ -157,7 +157,7 @@ def create_service(
             raise
         return _to_domain(record)
 
-    return retrying(attempt, what="service")
+    return retry_on_conflict(attempt, what="service")
 
 
 def _not_found() -> NotFound:
@@ -253,8 +253,8 @@ def update_service(
             # The name condition turns a concurrent rename into a retry instead of a stray guard.
             condition &= ServiceRecord.name == record.name
             if rules.name_key(new_name) != rules.name_key(record.name):
-                claim(tx, "new-guard", organization_id, _name_guard(new_name), service_key)
-                release(tx, "old-guard", organization_id, _name_guard(record.name), service_key)
+                claim_unique(tx, "new-guard", organization_id, _name_guard(new_name), service_key)
+                release_unique(tx, "old-guard", organization_id, _name_guard(record.name), service_key)
         tx.update("service", record, all_actions, condition=condition)
         try:
             tx.commit()
@@ -266,4 +266,4 @@ def update_service(
             raise
         return _to_domain(_get_record(organization_id, service_key, consistent=True))
 
-    return retrying(attempt, what="service")
+    return retry_on_conflict(attempt, what="service")

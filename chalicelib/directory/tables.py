@@ -1,4 +1,5 @@
-"""Users, teams, services, and the guard items that keep names unique per organization."""
+"""Users, teams and services. The guard items that keep their names unique per organization are
+chalicelib.store.unique's UniqueNameRecord."""
 
 from __future__ import annotations
 
@@ -88,19 +89,3 @@ class ServiceRecord(TocsinModel):
     updated_at = UTCDateTimeAttribute(null=True)
 
     by_service_id = ServicesById()
-
-
-@aws.register_model
-class UniqueNameRecord(TocsinModel):
-    """Claims a unique value (user email, team name, service name) inside an organization.
-
-    Written in the same transaction as the item it guards, so two racing creates
-    cannot both succeed.
-    """
-
-    class Meta(TocsinModel.Meta):
-        table_name = "unique-names"
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    unique_key = UnicodeAttribute(range_key=True)  # e.g. team-name#payments
-    owner_id = UnicodeAttribute()

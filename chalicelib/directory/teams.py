@@ -13,24 +13,25 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import EllipsisType
 
-from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
 from chalicelib import aws, clock
 from chalicelib.directory import rules
-from chalicelib.directory.guards import (
+from chalicelib.directory.tables import TeamRecord
+from chalicelib.directory.users import get_user, get_users
+from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.store import (
     RetryableConflict,
     Transaction,
     TransactionCancelled,
     assign,
-    claim,
+    claim_unique,
     owner_of,
-    release,
-    retrying,
+    release_unique,
+    retry_on_conflict,
+    update_if,
 )
-from chalicelib.directory.tables import TeamRecord
-from chalicelib.directory.users import get_user, get_users
-from chalicelib.errors import Conflict, NotFound, ValidationFailed
 
 MEMBERS_MAX = 500
 
@@ -109,7 +110,7 @@ def create_team(
     def attempt() -> Team:
         tx = Transaction()
         tx.put("team", record, condition=TeamRecord.team_id.does_not_exist())
-        claim(tx, "guard", organization_id, _name_guard(clean_name), record.team_id)
+        claim_unique(tx, "guard", organization_id, _name_guard(clean_name), record.team_id)
         try:
             tx.commit()
         except TransactionCancelled as cancelled:
@@ -120,7 +121,7 @@ def create_team(
             raise
         return _to_domain(record)
 
-    return retrying(attempt, what="team")
+    return retry_on_conflict(attempt, what="team")
 
 
 def _get_record(organization_id: str, team_id: str, *, consistent: bool = False) -> TeamRecord:
@@ -172,12 +173,8 @@ def list_teams(*, organization_id: str, search: str | None = None, is_active: bo
 
 def _write(record: TeamRecord, actions: list[Action]) -> Team:
     """One versioned UpdateItem; a version mismatch means someone else wrote first."""
-    try:
-        record.update(actions=actions)
-    except UpdateError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise RetryableConflict() from None
-        raise
+    if not update_if(record, actions):
+        raise RetryableConflict()
     return _to_domain(record)
 
 
@@ -210,8 +207,8 @@ def update_team(
         if rules.name_key(new_name) == rules.name_key(record.name):
             return _write(record, all_actions)  # only the case changed: the guard stays
         tx = Transaction()
-        claim(tx, "new-guard", organization_id, _name_guard(new_name), team_id)
-        release(tx, "old-guard", organization_id, _name_guard(record.name), team_id)
+        claim_unique(tx, "new-guard", organization_id, _name_guard(new_name), team_id)
+        release_unique(tx, "old-guard", organization_id, _name_guard(record.name), team_id)
         tx.update("team", record, all_actions)
         try:
             tx.commit()
@@ -223,7 +220,7 @@ def update_team(
             raise
         return get_team(organization_id=organization_id, team_id=team_id)
 
-    return retrying(attempt, what="team")
+    return retry_on_conflict(attempt, what="team")
 
 
 def add_member(*, organization_id: str, team_id: str, user_id: str, now: datetime | None = None) -> Team:
@@ -241,7 +238,7 @@ def add_member(*, organization_id: str, team_id: str, user_id: str, now: datetim
         added = [*members, user_id]
         return _write(record, [assign(TeamRecord.member_ids, added), assign(TeamRecord.updated_at, stamp)])
 
-    return retrying(attempt, what="team")
+    return retry_on_conflict(attempt, what="team")
 
 
 def remove_member(*, organization_id: str, team_id: str, user_id: str, now: datetime | None = None) -> Team:
@@ -256,4 +253,4 @@ def remove_member(*, organization_id: str, team_id: str, user_id: str, now: date
         remaining = [m for m in members if m != user_id]
         return _write(record, [assign(TeamRecord.member_ids, remaining), assign(TeamRecord.updated_at, stamp)])
 
-    return retrying(attempt, what="team")
+    return retry_on_conflict(attempt, what="team")

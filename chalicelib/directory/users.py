@@ -12,17 +12,17 @@ from pynamodb.expressions.update import Action
 
 from chalicelib import aws
 from chalicelib.directory import rules
-from chalicelib.directory.guards import (
+from chalicelib.directory.tables import UserRecord
+from chalicelib.errors import Conflict, NotFound
+from chalicelib.store import (
     RetryableConflict,
     Transaction,
     TransactionCancelled,
     assign,
-    claim,
-    release,
-    retrying,
+    claim_unique,
+    release_unique,
+    retry_on_conflict,
 )
-from chalicelib.directory.tables import UserRecord
-from chalicelib.errors import Conflict, NotFound
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def create_user(
     def attempt() -> User:
         tx = Transaction()
         tx.put("user", record, condition=UserRecord.user_id.does_not_exist())
-        claim(tx, "guard", organization_id, _email_guard(clean_email), record.user_id)
+        claim_unique(tx, "guard", organization_id, _email_guard(clean_email), record.user_id)
         try:
             tx.commit()
         except TransactionCancelled as cancelled:
@@ -106,7 +106,7 @@ def create_user(
             raise
         return _to_domain(record)
 
-    return retrying(attempt, what="user")
+    return retry_on_conflict(attempt, what="user")
 
 
 def _get_record(organization_id: str, user_id: str, *, consistent: bool = False) -> UserRecord:
@@ -188,9 +188,9 @@ def update_user(
                 assign(UserRecord.email, new_email),
                 assign(UserRecord.email_key, _email_key(organization_id, new_email)),
             ]
-            claim(tx, "new-guard", organization_id, _email_guard(new_email), user_id)
+            claim_unique(tx, "new-guard", organization_id, _email_guard(new_email), user_id)
             if old_email:
-                release(tx, "old-guard", organization_id, _email_guard(old_email), user_id)
+                release_unique(tx, "old-guard", organization_id, _email_guard(old_email), user_id)
         # The email condition turns a concurrent email change into a retry instead of a stray guard.
         unchanged = UserRecord.email == old_email if old_email else UserRecord.email.does_not_exist()
         tx.update("user", record, all_actions, condition=UserRecord.user_id.exists() & unchanged)
@@ -204,7 +204,7 @@ def update_user(
             raise
         return _to_domain(_get_record(organization_id, user_id, consistent=True))
 
-    updated = retrying(attempt, what="user")
+    updated = retry_on_conflict(attempt, what="user")
     if is_active is False:
         # A deactivated person's personal API keys stop working with them.
         from chalicelib.apikey.service import revoke_keys_of_user

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.exceptions import DeleteError, PutError
 
 from chalicelib import aws
+from chalicelib.store import best_effort, save_if
 from chalicelib.tables import TocsinModel
 
 KEEP_FOR = timedelta(days=7)
@@ -29,16 +29,11 @@ class DeliveryRecord(TocsinModel):
 def claim(delivery_id: str, now: datetime) -> bool:
     """True when this worker may send; False when it was sent already or another worker is sending."""
     aws.bind_tables()
-    try:
-        DeliveryRecord(delivery_id, state="sending", claimed_at=now, expires_at=now + KEEP_FOR).save(
-            condition=DeliveryRecord.delivery_id.does_not_exist()
-            | ((DeliveryRecord.state == "sending") & (DeliveryRecord.claimed_at < now - CLAIM_LEASE))
-        )
-    except PutError as error:
-        if getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException":
-            return False
-        raise
-    return True
+    return save_if(
+        DeliveryRecord(delivery_id, state="sending", claimed_at=now, expires_at=now + KEEP_FOR),
+        DeliveryRecord.delivery_id.does_not_exist()
+        | ((DeliveryRecord.state == "sending") & (DeliveryRecord.claimed_at < now - CLAIM_LEASE)),
+    )
 
 
 def mark_sent(delivery_id: str, now: datetime) -> None:
@@ -47,7 +42,5 @@ def mark_sent(delivery_id: str, now: datetime) -> None:
 
 def release(delivery_id: str) -> None:
     """The send failed at the provider: let the retry claim it again."""
-    try:
+    with best_effort("release a notification delivery"):
         DeliveryRecord(delivery_id).delete(condition=DeliveryRecord.state == "sending")
-    except DeleteError:
-        pass

@@ -14,17 +14,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import EllipsisType
 
-from pynamodb.exceptions import DeleteError, DoesNotExist, PutError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
 from chalicelib.directory import rules
-from chalicelib.directory.guards import RetryableConflict, retrying
 from chalicelib.directory.services import get_services, list_services
 from chalicelib.directory.users import get_users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.escalation.steps import EscalationPolicy, Level, validate_policy
 from chalicelib.escalation.tables import EscalationPolicyRecord
 from chalicelib.oncall.tables import ScheduleRecord
+from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if
 
 
 @dataclass(frozen=True)
@@ -200,18 +200,14 @@ def update_policy(
         record.levels = [level.to_dict() for level in policy.levels]
         record.repeat_count = policy.repeat_count
         record.updated_at = now
-        try:
-            record.save(condition=EscalationPolicyRecord.policy_id.exists())
-        except PutError as error:
-            if error.cause_response_code != "ConditionalCheckFailedException":
-                raise
+        if not save_if(record, EscalationPolicyRecord.policy_id.exists()):
             if expected_version is not None:
                 latest = _get_record(organization_id, policy_id, consistent=True)
-                raise _stale(expected_version, int(latest.version or 0)) from None
-            raise RetryableConflict() from None
+                raise _stale(expected_version, int(latest.version or 0))
+            raise RetryableConflict()
         return _to_domain(record)
 
-    return retrying(attempt, what="escalation policy")
+    return retry_on_conflict(attempt, what="escalation policy")
 
 
 def services_using(*, organization_id: str, policy_id: str) -> list[str]:
@@ -241,9 +237,5 @@ def delete_policy(*, organization_id: str, policy_id: str) -> None:
             "The escalation policy is used by services; point them at another policy first.",
             details={"service_keys": users},
         )
-    try:
-        record.delete(condition=EscalationPolicyRecord.policy_id.exists(), add_version_condition=False)
-    except DeleteError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise _not_found() from None
-        raise
+    if not delete_if(record, EscalationPolicyRecord.policy_id.exists(), add_version_condition=False):
+        raise _not_found()

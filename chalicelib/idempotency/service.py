@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pynamodb.exceptions import DeleteError, DoesNotExist, PutError, UpdateError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
 from chalicelib.errors import IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed
 from chalicelib.idempotency.tables import IdempotencyRecord
+from chalicelib.store import best_effort, save_if
 
 RECORD_LIFETIME = timedelta(hours=24)
 # How long a claim may stay in progress before a retry can take it over (a crashed request).
@@ -67,22 +68,20 @@ def run_once(
         lease_expires_at=now + LEASE,
         expires_at=now + RECORD_LIFETIME,
     )
-    try:
-        claim.save(
-            condition=IdempotencyRecord.record_key.does_not_exist()
-            | (IdempotencyRecord.expires_at < now)
-            | ((IdempotencyRecord.state == "in_progress") & (IdempotencyRecord.lease_expires_at < now)),
-        )
-    except PutError as error:
-        if not _condition_failed(error):
-            raise
+    claimed = save_if(
+        claim,
+        IdempotencyRecord.record_key.does_not_exist()
+        | (IdempotencyRecord.expires_at < now)
+        | ((IdempotencyRecord.state == "in_progress") & (IdempotencyRecord.lease_expires_at < now)),
+    )
+    if not claimed:
         return _existing(record_key, fingerprint, now), True
     try:
         response = action()
     except Exception:
         _release(record_key)
         raise
-    try:
+    with best_effort("record an idempotent response"):  # the work is done; at worst a retry after 24 h is new
         claim.update(
             actions=[
                 IdempotencyRecord.state.set("completed"),
@@ -90,8 +89,6 @@ def run_once(
                 IdempotencyRecord.response_body.set(json.dumps(response.body, default=str)),
             ],
         )
-    except UpdateError:
-        pass  # the work is done; at worst a retry after 24 h is treated as new
     return response, False
 
 
@@ -109,11 +106,5 @@ def _existing(record_key: str, fingerprint: str, now: datetime) -> StoredRespons
 
 
 def _release(record_key: str) -> None:
-    try:
+    with best_effort("release an idempotency claim"):
         IdempotencyRecord(record_key).delete(condition=IdempotencyRecord.state == "in_progress")
-    except DeleteError:
-        pass
-
-
-def _condition_failed(error: PutError) -> bool:
-    return getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException"

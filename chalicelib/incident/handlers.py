@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pynamodb.exceptions import PutError
-
 from chalicelib import aws, clock
 from chalicelib.incident.tables import TIMELINE_PREFIX, TimelineRecord, incident_partition
 from chalicelib.incident.workflow import EVENT_ALERT_RECEIVED
+from chalicelib.store import put_if_absent
 from chalicelib.workers.dispatch import handles
 from chalicelib.workers.messages import Message
 
@@ -27,8 +26,4 @@ def write_alert_entry(message: Message) -> None:
         user=payload.get("user"),
         created_at=received_at,
     )
-    try:
-        entry.save(condition=TimelineRecord.item_key.does_not_exist())
-    except PutError as error:
-        if getattr(error, "cause_response_code", None) != "ConditionalCheckFailedException":
-            raise
+    put_if_absent(entry)  # False for a redelivery: the entry is there already

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
-from pynamodb.transactions import TransactWrite
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
-from chalicelib.errors import Conflict, NotFound
+from chalicelib.errors import NotFound
 from chalicelib.incident.models import TIMELINE_LIMIT
 from chalicelib.incident.tables import (
     INCIDENT_SORT_KEY,
@@ -21,6 +20,14 @@ from chalicelib.incident.tables import (
     TimelineRecord,
     incident_partition,
     list_partition,
+)
+from chalicelib.store import (
+    ConditionFailed,
+    RetryableConflict,
+    Transaction,
+    TransactionCancelled,
+    conditional,
+    retry_on_conflict,
 )
 
 T = TypeVar("T")
@@ -89,40 +96,50 @@ def commit(
     entries: list[TimelineRecord],
     *,
     new: bool = False,
-    before: Callable[[TransactWrite, IncidentRecord], None] | None = None,
+    before: Callable[[Transaction, IncidentRecord], None] | None = None,
 ) -> None:
-    """Write the incident (version-checked) and its new timeline entries in one transaction.
+    """Write the incident (labelled "incident", version-checked) and its new timeline entries
+    ("timeline") in one transaction; raises TransactionCancelled when it wrote nothing.
 
-    `before` adds items ahead of the incident (their cancellation reasons come first), e.g. the
-    dedup claim of an inbound alert.
+    `before` adds the caller's own labelled items to the same transaction, e.g. the dedup claim
+    of an inbound alert.
     """
-    with TransactWrite(connection=aws.transaction_connection()) as transaction:
-        if before is not None:
-            before(transaction, incident)
-        condition = IncidentRecord.incident_key.does_not_exist() if new else None
-        transaction.save(incident, condition=condition)
-        for position, entry in enumerate(entries):
-            # Entries of one change share a timestamp; the position keeps their order in the timeline.
-            entry.item_key = (
-                f"{TIMELINE_PREFIX}{clock.isoformat(entry.created_at)}#{position:02d}{uuid.uuid4().hex[:12]}"
-            )
-            transaction.save(entry, condition=TimelineRecord.item_key.does_not_exist())
+    transaction = Transaction()
+    if before is not None:
+        before(transaction, incident)
+    condition = IncidentRecord.incident_key.does_not_exist() if new else None
+    transaction.put("incident", incident, condition)
+    _add_entries(transaction, entries)
+    transaction.commit()
+
+
+def _add_entries(transaction: Transaction, entries: list[TimelineRecord]) -> None:
+    for position, entry in enumerate(entries):
+        # Entries of one change share a timestamp; the position keeps their order in the timeline.
+        entry.item_key = f"{TIMELINE_PREFIX}{clock.isoformat(entry.created_at)}#{position:02d}{uuid.uuid4().hex[:12]}"
+        transaction.put("timeline", entry, TimelineRecord.item_key.does_not_exist())
+
+
+def add_entries(incident: IncidentRecord, entries: list[TimelineRecord]) -> None:
+    """Add entries to a read incident's timeline, in their order, in one transaction that checks
+    the incident still exists. NotFound when it is gone; TransactionCancelled on contention."""
+    _add_if_exists(incident.incident_key, incident.incident_number, entries)
 
 
 def add_entry_if_incident_exists(organization_id: str, incident_number: str, entry: TimelineRecord) -> None:
     """One transaction: the incident must exist (ConditionCheck) and the entry is written."""
+    _add_if_exists(incident_partition(organization_id, incident_number), incident_number, [entry])
+
+
+def _add_if_exists(incident_key: str, incident_number: str, entries: list[TimelineRecord]) -> None:
     aws.bind_tables()
+    transaction = Transaction()
+    transaction.check("incident", IncidentRecord, incident_key, INCIDENT_SORT_KEY, IncidentRecord.incident_key.exists())
+    _add_entries(transaction, entries)
     try:
-        with TransactWrite(connection=aws.transaction_connection()) as transaction:
-            transaction.condition_check(
-                IncidentRecord,
-                incident_partition(organization_id, incident_number),
-                INCIDENT_SORT_KEY,
-                condition=IncidentRecord.incident_key.exists(),
-            )
-            transaction.save(entry)
-    except TransactWriteError as error:
-        if is_condition_failure(error):
+        transaction.commit()
+    except TransactionCancelled as cancelled:
+        if "incident" in cancelled.failed:
             raise NotFound(f"Incident {incident_number} was not found.") from None
         raise
 
@@ -134,40 +151,41 @@ def record_alert(organization_id: str, incident_number: str, *, now: datetime, s
     longer open (or gone): the caller then opens a new one. The timeline entry is written by
     the events worker, keeping a dedup hit at two DynamoDB round trips.
     """
-    from pynamodb.exceptions import UpdateError
-
     aws.bind_tables()
     try:
-        response = IncidentRecord._get_connection().update_item(
-            incident_partition(organization_id, incident_number),
-            INCIDENT_SORT_KEY,
-            actions=[
-                IncidentRecord.alert_count.add(1),
-                IncidentRecord.version.add(1),
-                IncidentRecord.last_alert_at.set(now),
-                IncidentRecord.last_alert_summary.set(summary[:500]),
-                IncidentRecord.updated_at.set(now),
-            ],
-            condition=IncidentRecord.list_key == list_partition(organization_id, is_open=True),
-            return_values="ALL_NEW",
-        )
-    except UpdateError as error:
-        if getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException":
-            return None
-        raise
+        with conditional():
+            response = IncidentRecord._get_connection().update_item(
+                incident_partition(organization_id, incident_number),
+                INCIDENT_SORT_KEY,
+                actions=[
+                    IncidentRecord.alert_count.add(1),
+                    IncidentRecord.version.add(1),
+                    IncidentRecord.last_alert_at.set(now),
+                    IncidentRecord.last_alert_summary.set(summary[:500]),
+                    IncidentRecord.updated_at.set(now),
+                ],
+                condition=IncidentRecord.list_key == list_partition(organization_id, is_open=True),
+                return_values="ALL_NEW",
+            )
+    except ConditionFailed:
+        return None
     return IncidentRecord.from_raw_data(response["Attributes"])
-
-
-def is_condition_failure(error: TransactWriteError) -> bool:
-    return any(reason is not None and reason.code == "ConditionalCheckFailed" for reason in error.cancellation_reasons)
 
 
 def with_version_retries(operation: Callable[[], T]) -> T:
     """Run a read-modify-write; on a version conflict, read again and retry. Never a lost update."""
-    for _ in range(VERSION_ATTEMPTS):
+
+    def attempt() -> T:
         try:
             return operation()
-        except TransactWriteError as error:
-            if not is_condition_failure(error):
-                raise
-    raise Conflict("The incident is being changed by others right now; retry the request.")
+        except TransactionCancelled as cancelled:
+            if not cancelled.failed:
+                raise  # contention only: not a version conflict
+            raise RetryableConflict() from cancelled
+
+    return retry_on_conflict(
+        attempt,
+        what="incident",
+        attempts=VERSION_ATTEMPTS,
+        message="The incident is being changed by others right now; retry the request.",
+    )

@@ -7,8 +7,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pynamodb.transactions import TransactWrite
-
 from chalicelib import clock, counters
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident import repository
@@ -18,6 +16,7 @@ from chalicelib.incident.severity import severity_or_default
 from chalicelib.incident.sla import due_at, require_complete
 from chalicelib.incident.tables import IncidentRecord, incident_partition, list_partition
 from chalicelib.incident.workflow import EVENT_CREATED
+from chalicelib.store import Transaction
 from chalicelib.workers.messages import Message, publish
 
 INCIDENT_CREATED = "incident.created"
@@ -46,7 +45,7 @@ def create_incident(
     now: datetime,
     actor: str,
     source: dict[str, object] | None = None,
-    before_write: Callable[[TransactWrite, IncidentRecord], None] | None = None,
+    before_write: Callable[[Transaction, IncidentRecord], None] | None = None,
     known_services: dict[str, Any] | None = None,
 ) -> IncidentRecord:
     """Validate against the directory and settings, number it, write it with its `created` entry.

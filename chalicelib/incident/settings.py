@@ -11,13 +11,14 @@ import threading
 import time
 from dataclasses import dataclass
 
-from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.incident.sla import DEFAULT_SLA_SETTINGS, SlaSettings
 from chalicelib.incident.workflow import DEFAULT_WORKFLOW, Workflow
 from chalicelib.organization.tables import OrganizationRecord
+from chalicelib.store import update_if
 
 CACHE_SECONDS = 30.0
 
@@ -69,19 +70,15 @@ def forget(organization_id: str | None = None) -> None:
 
 def save_workflow(*, organization_id: str, workflow: Workflow) -> IncidentSettings:
     record = _load(organization_id)
-    try:
-        record.update(actions=[OrganizationRecord.workflow.set(workflow.to_dict())])
-    except UpdateError:
-        raise Conflict("The organization changed at the same time; retry.") from None
+    if not update_if(record, [OrganizationRecord.workflow.set(workflow.to_dict())]):
+        raise Conflict("The organization changed at the same time; retry.")
     forget(organization_id)
     return _from_record(record)
 
 
 def save_sla_settings(*, organization_id: str, sla: SlaSettings) -> IncidentSettings:
     record = _load(organization_id)
-    try:
-        record.update(actions=[OrganizationRecord.sla_settings.set(sla.to_dict())])
-    except UpdateError:
-        raise Conflict("The organization changed at the same time; retry.") from None
+    if not update_if(record, [OrganizationRecord.sla_settings.set(sla.to_dict())]):
+        raise Conflict("The organization changed at the same time; retry.")
     forget(organization_id)
     return _from_record(record)

@@ -7,17 +7,17 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from pynamodb.exceptions import TransactWriteError, UpdateError
-from pynamodb.transactions import TransactWrite
-
 from chalicelib import aws, secrets_box
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration import routing_keys
 from chalicelib.integration.tables import IntegrationRecord
 from chalicelib.settings import get_settings
+from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict, update_if
 
 INTEGRATION_TYPES = ("custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty")
 MAX_ALLOWLIST_ENTRIES = 50
+# A revoke re-reads after a lost race (the organization index may lag right after a regenerate).
+REVOKE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -193,15 +193,17 @@ def regenerate_url(*, organization_id: str, integration_id: str, now: datetime) 
         state="active",
         key_hint=key[:6],
     )
+    transaction = Transaction()
+    transaction.update(
+        "current",
+        current,
+        [IntegrationRecord.state.set("superseded"), IntegrationRecord.superseded_at.set(now)],
+        IntegrationRecord.state == "active",
+    )
+    transaction.put("replacement", replacement, IntegrationRecord.routing_key_hash.does_not_exist())
     try:
-        with TransactWrite(connection=aws.transaction_connection()) as transaction:
-            transaction.update(
-                current,
-                actions=[IntegrationRecord.state.set("superseded"), IntegrationRecord.superseded_at.set(now)],
-                condition=IntegrationRecord.state == "active",
-            )
-            transaction.save(replacement, condition=IntegrationRecord.routing_key_hash.does_not_exist())
-    except TransactWriteError:
+        transaction.commit()
+    except TransactionCancelled:
         raise Conflict("The integration changed at the same time; retry.") from None
     return IssuedIntegration(to_domain(replacement), key, webhook_url(key))
 
@@ -227,21 +229,22 @@ def revoke_integration(*, organization_id: str, integration_id: str, now: dateti
     The organization index is eventually consistent: right after a regenerate it may still show
     the superseded item. A failed condition re-reads and tries the current item again.
     """
-    for _ in range(5):
+
+    def attempt() -> Integration:
         record = _active_record(organization_id, integration_id)
         if record.state != "active":
             return to_domain(record)
-        try:
-            record.update(
-                actions=[IntegrationRecord.state.set("revoked"), IntegrationRecord.revoked_at.set(now)],
-                condition=IntegrationRecord.state == "active",
-            )
+        revoke = [IntegrationRecord.state.set("revoked"), IntegrationRecord.revoked_at.set(now)]
+        if update_if(record, revoke, IntegrationRecord.state == "active"):
             return to_domain(record)
-        except UpdateError:
-            record.refresh(consistent_read=True)
-            if record.state == "revoked":
-                return to_domain(record)
-    raise Conflict("The integration is changing right now; retry.")
+        record.refresh(consistent_read=True)
+        if record.state == "revoked":
+            return to_domain(record)
+        raise RetryableConflict()
+
+    return retry_on_conflict(
+        attempt, what="integration", attempts=REVOKE_ATTEMPTS, message="The integration is changing right now; retry."
+    )
 
 
 def find_by_routing_key(routing_key: str) -> IntegrationRecord | None:

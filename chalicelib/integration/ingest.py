@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
-from pynamodb.transactions import TransactWrite
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
 from chalicelib.auth.principal import Principal
@@ -26,11 +25,14 @@ from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import resolution_target
 from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
+from chalicelib.store import Transaction, TransactionCancelled
 from chalicelib.workers.messages import Message, publish
 
 DEDUP_LIFETIME = timedelta(days=90)
 CLAIM_ATTEMPTS = 6
 ALERT_RECEIVED = "incident.alert_received"
+# The dedup claim's label in the incident's create transaction.
+DEDUP_LABEL = "dedup"
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,8 @@ def _trigger(integration: IntegrationRecord, alert: NormalizedAlert, now: dateti
                 return IngestResult(hit, created=False, deduplicated=True)
         try:
             created = _create(integration, alert, now, claim=(key, claim))
-        except TransactWriteError as error:
-            if _claim_was_taken(error):
+        except TransactionCancelled as cancelled:
+            if DEDUP_LABEL in cancelled.failed:
                 continue  # another delivery opened it first: count ours on that one
             raise
         return IngestResult(created, created=True, deduplicated=False)
@@ -119,11 +121,6 @@ def _read_claim(key: str) -> AlertDedupRecord | None:
         return None
 
 
-def _claim_was_taken(error: TransactWriteError) -> bool:
-    reasons = error.cancellation_reasons
-    return bool(reasons) and reasons[0] is not None and reasons[0].code == "ConditionalCheckFailed"
-
-
 def _create(
     integration: IntegrationRecord,
     alert: NormalizedAlert,
@@ -132,7 +129,7 @@ def _create(
 ) -> IncidentRecord:
     service = _service(integration, alert)
 
-    def claim_key(transaction: TransactWrite, incident: IncidentRecord) -> None:
+    def claim_key(transaction: Transaction, incident: IncidentRecord) -> None:
         if claim is None:
             return
         key, previous = claim
@@ -141,11 +138,12 @@ def _create(
             if previous is None
             else AlertDedupRecord.incident_number == previous.incident_number
         )
-        transaction.save(
+        transaction.put(
+            DEDUP_LABEL,
             AlertDedupRecord(
                 key, incident_number=incident.incident_number, updated_at=now, expires_at=now + DEDUP_LIFETIME
             ),
-            condition=unchanged,
+            unchanged,
         )
 
     return incidents.create_incident(

@@ -14,22 +14,16 @@ Both errors carry the per-channel deliveries in `details`.
 from __future__ import annotations
 
 import logging
-import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
-
-from chalicelib import aws, clock
 from chalicelib.auth.principal import Principal
-from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, NotFound, ValidationFailed
+from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.severity import urgency
-from chalicelib.incident.tables import INCIDENT_SORT_KEY, TIMELINE_PREFIX, IncidentRecord, TimelineRecord
+from chalicelib.incident.tables import IncidentRecord, TimelineRecord
 from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
 from chalicelib.notification.channels import (
     CHANNEL_NAMES,
@@ -41,10 +35,12 @@ from chalicelib.notification.channels import (
     classify,
 )
 from chalicelib.settings import get_settings
+from chalicelib.store import RetryableConflict, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
 CHANNEL_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack"}
 RECORD_ATTEMPTS = 3
+RECORD_BACKOFF_SECONDS = 0.05
 
 
 def default_channels() -> dict[str, Channel]:
@@ -89,7 +85,7 @@ def notify(
         if name not in available:
             raise ValueError(f"unknown notification channel {name!r}")
         results.append(available[name].send(notification, recipient))
-    _record(organization_id, incident, recipient, notification, results, now=now, actor=actor)
+    _record(incident, recipient, notification, results, now=now, actor=actor)
     return results
 
 
@@ -142,7 +138,6 @@ def timeline_entries(
 
 
 def _record(
-    organization_id: str,
     incident: IncidentRecord,
     recipient: Recipient,
     notification: Notification,
@@ -160,30 +155,15 @@ def _record(
     entries = timeline_entries(incident, recipient, notification, results, now=now, actor=actor)
     if not entries:
         return
-    aws.bind_tables()
-    for attempt in range(1, RECORD_ATTEMPTS + 1):
+
+    def attempt() -> None:
         try:
-            with TransactWrite(connection=aws.transaction_connection()) as transaction:
-                transaction.condition_check(
-                    IncidentRecord,
-                    incident.incident_key,
-                    INCIDENT_SORT_KEY,
-                    condition=IncidentRecord.incident_key.exists(),
-                )
-                for position, entry in enumerate(entries):
-                    # Entries of one notification share a time; the position keeps their order.
-                    entry.item_key = (
-                        f"{TIMELINE_PREFIX}{clock.isoformat(entry.created_at)}#{position:02d}{uuid.uuid4().hex[:12]}"
-                    )
-                    transaction.save(entry, condition=TimelineRecord.item_key.does_not_exist())
-            return
-        except TransactWriteError as error:
-            if repository.is_condition_failure(error):
-                raise NotFound(f"Incident {incident.incident_number} was not found.") from None
-            if attempt == RECORD_ATTEMPTS:
-                raise
-            logger.warning("retrying the notification timeline entries", extra={"attempt": attempt})
-            time.sleep(0.05 * attempt)
+            repository.add_entries(incident, entries)
+        except TransactionCancelled as cancelled:
+            logger.warning("retrying the notification timeline entries", extra={"contention": cancelled.contention})
+            raise RetryableConflict() from cancelled
+
+    retry_on_conflict(attempt, what="incident timeline", attempts=RECORD_ATTEMPTS, base_delay=RECORD_BACKOFF_SECONDS)
 
 
 # ---------------------------------------------------------------- the page operation

@@ -10,17 +10,15 @@ from __future__ import annotations
 import secrets
 from datetime import datetime, timedelta
 
-from pynamodb.exceptions import PutError
-
 from chalicelib import aws
-from chalicelib.directory.guards import RetryableConflict, retrying
 from chalicelib.directory.users import get_users
 from chalicelib.errors import NotFound
 from chalicelib.oncall.ical import render_ical
 from chalicelib.oncall.rotation import final_shifts
-from chalicelib.oncall.service import StoredSchedule, get_record, get_schedule, is_version_conflict, to_domain
+from chalicelib.oncall.service import StoredSchedule, get_record, get_schedule, to_domain
 from chalicelib.oncall.tables import ScheduleRecord
 from chalicelib.settings import get_settings
+from chalicelib.store import RetryableConflict, retry_on_conflict, save_if
 
 FEED_PAST = timedelta(days=14)
 FEED_FUTURE = timedelta(days=93)
@@ -47,15 +45,11 @@ def rotate_ical_token(*, organization_id: str, schedule_id: str, now: datetime) 
         record = get_record(organization_id, schedule_id, consistent=True)
         record.ical_token = new_token()
         record.updated_at = now
-        try:
-            record.save(condition=ScheduleRecord.schedule_id.exists())
-        except PutError as error:
-            if is_version_conflict(error):
-                raise RetryableConflict() from None
-            raise
+        if not save_if(record, ScheduleRecord.schedule_id.exists()):
+            raise RetryableConflict()
         return calendar_url(record.ical_token)
 
-    return retrying(attempt, what="schedule")
+    return retry_on_conflict(attempt, what="schedule")
 
 
 def find_by_ical_token(token: str) -> StoredSchedule | None:

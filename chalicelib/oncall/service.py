@@ -22,11 +22,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from types import EllipsisType
 
-from pynamodb.exceptions import DeleteError, DoesNotExist, PutError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
 from chalicelib.directory import rules
-from chalicelib.directory.guards import RetryableConflict, retrying
 from chalicelib.directory.services import list_services
 from chalicelib.directory.teams import get_team, get_teams
 from chalicelib.directory.users import User, get_users
@@ -38,6 +37,7 @@ from chalicelib.oncall.rotation import FinalShift, final_shifts
 from chalicelib.oncall.schedule import Layer, Override, Schedule
 from chalicelib.oncall.tables import ScheduleRecord
 from chalicelib.oncall.validation import validate_override, validate_schedule
+from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if
 
 OVERRIDE_RETENTION = timedelta(days=30)
 MAX_SHIFTS_WINDOW = timedelta(days=93)
@@ -149,19 +149,16 @@ def _prune(overrides: Sequence[Override], now: datetime) -> tuple[Override, ...]
     return tuple(override for override in overrides if override.end > now - OVERRIDE_RETENTION)
 
 
-def _write(record: ScheduleRecord, schedule: Schedule, now: datetime) -> None:
-    """Copy the schedule onto the record and save it, conditional on the version read."""
+def _write(record: ScheduleRecord, schedule: Schedule, now: datetime) -> bool:
+    """Copy the schedule onto the record and save it, conditional on the version read; False
+    when another writer changed (or deleted) it first."""
     record.name = schedule.name
     record.team_id = schedule.team_id
     record.time_zone = schedule.time_zone
     record.layers = [layer.to_dict() for layer in schedule.layers]
     record.overrides = [override.to_dict() for override in schedule.overrides]
     record.updated_at = now
-    record.save(condition=ScheduleRecord.schedule_id.exists())
-
-
-def is_version_conflict(error: PutError) -> bool:
-    return error.cause_response_code == "ConditionalCheckFailedException"
+    return save_if(record, ScheduleRecord.schedule_id.exists())
 
 
 def create_schedule(
@@ -244,18 +241,14 @@ def _modify(
         changed = change(to_domain(record).schedule)
         changed = replace(changed, overrides=_prune(changed.overrides, now))
         validate_schedule(changed)
-        try:
-            _write(record, changed, now)
-        except PutError as error:
-            if not is_version_conflict(error):
-                raise
+        if not _write(record, changed, now):
             if expected_version is not None:
                 latest = get_record(organization_id, schedule_id, consistent=True)
-                raise _stale(expected_version, int(latest.version or 0)) from None
-            raise RetryableConflict() from None
+                raise _stale(expected_version, int(latest.version or 0))
+            raise RetryableConflict()
         return to_domain(record)
 
-    return retrying(attempt, what="schedule")
+    return retry_on_conflict(attempt, what="schedule")
 
 
 def update_schedule(
@@ -297,12 +290,8 @@ def delete_schedule(*, organization_id: str, schedule_id: str) -> None:
             "The schedule is a target of escalation policies; remove it from them first.",
             details={"policy_ids": users},
         )
-    try:
-        record.delete(condition=ScheduleRecord.schedule_id.exists(), add_version_condition=False)
-    except DeleteError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise _not_found() from None
-        raise
+    if not delete_if(record, ScheduleRecord.schedule_id.exists(), add_version_condition=False):
+        raise _not_found()
 
 
 def add_override(

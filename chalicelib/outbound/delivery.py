@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
 from chalicelib.errors import ValidationFailed
@@ -34,6 +34,7 @@ from chalicelib.outbound.fanout import deliver_message
 from chalicelib.outbound.schedule import AttemptResult
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.settings import get_settings
+from chalicelib.store import update_if
 from chalicelib.workers.messages import Message, publish
 
 logger = logging.getLogger("tocsin.outbound")
@@ -126,24 +127,16 @@ def _get_subscription(organization_id: str, subscription_id: str) -> WebhookSubs
         return None
 
 
-def _is_conflict(error: UpdateError) -> bool:
-    return getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException"
-
-
 def _claim(record: WebhookDeliveryRecord, attempt: int, now: datetime) -> bool:
     """Take the attempt: True for exactly one of any number of concurrent callers."""
     if record.claimed_until is not None and record.claimed_until > now:
         return False
-    try:
-        record.update(
-            actions=[WebhookDeliveryRecord.claimed_until.set(now + timedelta(seconds=CLAIM_SECONDS))],
-            condition=(WebhookDeliveryRecord.attempts == attempt - 1) & WebhookDeliveryRecord.status.is_in(*UNFINISHED),
-        )  # the record's version is checked too: whoever wrote since our read wins
-    except UpdateError as error:
-        if _is_conflict(error):
-            return False
-        raise
-    return True
+    # The record's version is checked too: whoever wrote since our read wins.
+    return update_if(
+        record,
+        [WebhookDeliveryRecord.claimed_until.set(now + timedelta(seconds=CLAIM_SECONDS))],
+        (WebhookDeliveryRecord.attempts == attempt - 1) & WebhookDeliveryRecord.status.is_in(*UNFINISHED),
+    )
 
 
 def _headers(subscription: WebhookSubscriptionRecord, record: WebhookDeliveryRecord, attempt: int) -> dict[str, str]:
@@ -189,19 +182,12 @@ def _record(
 def _stop(record: WebhookDeliveryRecord, reason: str, now: datetime) -> None:
     """Finish a delivery that will not be sent (its subscription is gone or disabled)."""
     d = WebhookDeliveryRecord
-    try:
-        record.update(
-            actions=[
-                d.status.set("failed"),
-                d.last_error.set(reason),
-                d.next_attempt_at.remove(),
-                d.updated_at.set(now),
-            ],
-            condition=d.status.is_in(*UNFINISHED),
-        )
-    except UpdateError as error:
-        if not _is_conflict(error):
-            raise
+    # False when it finished (or was stopped) in the meantime: nothing left to stop.
+    update_if(
+        record,
+        [d.status.set("failed"), d.last_error.set(reason), d.next_attempt_at.remove(), d.updated_at.set(now)],
+        d.status.is_in(*UNFINISHED),
+    )
 
 
 def _schedule(record: WebhookDeliveryRecord, attempt: int, due: datetime) -> None:

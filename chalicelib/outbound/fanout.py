@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pynamodb.exceptions import DoesNotExist, PutError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
 from chalicelib.errors import NotFound
 from chalicelib.outbound import events
 from chalicelib.outbound.events import PlannedEvent
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.store import put_if_absent
 from chalicelib.workers.messages import Message, publish
 
 logger = logging.getLogger("tocsin.outbound")
@@ -137,12 +138,7 @@ def _write_delivery(
         created_at=now,
         expires_at=now + DELIVERY_LIFETIME,
     )
-    try:
-        record.save(condition=WebhookDeliveryRecord.delivery_key.does_not_exist())
-    except PutError as error:
-        if getattr(error, "cause_response_code", None) != "ConditionalCheckFailedException":
-            raise
-    else:
+    if put_if_absent(record):
         return True, True
     try:
         existing = WebhookDeliveryRecord.get(subscription.subscription_id, event.delivery_key, consistent_read=True)

@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import EllipsisType
 
-from pynamodb.exceptions import DeleteError, DoesNotExist, PutError, UpdateError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, secrets_box
 from chalicelib.directory import rules
-from chalicelib.directory.guards import RetryableConflict, retrying
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.outbound import targets
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if, update_if
 
 WILDCARD = ALL_EVENTS
 SECRET_PREFIX = "whsec_"
@@ -250,19 +250,15 @@ def _write(
         if expected_version is not None and record.version != expected_version:
             raise _stale(expected_version, int(record.version or 0))
         change(record)
-        try:
-            # The version condition is added by PynamoDB; exists() keeps a deleted one deleted.
-            record.save(condition=WebhookSubscriptionRecord.subscription_id.exists())
-        except PutError as error:
-            if error.cause_response_code != "ConditionalCheckFailedException":
-                raise
+        # The version condition is added by PynamoDB; exists() keeps a deleted one deleted.
+        if not save_if(record, WebhookSubscriptionRecord.subscription_id.exists()):
             if expected_version is not None:
                 latest = _get_record(organization_id, subscription_id, consistent=True)
-                raise _stale(expected_version, int(latest.version or 0)) from None
-            raise RetryableConflict() from None
+                raise _stale(expected_version, int(latest.version or 0))
+            raise RetryableConflict()
         return record
 
-    return retrying(attempt, what="webhook subscription")
+    return retry_on_conflict(attempt, what="webhook subscription")
 
 
 def _set_enabled(record: WebhookSubscriptionRecord, enabled: bool, now: datetime) -> None:
@@ -329,37 +325,37 @@ def delete_subscription(*, organization_id: str, subscription_id: str) -> None:
     """404 when unknown. Its deliveries stay listed nowhere and expire with their TTL; queued
     attempts find the subscription gone and stop."""
     record = _get_record(organization_id, subscription_id)
-    try:
-        record.delete(condition=WebhookSubscriptionRecord.subscription_id.exists(), add_version_condition=False)
-    except DeleteError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise _not_found() from None
-        raise
+    if not delete_if(record, WebhookSubscriptionRecord.subscription_id.exists(), add_version_condition=False):
+        raise _not_found()
 
 
 def disable_for_failures(organization_id: str, subscription_id: str, now: datetime) -> WebhookSubscriptionRecord | None:
     """Disable after the last failed attempt. The record when this call disabled it (so its owner
     is notified once), None when it is gone or already disabled (by hand or by another attempt)."""
-    for _ in range(25):
+
+    def attempt() -> WebhookSubscriptionRecord | None:
         try:
             record = _get_record(organization_id, subscription_id, consistent=True)
         except NotFound:
             return None
         if not record.enabled:
             return None
-        try:
-            record.update(
-                actions=[
-                    WebhookSubscriptionRecord.enabled.set(False),
-                    WebhookSubscriptionRecord.disabled_reason.set(DISABLED_BY_FAILURES),
-                    WebhookSubscriptionRecord.disabled_at.set(now),
-                    WebhookSubscriptionRecord.updated_at.set(now),
-                ],
-                condition=WebhookSubscriptionRecord.enabled == True,  # noqa: E712 (a DynamoDB condition)
-            )
-        except UpdateError as error:
-            if error.cause_response_code != "ConditionalCheckFailedException":
-                raise
-            continue  # changed in between: read again
+        disabled = update_if(
+            record,
+            [
+                WebhookSubscriptionRecord.enabled.set(False),
+                WebhookSubscriptionRecord.disabled_reason.set(DISABLED_BY_FAILURES),
+                WebhookSubscriptionRecord.disabled_at.set(now),
+                WebhookSubscriptionRecord.updated_at.set(now),
+            ],
+            WebhookSubscriptionRecord.enabled == True,  # noqa: E712 (a DynamoDB condition)
+        )
+        if not disabled:
+            raise RetryableConflict()  # changed in between: read again
         return record
-    raise Conflict("The webhook subscription was changed concurrently too many times.")
+
+    return retry_on_conflict(
+        attempt,
+        what="webhook subscription",
+        message="The webhook subscription was changed concurrently too many times.",
+    )

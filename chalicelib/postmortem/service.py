@@ -11,10 +11,9 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pynamodb.exceptions import DoesNotExist, PutError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, counters
-from chalicelib.directory.guards import RetryableConflict, Transaction, TransactionCancelled, claim, owner_of, retrying
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.incident import repository
 from chalicelib.incident.tables import (
@@ -27,6 +26,15 @@ from chalicelib.incident.tables import (
 from chalicelib.incident.workflow import EVENT_POSTMORTEM_CREATED, EVENT_STATUS_CHANGED
 from chalicelib.postmortem import rules
 from chalicelib.postmortem.tables import PostmortemRecord, incident_guard_key
+from chalicelib.store import (
+    RetryableConflict,
+    Transaction,
+    TransactionCancelled,
+    claim_unique,
+    owner_of,
+    retry_on_conflict,
+    save_if,
+)
 
 POSTMORTEM_PUBLISHED_MESSAGE = "postmortem.published"
 
@@ -130,18 +138,14 @@ def update_postmortem(
         if moves:
             record.status = target_status
         record.updated_at = now
-        try:
-            record.save(condition=PostmortemRecord.postmortem_id.exists())
-        except PutError as error:
-            if error.cause_response_code != "ConditionalCheckFailedException":
-                raise
+        if not save_if(record, PostmortemRecord.postmortem_id.exists()):
             if expected_version is not None:
-                raise _stale(expected_version, int(get_postmortem_version(organization_id, postmortem_id))) from None
-            raise RetryableConflict() from None
+                raise _stale(expected_version, int(get_postmortem_version(organization_id, postmortem_id)))
+            raise RetryableConflict()
         published_now = moves and target_status == rules.PUBLISHED
         return record
 
-    record = retrying(attempt, what="postmortem")
+    record = retry_on_conflict(attempt, what="postmortem")
     if published_now:
         _publish_published(record)
     return record
@@ -236,7 +240,7 @@ def _write_new(record: PostmortemRecord, incident: IncidentRecord, *, now: datet
             INCIDENT_SORT_KEY,
             IncidentRecord.incident_key.exists(),
         )
-        claim(
+        claim_unique(
             transaction,
             "guard",
             record.organization_id,
@@ -259,7 +263,7 @@ def _write_new(record: PostmortemRecord, incident: IncidentRecord, *, now: datet
                 raise RetryableConflict() from None  # nothing was written: try the same items again
             raise
 
-    retrying(attempt, what="postmortem")
+    retry_on_conflict(attempt, what="postmortem")
 
 
 def _status_moves(organization_id: str, incident_number: str) -> list[tuple[datetime, str]]:

@@ -15,7 +15,6 @@ from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
 from chalicelib import aws
-from chalicelib.directory.guards import RetryableConflict, Transaction, TransactionCancelled, retrying
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
 from chalicelib.statuspage import rules
@@ -29,6 +28,7 @@ from chalicelib.statuspage.store import (
 )
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import INCIDENT_PREFIX, StatusPageItem
+from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
 
 STATUS_PAGE_INCIDENT_UPDATED_MESSAGE = "status_page.incident_updated"
 
@@ -114,7 +114,7 @@ def create_incident(
         _write(item, statuses, current, now)
         return item
 
-    item = retrying(attempt, what="public incident")
+    item = retry_on_conflict(attempt, what="public incident")
     _announce(page_id, item)
     return item
 
@@ -155,7 +155,7 @@ def add_update(
         _write(item, statuses, current, now)
         return item
 
-    item = retrying(attempt, what="public incident")
+    item = retry_on_conflict(attempt, what="public incident")
     _announce(page_id, item)
     return item
 

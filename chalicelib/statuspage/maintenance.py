@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import EllipsisType
 
-from pynamodb.exceptions import DoesNotExist, PutError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
-from chalicelib.directory.guards import RetryableConflict, retrying
 from chalicelib.errors import Conflict
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.store import get_item, load_structure, page_not_found
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import DUE_SHARD, MAINTENANCE_PREFIX, StatusPageItem
+from chalicelib.store import RetryableConflict, retry_on_conflict, save_if
 
 logger = logging.getLogger("tocsin.statuspage.maintenance")
 
@@ -39,13 +39,7 @@ def _apply_status(item: StatusPageItem, status: str, now: datetime) -> None:
 
 def _save(item: StatusPageItem) -> bool:
     """Conditional save; False when another writer changed the item first."""
-    try:
-        item.save()
-    except PutError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            return False
-        raise
-    return True
+    return save_if(item)
 
 
 def create_window(
@@ -125,7 +119,7 @@ def update_window(
             raise RetryableConflict()
         return item
 
-    return retrying(attempt, what="maintenance window")
+    return retry_on_conflict(attempt, what="maintenance window")
 
 
 def list_windows(*, page_id: str) -> list[StatusPageItem]:

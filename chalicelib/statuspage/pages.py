@@ -10,15 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from types import EllipsisType
 
-from pynamodb.exceptions import DeleteError
-
 from chalicelib import aws
-from chalicelib.directory.guards import RetryableConflict, Transaction, TransactionCancelled, retrying
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.settings import get_settings
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.store import get_page
 from chalicelib.statuspage.tables import PAGE_KEY, SLUG_KEY, StatusPageItem, slug_partition
+from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, delete_if, retry_on_conflict
 
 
 def public_url(slug: str) -> str:
@@ -101,7 +99,7 @@ def update_page(
             raise RetryableConflict() from None
         return page
 
-    return retrying(attempt, what="status page")
+    return retry_on_conflict(attempt, what="status page")
 
 
 def delete_page(*, organization_id: str, page_id: str) -> None:
@@ -122,9 +120,5 @@ def delete_page(*, organization_id: str, page_id: str) -> None:
 
 def delete_item(item: StatusPageItem, what: str) -> None:
     """Delete one item under a page; 404 when it went in the meantime."""
-    try:
-        item.delete(condition=StatusPageItem.item_key.exists(), add_version_condition=False)
-    except DeleteError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise NotFound(f"{what} not found.") from None
-        raise
+    if not delete_if(item, StatusPageItem.item_key.exists(), add_version_condition=False):
+        raise NotFound(f"{what} not found.")

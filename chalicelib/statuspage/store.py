@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pynamodb.exceptions import DoesNotExist, PutError
+from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
-from chalicelib.directory.guards import RetryableConflict
 from chalicelib.errors import NotFound
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.tables import (
@@ -23,6 +22,7 @@ from chalicelib.statuspage.tables import (
     slug_partition,
 )
 from chalicelib.statuspage.tables import SLUG_KEY as SLUG_SORT_KEY
+from chalicelib.store import RetryableConflict, save_if
 
 
 def page_not_found() -> NotFound:
@@ -123,9 +123,5 @@ def require_structure(page_id: str) -> Structure:
 
 def save_or_retry(item: StatusPageItem) -> None:
     """Conditional on the version read: a racing writer makes it a retry (inside `retrying`)."""
-    try:
-        item.save()
-    except PutError as error:
-        if error.cause_response_code == "ConditionalCheckFailedException":
-            raise RetryableConflict() from None
-        raise
+    if not save_if(item):
+        raise RetryableConflict()

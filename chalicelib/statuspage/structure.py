@@ -10,7 +10,6 @@ from datetime import datetime
 from types import EllipsisType
 
 from chalicelib import aws
-from chalicelib.directory.guards import RetryableConflict, retrying
 from chalicelib.errors import Conflict, ValidationFailed
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.pages import delete_item
@@ -22,6 +21,7 @@ from chalicelib.statuspage.store import (
     save_or_retry,
 )
 from chalicelib.statuspage.tables import COMPONENT_PREFIX, GROUP_PREFIX, SECTION_PREFIX, StatusPageItem
+from chalicelib.store import RetryableConflict, retry_on_conflict
 
 
 def _create(item: StatusPageItem) -> None:
@@ -96,7 +96,7 @@ def rename(
         save_or_retry(item)
         return item
 
-    return retrying(attempt, what=what.lower())
+    return retry_on_conflict(attempt, what=what.lower())
 
 
 def update_component(
@@ -133,7 +133,7 @@ def update_component(
         save_or_retry(item)
         return item
 
-    return retrying(attempt, what="component")
+    return retry_on_conflict(attempt, what="component")
 
 
 def delete_section(*, page_id: str, section_id: str) -> None:

@@ -18,9 +18,9 @@ import pytest
 from moto.core.botocore_stubber import BotocoreStubber
 
 from chalicelib.directory import services, teams, users
-from chalicelib.directory.guards import owner_of
 from chalicelib.directory.tables import TeamRecord
 from chalicelib.errors import Conflict
+from chalicelib.store import owner_of
 from tests.conftest import NOW
 
 

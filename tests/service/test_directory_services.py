@@ -10,8 +10,8 @@ from pynamodb.connection.base import Connection
 
 from chalicelib.counters import CounterRecord
 from chalicelib.directory import services, teams
-from chalicelib.directory.guards import owner_of
 from chalicelib.errors import Conflict, InvalidSeverity, NotFound, ValidationFailed
+from chalicelib.store import owner_of
 from tests.conftest import NOW, make_org
 
 

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 
 from chalicelib.directory import teams, users
-from chalicelib.directory.guards import owner_of
 from chalicelib.directory.tables import TeamRecord
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.store import owner_of
 from tests.conftest import NOW, make_org
 
 

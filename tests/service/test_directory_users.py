@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from chalicelib.directory import users
-from chalicelib.directory.guards import owner_of
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.store import owner_of
 from tests.conftest import NOW, make_org
 
 

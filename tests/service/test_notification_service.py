@@ -349,18 +349,26 @@ def test_outbox_is_empty_before_anything_was_sent(aws_env: None) -> None:
 def test_a_transient_timeline_failure_is_retried_not_resent(
     org: Org, people: dict[str, Any], fake_slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pynamodb.exceptions import TransactWriteError
+    from pynamodb.exceptions import CancellationReason, TransactWriteError, VerboseClientError
     from pynamodb.transactions import TransactWrite
+
+    from chalicelib.store import transactions
 
     failures = ["TransactionConflict"]
 
     class FlakyOnce(TransactWrite):
         def _commit(self) -> Any:
             if failures:
-                raise TransactWriteError(failures.pop())
+                # What DynamoDB answers when another transaction writes the same item meanwhile.
+                cancelled = VerboseClientError(
+                    {"Error": {"Code": "TransactionCanceledException", "Message": "conflict"}},
+                    "TransactWriteItems",
+                    cancellation_reasons=[CancellationReason(failures.pop()), None],
+                )
+                raise TransactWriteError("Failed to write transaction items", cause=cancelled)
             return super()._commit()
 
-    monkeypatch.setattr(service, "TransactWrite", FlakyOnce)
+    monkeypatch.setattr(transactions, "TransactWrite", FlakyOnce)
     incident = new_incident(org)
     [result] = service.notify(
         organization_id=org.organization_id,

@@ -12,12 +12,12 @@ import pytest
 
 from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import ALL_SCOPES
-from chalicelib.directory.guards import owner_of
 from chalicelib.errors import Conflict, NotFound, TransitionNotAllowed
 from chalicelib.incident import commands, repository
 from chalicelib.incident import service as incidents
 from chalicelib.postmortem import service
 from chalicelib.postmortem.tables import PostmortemRecord, incident_guard_key
+from chalicelib.store import owner_of
 from tests.conftest import NOW, Org
 
 

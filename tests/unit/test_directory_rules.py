@@ -133,34 +133,3 @@ def test_matches_search(term, values, expected):
 
 def test_unique_in_order():
     assert rules.unique_in_order(["b", "a", "b", "c", "a"]) == ["b", "a", "c"]
-
-
-def test_retrying_reruns_on_retryable_conflict_then_gives_up(monkeypatch):
-    from chalicelib.directory import guards
-    from chalicelib.errors import Conflict
-
-    monkeypatch.setattr(guards.time, "sleep", lambda seconds: None)
-    attempts = []
-
-    def flaky():
-        attempts.append(1)
-        if len(attempts) < 3:
-            raise guards.RetryableConflict()
-        return "done"
-
-    assert guards.retrying(flaky, what="team") == "done"
-    assert len(attempts) == 3
-
-    def never():
-        raise guards.RetryableConflict()
-
-    with pytest.raises(Conflict, match="team"):
-        guards.retrying(never, what="team", attempts=4)
-
-
-def test_transaction_cancelled_is_retryable_only_for_conditions_or_contention():
-    from chalicelib.directory.guards import TransactionCancelled
-
-    assert TransactionCancelled(frozenset({"team"}), False).retryable
-    assert TransactionCancelled(frozenset(), True).retryable
-    assert not TransactionCancelled(frozenset(), False).retryable
