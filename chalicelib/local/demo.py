@@ -14,14 +14,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pynamodb.exceptions import PutError
-
 from chalicelib.apikey import keys
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.local.demo_status import seed_status_page
 from chalicelib.organization.service import create_organization, find_organization
 from chalicelib.settings import get_settings
+from chalicelib.store import ConditionFailed, conditional
 
 DEMO_NAMESPACE = uuid.UUID("8d7d0c3e-2f0a-4a43-9c0e-7a6f5d3b1c11")
 ORGANIZATION_NAME = "Demo Org"
@@ -298,8 +297,8 @@ def _seed_webhook_subscription(organization_id: str, owner_email: str | None, no
 
 
 def _ensure_key(organization_id: str, name: str, scopes: list[str], key: str, now: datetime) -> None:
-    # PutError means it is already seeded: the key's hash is the item's key.
-    with contextlib.suppress(PutError):
+    # A failed condition means it is already seeded: the key's hash is the item's key.
+    with contextlib.suppress(ConditionFailed), conditional():
         apikeys.create_api_key(
             organization_id=organization_id,
             name=name,
