@@ -83,13 +83,13 @@ def serialize_in_process_dynamodb() -> None:
 
 
 def forget_process_caches() -> None:
-    """The in-process caches a test may fill: settings, API keys, incident settings, a frozen clock."""
+    """The in-process caches a test may fill: settings, API keys, incident settings.
+    (The clock is unfrozen only after a test: a fixture set up before this one may freeze it.)"""
     from chalicelib.incident import settings as incident_settings
 
     reset_settings()
     apikeys.clear_cache()
     incident_settings.forget()
-    clock.freeze(None)
 
 
 def _environment(environ: Any) -> dict[str, str]:
@@ -176,6 +176,7 @@ class Emulator:
             os.environ.clear()
             os.environ.update(saved_environment)
             forget_process_caches()
+            clock.freeze(None)
             if changed_environment or not self._clients_still_clean():
                 self._rebuild_clients()
             else:
