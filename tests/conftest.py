@@ -109,12 +109,3 @@ def client(aws_env: None) -> Iterator[object]:
     with Client(app, stage_name="test") as test_client:
         yield test_client
 
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """For pytest-xdist's `--dist loadgroup` (make test): a file's tests stay on one worker, so its
-    module fixtures (a packaged template, a CloudFormation stack, an e2e module's local stack) are
-    built once. Each e2e module is a group of its own, so the stacks spread over the workers: every
-    stack binds its own ports and directory, so two never collide."""
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(str(item.fspath)))
