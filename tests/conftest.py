@@ -108,4 +108,3 @@ def client(aws_env: None) -> Iterator[object]:
     # The `test` stage's variables match this file's, so settings read during a call agree.
     with Client(app, stage_name="test") as test_client:
         yield test_client
-
