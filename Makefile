@@ -40,7 +40,10 @@ test: $(STAMP) lint
 	  || echo "warning: could not install prometheus-alertmanager (needs root or sudo, and apt); its e2e test skips outside CI"; }
 	@# The status page browser test drives headless Chromium (Debian package chromium).
 	@$(call apt_install,chromium,chromium,the status page browser test skips outside CI)
-	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadgroup
+	@# One file per worker at a time (its module fixtures, e.g. an e2e module's local stack, are built
+	@# once), in collection order so the long e2e files start early. (`--dist loadgroup` no longer
+	@# groups anything with pytest 9: xdist 3.8 renames node ids through an attribute pytest ignores.)
+	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder
 
 ## lint: ruff and mypy, as CI runs them
 lint: $(STAMP)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 _frozen_at: datetime | None = None
 
@@ -28,6 +28,16 @@ def frozen(moment: datetime) -> Iterator[None]:
         yield
     finally:
         freeze(previous)
+
+
+def scaled(duration: timedelta) -> timedelta:
+    """A wait the workers schedule (an escalation level's delay, an SLA target, a webhook retry's
+    delay) divided by the TIME_SCALE setting: always 1 outside the local and test stages, where a
+    time-driven end-to-end test raises it to wait seconds instead of minutes."""
+    from chalicelib.settings import get_settings  # here: `import app` stays free of pydantic
+
+    scale = get_settings().effective_time_scale
+    return duration if scale == 1 else duration / scale
 
 
 def isoformat(moment: datetime) -> str:

@@ -72,9 +72,18 @@ class Settings(BaseModel):  # built on first use, by get_settings
     slack_bot_token: str | None = None
     slack_timeout_seconds: float = 5.0
 
+    # Local and test stages only (every other stage uses 1): the waits the workers schedule
+    # (escalation level delays, SLA due times, webhook retry delays) are divided by this, so a
+    # time-driven end-to-end test waits seconds instead of minutes. See clock.scaled.
+    time_scale: float = Field(default=1.0, gt=0)
+
     @property
     def is_local(self) -> bool:
         return self.tocsin_stage in ("local", "test")
+
+    @property
+    def effective_time_scale(self) -> float:
+        return self.time_scale if self.is_local else 1.0
 
     def slack_api_url(self) -> str:
         """The Slack Web API base URL, without a trailing slash."""

@@ -1,4 +1,5 @@
-"""Shared fixtures: an in-process moto account with every table and queue, and a demo organization."""
+"""Shared fixtures: an in-process moto account with every table and queue (provisioned once per
+process, emptied before each test: tests/emulator.py), and a demo organization per test."""
 
 from __future__ import annotations
 
@@ -21,12 +22,15 @@ os.environ["QUEUE_PREFIX"] = "tocsin-test-"
 os.environ["API_KEY_HMAC_SECRET"] = "test-hmac-secret"
 os.environ["JWT_SECRET"] = "test-jwt-secret"
 
-from chalicelib import aws, clock
+from chalicelib import aws
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.settings import reset_settings
+from tests.emulator import EMULATOR, Emulator, serialize_in_process_dynamodb, share_botocore_data_loader
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+
+share_botocore_data_loader()
 
 
 def reconfigure(**environment: str) -> None:
@@ -37,54 +41,28 @@ def reconfigure(**environment: str) -> None:
     apikeys.clear_cache()
 
 
-def _serialize_in_process_dynamodb() -> None:
-    """In-process moto breaks under concurrent transactions (see chalicelib/local/moto_server.py);
-    serialize DynamoDB requests as the local emulator does, so race tests test our code."""
-    import threading
-
-    from moto.core.botocore_stubber import BotocoreStubber
-
-    if getattr(BotocoreStubber, "_tocsin_serialized", False):
-        return
-    original = BotocoreStubber.__call__
-    lock = threading.Lock()
-
-    def call(self: BotocoreStubber, event_name: str, request: object, **kwargs: object) -> object:
-        if ".dynamodb." in event_name or event_name.endswith(".dynamodb"):
-            with lock:
-                return original(self, event_name, request, **kwargs)  # type: ignore[arg-type]
-        return original(self, event_name, request, **kwargs)  # type: ignore[arg-type]
-
-    BotocoreStubber.__call__ = call  # type: ignore[method-assign,assignment]
-    BotocoreStubber._tocsin_serialized = True  # type: ignore[attr-defined]
-    # The same item-level transaction backups the local emulator uses (so tests exercise them).
-    from chalicelib.local.moto_server import cheaper_transactions
-
-    cheaper_transactions()
+@pytest.fixture(scope="session")
+def emulator() -> Emulator:
+    """moto, provisioned once per test process (per xdist worker); see tests/emulator.py."""
+    serialize_in_process_dynamodb()
+    return EMULATOR
 
 
 @pytest.fixture
-def aws_env() -> Iterator[None]:
-    from moto import mock_aws
+def aws_env(emulator: Emulator) -> Iterator[None]:
+    """The emulator with every table and queue, empty; settings, clients and caches as the environment says.
 
-    from chalicelib.incident import settings as incident_settings
-    from chalicelib.local.provision import provision
-
-    _serialize_in_process_dynamodb()
-    incident_settings.forget()
-    saved = dict(os.environ)
-    reset_settings()
-    aws.reset()
-    apikeys.clear_cache()
-    with mock_aws():
-        provision()
+    Environment variables, settings and the clock a test changes are restored after it."""
+    with emulator.running():
         yield
-    os.environ.clear()
-    os.environ.update(saved)
-    reset_settings()
-    aws.reset()
-    apikeys.clear_cache()
-    clock.freeze(None)
+
+
+@pytest.fixture
+def fresh_aws_env(emulator: Emulator) -> Iterator[None]:
+    """As `aws_env`, on a new moto account provisioned from scratch (~0.2 s more): for a test that
+    needs what only a brand-new account has."""
+    with emulator.running(fresh=True):
+        yield
 
 
 @dataclass
@@ -130,14 +108,3 @@ def client(aws_env: None) -> Iterator[object]:
     # The `test` stage's variables match this file's, so settings read during a call agree.
     with Client(app, stage_name="test") as test_client:
         yield test_client
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """For pytest-xdist's `--dist loadgroup` (make test): a file's tests stay on one worker, so its
-    module fixtures (a packaged template, a CloudFormation stack) are built once; every test that
-    starts a local stack shares one worker, so those stacks and their peers never compete."""
-    for item in items:
-        path = str(item.fspath)
-        group = "e2e" if "/tests/e2e/" in path else path
-        item.add_marker(pytest.mark.xdist_group(group))

@@ -3,7 +3,8 @@
 A policy is ordered levels, each with targets (users or schedules) and a delay in minutes before
 the next level; after the last level the policy starts over at level 1 `repeat_count` more
 times. When an incident triggers, the service snapshots the policy into an `EscalationState`
-(`start`): level 1 is notified now and the next step is due `delay_minutes` later.
+(`start`): level 1 is notified now and the next step is due `delay_minutes` later (divided by
+the local time scale, clock.scaled, which is 1 outside the local and test stages).
 
 Timers (SQS delayed messages) carry the state's `token`. `advance` ignores a message whose token
 is not the state's current one (a stale timer) and a message that arrives before `next_at` (the
@@ -30,6 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal, cast
 
+from chalicelib import clock
 from chalicelib.errors import ValidationFailed
 from chalicelib.oncall.fields import FieldReader, format_moment
 
@@ -240,11 +242,16 @@ def _derive_token(token: str, sequence: int) -> str:
     return hashlib.sha256(f"{token}\x00{sequence}".encode()).hexdigest()[:32]
 
 
+def level_delay(level: Level) -> timedelta:
+    """How long after notifying `level` the next one is due (divided by the local time scale)."""
+    return clock.scaled(timedelta(minutes=level.delay_minutes))
+
+
 def _notify(
     state: EscalationState, level_index: int, repeats_done: int, now: datetime, token: str
 ) -> tuple[EscalationState, Step]:
     level = state.policy.levels[level_index]
-    next_at = None if state.stopped else now + timedelta(minutes=level.delay_minutes)
+    next_at = None if state.stopped else now + level_delay(level)
     sequence = state.sequence + 1
     moved = replace(
         state, level_index=level_index, repeats_done=repeats_done, token=token, next_at=next_at, sequence=sequence
@@ -255,7 +262,7 @@ def _notify(
 def start(policy: EscalationPolicy, now: datetime, token: str) -> tuple[EscalationState, Step]:
     """Begin escalating: level 1 is notified now; the next step is due after level 1's delay."""
     level = policy.levels[0]
-    next_at = now + timedelta(minutes=level.delay_minutes)
+    next_at = now + level_delay(level)
     state = EscalationState(policy, 0, 0, token, next_at, stopped=False, sequence=1)
     return state, Step(1, level.targets, next_at, token, 0, 1)
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from chalicelib import clock
 from chalicelib.errors import ConfigurationError, ValidationFailed
 from chalicelib.incident.severity import SEVERITIES
 
@@ -167,7 +168,7 @@ def _aware(moment: datetime) -> datetime:
 
 
 def due_at(created_at: datetime, within_minutes: int) -> datetime:
-    return _aware(created_at) + timedelta(minutes=within_minutes)
+    return _aware(created_at) + clock.scaled(timedelta(minutes=within_minutes))
 
 
 def evaluate(created_at: datetime, done_at: datetime, within_minutes: int) -> SlaOutcome:

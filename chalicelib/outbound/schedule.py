@@ -1,4 +1,5 @@
-"""When webhook delivery attempts happen, and what an attempt's answer means. Pure.
+"""When webhook delivery attempts happen, and what an attempt's answer means. Pure (the retry
+delays follow the local time scale, clock.scaled, which is 1 outside the local and test stages).
 
 Spec (Events, delivery retry behavior): attempt 1 immediately, then 1 minute, 5 minutes,
 30 minutes and 2 hours after the previous attempt; after 5 failed attempts the subscription is
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from chalicelib import clock
 
 MAX_ATTEMPTS = 5
 # Wait before attempt n+1 after attempt n failed (index n-1).
@@ -35,7 +38,7 @@ def next_attempt_at(failed_attempt: int, attempted_at: datetime) -> datetime | N
     """When the attempt after a failed one is due; None after the last attempt."""
     if failed_attempt >= MAX_ATTEMPTS:
         return None
-    return attempted_at + timedelta(seconds=delay_before(failed_attempt + 1))
+    return attempted_at + clock.scaled(timedelta(seconds=delay_before(failed_attempt + 1)))
 
 
 def sqs_delay(due_at: datetime, now: datetime) -> int:

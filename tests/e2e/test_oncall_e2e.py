@@ -1,16 +1,30 @@
 """On-call as a new user would see it: the on-call answer names the demo engineer, a new incident
-pages level 1 (visible in the local outbox), acknowledging stops the escalation."""
+pages level 1 (visible in the local outbox), acknowledging stops the escalation.
+
+This module's stack runs on a time scale (TIME_SCALE, local and test stages only): the demo
+policy's 1-minute level delay passes in 60 / TIME_SCALE seconds, so the test waits seconds, not
+a minute. The scale leaves the test time to acknowledge before level 2 is due."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 import requests
 
-from tests.e2e.conftest import LocalStack
+from tests.e2e.conftest import LocalStack, start_stack, stop_stack
 
-ESCALATION_DELAY_SECONDS = 60  # the demo policy's level 1 delay
+TIME_SCALE = 6
+ESCALATION_DELAY_SECONDS = 60 / TIME_SCALE  # the demo policy's level 1 delay (1 minute), scaled
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+    running = start_stack(tmp_path_factory.mktemp("stack"), TIME_SCALE=str(TIME_SCALE))
+    yield running
+    stop_stack(running)
 
 
 def outbox(stack: LocalStack, incident_number: str) -> list[dict[str, Any]]:
@@ -29,6 +43,18 @@ def wait_for(condition: Any, seconds: float) -> Any:
         time.sleep(0.5)
 
 
+def create_incident(stack: LocalStack, title: str) -> str:
+    service_key = stack.demo["services"][0]["service_key"]
+    created = stack.post("/api/v1/incidents", json={"title": title, "service_ids": [service_key], "severity": "SEV1"})
+    assert created.status_code == 201
+    return str(created.json()["data"]["incident_number"])
+
+
+def escalations(stack: LocalStack, number: str) -> int:
+    timeline = stack.get(f"/api/v1/incidents/{number}").json()["data"]["timeline"]
+    return [e["event_type"] for e in timeline].count("escalated")
+
+
 def test_on_call_names_the_demo_engineer(stack: LocalStack) -> None:
     answer = stack.get("/api/v1/on-call/current")
     assert answer.status_code == 200
@@ -41,20 +67,26 @@ def test_on_call_names_the_demo_engineer(stack: LocalStack) -> None:
 
 
 def test_level_one_is_paged_and_acknowledging_stops_escalation(stack: LocalStack) -> None:
-    service_key = stack.demo["services"][0]["service_key"]
-    created = stack.post(
-        "/api/v1/incidents", json={"title": "Escalation e2e", "service_ids": [service_key], "severity": "SEV1"}
-    )
-    assert created.status_code == 201
-    number = created.json()["data"]["incident_number"]
+    number = create_incident(stack, "Escalation e2e")
     level_one = wait_for(lambda: outbox(stack, number), 20)
     assert level_one, "level 1 was not paged"
     paged = {item["to"] for item in level_one}
     detail = stack.get(f"/api/v1/incidents/{number}").json()["data"]
     assert detail["assigned_to"]["email"] in paged  # auto-assigned to the primary on call
     assert stack.post(f"/api/v1/incidents/{number}/acknowledge").status_code == 200
-    time.sleep(ESCALATION_DELAY_SECONDS + 8)
+
+    # Instead of sleeping past the level delay: an incident opened now and never acknowledged
+    # escalates to level 2 one delay later. Its timer is due after the acknowledged incident's, on
+    # the same queue, so once its level 2 is paged the acknowledged incident's timer has fired too.
+    control = create_incident(stack, "Escalation e2e, never acknowledged")
+    control_level_one = wait_for(lambda: outbox(stack, control), 20)
+    assert control_level_one, "level 1 of the control incident was not paged"
+    control_escalated = wait_for(
+        lambda: escalations(stack, control) >= 2 and len(outbox(stack, control)) > len(control_level_one),
+        ESCALATION_DELAY_SECONDS + 30,
+    )
+    assert control_escalated, "the unacknowledged control incident did not escalate to level 2"
+
     after = outbox(stack, number)
     assert {item["id"] for item in after} == {item["id"] for item in level_one}, "escalated after acknowledge"
-    timeline = stack.get(f"/api/v1/incidents/{number}").json()["data"]["timeline"]
-    assert [e["event_type"] for e in timeline].count("escalated") == 1
+    assert escalations(stack, number) == 1
