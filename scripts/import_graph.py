@@ -1,0 +1,199 @@
+"""The package import graph of chalicelib and its layer rules: `python -m scripts.import_graph`.
+
+Every import counts, module-level or inside a function (a function-local import is still a
+dependency; hiding a cycle in a function does not remove it). A node is a package of chalicelib
+(`incident`, `api`, ...) or a top-level module (`errors`, `settings`, ...). The rules
+(docs/ARCHITECTURE.md):
+
+1. Each node sits in a layer; it imports only from its own layer or the layers below.
+2. Within a layer, the nodes form no cycle.
+
+`tests/unit/test_import_layers.py` runs `check()` and fails on any violation.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "chalicelib"
+
+# Bottom to top. A node not listed here is an error: every new package must be placed.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "base",
+        frozenset(
+            {"settings", "clock", "errors", "aws", "logs", "model_base", "pagination", "secrets_box", "severity"}
+            | {"queue"}
+        ),
+    ),
+    ("store", frozenset({"store"})),
+    (
+        "domains",
+        frozenset(
+            {
+                "organization",
+                "ratelimit",
+                "idempotency",
+                "auth",
+                "apikey",
+                "directory",
+                "oncall",
+                "escalation",
+                "catalog",
+                "incident",
+                "notification",
+                "paging",
+                "integration",
+                "postmortem",
+                "statuspage",
+                "outbound",
+            }
+        ),
+    ),
+    ("api", frozenset({"api", "templates"})),
+    ("entry points", frozenset({"workers", "tables", "local", "cli", "deploy"})),
+)
+LAYER_OF: dict[str, int] = {node: index for index, (_, nodes) in enumerate(LAYERS) for node in nodes}
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    where: str  # path:line of one import that makes it
+
+
+def node_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != PACKAGE or len(parts) < 2:
+        return None
+    return parts[1]
+
+
+def _imported_modules(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if node.module == PACKAGE:  # `from chalicelib import aws, clock`
+            return [f"{PACKAGE}.{alias.name}" for alias in node.names]
+        return [node.module]
+    return []
+
+
+def edges(root: Path = ROOT) -> list[Edge]:
+    found: dict[tuple[str, str], Edge] = {}
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        relative = path.relative_to(root)
+        source = relative.parts[1].removesuffix(".py") if len(relative.parts) > 1 else None
+        if source is None or source == "__init__":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(relative))):
+            for module in _imported_modules(node):
+                target = node_of(module)
+                if target is not None and target != source and (source, target) not in found:
+                    found[(source, target)] = Edge(source, target, f"{relative}:{getattr(node, 'lineno', 0)}")
+    return sorted(found.values(), key=lambda edge: (edge.source, edge.target))
+
+
+def _cycles(nodes: set[str], graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, set()) & nodes):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(nodes):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def check(root: Path = ROOT) -> list[str]:
+    """Every violation of the layer rules, as readable lines (empty when the graph is clean)."""
+    problems: list[str] = []
+    all_edges = edges(root)
+    graph: dict[str, set[str]] = defaultdict(set)
+    nodes: set[str] = set()
+    for edge in all_edges:
+        graph[edge.source].add(edge.target)
+        nodes |= {edge.source, edge.target}
+    for path in (root / PACKAGE).iterdir():
+        if path.name != "__init__.py" and (path.suffix == ".py" or (path / "__init__.py").exists()):
+            nodes.add(path.name.removesuffix(".py"))
+    for node in sorted(nodes - LAYER_OF.keys()):
+        problems.append(f"{node}: in no layer (place it in scripts/import_graph.py LAYERS)")
+    for edge in all_edges:
+        source_layer, target_layer = LAYER_OF.get(edge.source), LAYER_OF.get(edge.target)
+        if source_layer is not None and target_layer is not None and target_layer > source_layer:
+            problems.append(
+                f"{edge.source} ({LAYERS[source_layer][0]}) imports {edge.target} "
+                f"({LAYERS[target_layer][0]}), a higher layer: {edge.where}"
+            )
+    for component in _cycles(nodes, graph):
+        members = set(component)
+        links = [f"{e.source}->{e.target} ({e.where})" for e in all_edges if {e.source, e.target} <= members]
+        problems.append("cycle between " + ", ".join(component) + ": " + "; ".join(links))
+    return problems
+
+
+def layer_order(root: Path = ROOT) -> list[tuple[str, list[str]]]:
+    """Each layer's nodes in dependency order (a node after everything it imports in its layer)."""
+    all_edges = edges(root)
+    order: list[tuple[str, list[str]]] = []
+    for name, members in LAYERS:
+        remaining = set(members)
+        placed: list[str] = []
+        while remaining:
+            ready = sorted(
+                node
+                for node in remaining
+                if not any(e.source == node and e.target in remaining and e.target != node for e in all_edges)
+            )
+            if not ready:  # a cycle: check() reports it
+                placed.extend(sorted(remaining))
+                break
+            placed.extend(ready)
+            remaining -= set(ready)
+        order.append((name, placed))
+    return order
+
+
+def main() -> int:
+    for name, placed in reversed(layer_order()):
+        print(f"{name:>13}: {' '.join(placed)}")
+    problems = check()
+    for problem in problems:
+        print(f"VIOLATION {problem}")
+    print(f"{len(edges())} package edges, {len(problems)} violations")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
