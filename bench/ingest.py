@@ -514,7 +514,7 @@ def in_process_round_trips(runs: int) -> list[RoundTrips]:
 
         from chalicelib import aws, clock
         from chalicelib.apikey import service as apikeys
-        from chalicelib.directory.services import create_service
+        from chalicelib.catalog.service import create_service
         from chalicelib.directory.teams import create_team
         from chalicelib.incident import settings as incident_settings
         from chalicelib.integration.admin import create_integration

@@ -98,7 +98,7 @@ def _now() -> Any:
 def make_fixture() -> Fixture:
     from chalicelib.apikey.service import create_api_key
     from chalicelib.auth.scopes import ALL_SCOPES
-    from chalicelib.directory.services import create_service
+    from chalicelib.catalog.service import create_service
     from chalicelib.directory.teams import create_team
     from chalicelib.directory.users import create_user
     from chalicelib.organization.service import create_organization

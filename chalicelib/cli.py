@@ -113,9 +113,9 @@ def _now() -> datetime:
 
 def cmd_provision(args: argparse.Namespace) -> Any:
     from chalicelib.local.provision import provision
+    from chalicelib.queue.messages import QUEUES
     from chalicelib.settings import get_settings
     from chalicelib.tables import all_models
-    from chalicelib.workers.messages import QUEUES
 
     provision()
     settings = get_settings()
@@ -224,7 +224,7 @@ def cmd_list_keys(args: argparse.Namespace) -> Any:
 
 
 def cmd_list_services(args: argparse.Namespace) -> Any:
-    from chalicelib.directory.services import list_services
+    from chalicelib.catalog.service import list_services
 
     _require_organization(args.org)
     return [

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "base",
         frozenset(
             {"settings", "clock", "errors", "aws", "logs", "model_base", "pagination", "secrets_box", "severity"}
-            | {"queue"}
+            | {"queue", "templates"}
         ),
     ),
     ("store", frozenset({"store"})),
@@ -55,7 +55,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             }
         ),
     ),
-    ("api", frozenset({"api", "templates"})),
+    ("api", frozenset({"api"})),
     ("entry points", frozenset({"workers", "tables", "local", "cli", "deploy"})),
 )
 LAYER_OF: dict[str, int] = {node: index for index, (_, nodes) in enumerate(LAYERS) for node in nodes}

@@ -24,10 +24,10 @@ from pydantic import BaseModel
 
 from chalicelib import clock
 from chalicelib.api import envelope, ratelimits
+from chalicelib.api.credentials import authenticate
 from chalicelib.api.error_render import ErrorFamily, render
 from chalicelib.api.validation import parse_body, parse_query
 from chalicelib.auth.principal import Principal
-from chalicelib.auth.service import authenticate
 from chalicelib.errors import AppError, InternalError, Unauthorized, ValidationFailed
 from chalicelib.ratelimit.window import RateLimitDecision
 

@@ -4,7 +4,7 @@ from pynamodb.attributes import ListAttribute, UnicodeAttribute, UTCDateTimeAttr
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 class ApiKeysByOrganization(GlobalSecondaryIndex["ApiKeyRecord"]):

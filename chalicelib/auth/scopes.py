@@ -12,7 +12,8 @@ SPEC_SCOPES: tuple[str, ...] = (
     "teams:read",
     "users:read",
 )
-CONTRACT_SCOPES: tuple[str, ...] = (
+# Scopes the service adds to the interface's table (README, "The API in brief": Scopes).
+ADDED_SCOPES: tuple[str, ...] = (
     "services:write",
     "teams:write",
     "users:write",
@@ -24,7 +25,7 @@ CONTRACT_SCOPES: tuple[str, ...] = (
     "webhooks:write",
     "admin",
 )
-ALL_SCOPES: tuple[str, ...] = SPEC_SCOPES + CONTRACT_SCOPES
+ALL_SCOPES: tuple[str, ...] = SPEC_SCOPES + ADDED_SCOPES
 
 READ_SCOPES: frozenset[str] = frozenset(s for s in ALL_SCOPES if s.endswith(":read"))
 

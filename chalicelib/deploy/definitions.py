@@ -145,7 +145,7 @@ def _by_name(index: IndexDef) -> str:
 
 
 def queue_definitions() -> list[QueueDef]:
-    from chalicelib.workers.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
+    from chalicelib.queue.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
 
     return [QueueDef(q, q + DLQ_SUFFIX, MAX_RECEIVE_COUNT) for q in QUEUES]
 
@@ -155,7 +155,7 @@ def function_definitions() -> list[FunctionDef]:
     from chalice.app import ScheduledEventConfig, SQSEventConfig
 
     from app import app
-    from chalicelib.workers.messages import short_queue_name
+    from chalicelib.queue.messages import short_queue_name
 
     functions = [FunctionDef(API_HANDLER, "app.app")] if app.routes else []
     known_queues = {q.short_name for q in queue_definitions()}

@@ -7,12 +7,11 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
-from chalicelib.api.pagination import PageQuery
 from chalicelib.directory import rules
-from chalicelib.directory.services import Service
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User
 from chalicelib.model_base import ApiModel, PatchModel, RequestModel
+from chalicelib.pagination import PageQuery
 
 Role = Literal["owner", "admin", "responder", "viewer"]
 Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX)]
@@ -34,7 +33,7 @@ _Request = RequestModel
 _Patch = PatchModel
 
 
-class _Filter(PageQuery):
+class ActiveFilter(PageQuery):
     is_active: bool | None = Field(default=None, description="Only active (true) or inactive (false) items.")
 
 
@@ -78,7 +77,7 @@ class UserPatch(_Patch):
     role: Role | SkipJsonSchema[None] = None
 
 
-class UserListQuery(_Filter):
+class UserListQuery(ActiveFilter):
     q: str | None = Field(
         default=None, max_length=rules.NAME_MAX, description="Case-insensitive substring of the name or email."
     )
@@ -122,57 +121,5 @@ class TeamPatch(_Patch):
     member_ids: MemberIds | SkipJsonSchema[None] = Field(default=None, description="Replaces the member list.")
 
 
-class TeamListQuery(_Filter):
+class TeamListQuery(ActiveFilter):
     q: str | None = Field(default=None, max_length=rules.NAME_MAX, description="Case-insensitive name substring.")
-
-
-# --- services ----------------------------------------------------------------------------------
-
-
-class ServiceV1(ApiModel):
-    name: str
-    service_key: str = Field(description="Public key of the service: svc_ and 10 characters.")
-    description: str | None
-    is_active: bool
-    default_severity: Literal["SEV0", "SEV1", "SEV2", "SEV3", "SEV4"] | None
-    service_id: str = Field(description="Human-readable id, SER-nnnnn; webhooks may route by it.")
-    team_id: str | None
-    team_name: str | None
-    escalation_policy_id: str | None
-
-    @classmethod
-    def of(cls, service: Service, team_name: str | None = None) -> ServiceV1:
-        return cls(
-            name=service.name,
-            service_key=service.service_key,
-            description=service.description,
-            is_active=service.is_active,
-            default_severity=service.default_severity,
-            service_id=service.service_id,
-            team_id=service.team_id,
-            team_name=team_name,
-            escalation_policy_id=service.escalation_policy_id,
-        )
-
-
-class ServiceCreate(_Request):
-    name: Name = Field(description="Unique within the organization, case-insensitively.")
-    description: Description | None = None
-    team_id: ItemId | None = None
-    default_severity: Severity | None = Field(default=None, description="Used when an incident names none.")
-    escalation_policy_id: ItemId | None = None
-
-
-class ServicePatch(_Patch):
-    nullable = frozenset({"description", "team_id", "default_severity", "escalation_policy_id"})
-
-    name: Name | SkipJsonSchema[None] = None
-    description: Description | None = None
-    team_id: ItemId | None = None
-    default_severity: Severity | None = None
-    is_active: bool | SkipJsonSchema[None] = None
-    escalation_policy_id: ItemId | None = None
-
-
-class ServiceListQuery(_Filter):
-    team_id: ItemId | None = Field(default=None, description="Only services owned by this team.")

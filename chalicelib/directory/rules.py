@@ -8,7 +8,7 @@ import string
 
 from chalicelib.auth.scopes import ROLES
 from chalicelib.errors import ValidationFailed
-from chalicelib.incident.severity import SEVERITIES
+from chalicelib.severity import SEVERITIES
 
 __all__ = ["SEVERITIES"]
 USER_ROLES: tuple[str, ...] = ROLES

@@ -13,7 +13,7 @@ from pynamodb.attributes import (
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, LocalSecondaryIndex
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 class UsersByEmail(GlobalSecondaryIndex["UserRecord"]):

@@ -11,6 +11,7 @@ from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
 from chalicelib import aws
+from chalicelib.apikey.service import revoke_keys_of_user
 from chalicelib.directory import rules
 from chalicelib.directory.tables import UserRecord
 from chalicelib.errors import Conflict, NotFound
@@ -207,7 +208,6 @@ def update_user(
     updated = retry_on_conflict(attempt, what="user")
     if is_active is False:
         # A deactivated person's personal API keys stop working with them.
-        from chalicelib.apikey.service import revoke_keys_of_user
 
         revoke_keys_of_user(organization_id=organization_id, user_id=user_id, now=now)
     return updated

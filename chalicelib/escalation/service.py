@@ -18,7 +18,6 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
 from chalicelib.directory import rules
-from chalicelib.directory.services import get_services, list_services
 from chalicelib.directory.users import get_users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.escalation.steps import EscalationPolicy, Level, validate_policy
@@ -160,14 +159,6 @@ def load_policy(*, organization_id: str, policy_id: str) -> EscalationPolicy | N
         return None
 
 
-def policy_for_service(*, organization_id: str, service_key: str) -> EscalationPolicy | None:
-    """The policy a service points at (to snapshot onto a new incident), or None. Two GetItems."""
-    service = get_services(organization_id=organization_id, service_keys=[service_key]).get(service_key)
-    if service is None or not service.escalation_policy_id:
-        return None
-    return load_policy(organization_id=organization_id, policy_id=service.escalation_policy_id)
-
-
 def update_policy(
     *,
     organization_id: str,
@@ -210,15 +201,6 @@ def update_policy(
     return retry_on_conflict(attempt, what="escalation policy")
 
 
-def services_using(*, organization_id: str, policy_id: str) -> list[str]:
-    """Service keys of the services (active or not) pointing at the policy. One Query."""
-    return [
-        service.service_key
-        for service in list_services(organization_id=organization_id)
-        if service.escalation_policy_id == policy_id
-    ]
-
-
 def policies_using_schedule(*, organization_id: str, schedule_id: str) -> list[str]:
     """Ids of the policies with the schedule among their targets. One Query."""
     return [
@@ -228,10 +210,13 @@ def policies_using_schedule(*, organization_id: str, schedule_id: str) -> list[s
     ]
 
 
-def delete_policy(*, organization_id: str, policy_id: str) -> None:
-    """404 when unknown; 409 while a service points at it (details.service_keys)."""
+def delete_policy(*, organization_id: str, policy_id: str, used_by_services: Sequence[str]) -> None:
+    """404 when unknown; 409 while a service points at it (details.service_keys).
+
+    The caller passes `catalog.service.services_using_policy(...)`: services sit above policies
+    in the import layers, so policies cannot ask for them (docs/ARCHITECTURE.md)."""
     record = _get_record(organization_id, policy_id)
-    users = services_using(organization_id=organization_id, policy_id=policy_id)
+    users = list(used_by_services)
     if users:
         raise Conflict(
             "The escalation policy is used by services; point them at another policy first.",

@@ -18,7 +18,7 @@ The next level is always due `delay_minutes` after the step that notified the cu
 (`now`), so a late timer never makes the following levels fire in a burst. Once the last level's
 delay has passed with no next level, `advance` marks the state `stopped` (escalation exhausted).
 `stop` (acknowledge, resolve) stops it too. A manual `escalate_now` works on a stopped state as
-well (CONTRACT.md: acknowledged incidents can be escalated by hand); it notifies the next level
+well (README, "On-call": acknowledged incidents can be escalated by hand); it notifies the next level
 but sets no timer when the state was stopped.
 """
 
@@ -319,3 +319,8 @@ def current_and_next_level(state: EscalationState) -> tuple[int | None, int | No
     """(current level, level a further escalation would notify), both 1-based; next is None at the end."""
     following = _following(state)
     return state.level, following[0] + 1 if following is not None else None
+
+
+def stopped_state(stored: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A stored escalation state with its automatic steps stopped (acknowledge, resolve), or None."""
+    return stop(EscalationState.from_dict(stored)).to_dict() if stored else None

@@ -12,11 +12,12 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.auth.principal import Principal
-from chalicelib.errors import ValidationFailed
+from chalicelib.directory.users import find_user_by_email, get_user
+from chalicelib.errors import NotFound, ValidationFailed
+from chalicelib.escalation.steps import stopped_state
 from chalicelib.incident import repository
 from chalicelib.incident.settings import incident_settings
-from chalicelib.incident.severity import parse_severity
-from chalicelib.incident.tables import IncidentRecord, TimelineRecord, list_partition
+from chalicelib.incident.tables import IncidentRecord, TimelineRecord, incident_partition, list_partition
 from chalicelib.incident.workflow import (
     DONE_CATEGORIES,
     EVENT_ACKNOWLEDGED,
@@ -29,7 +30,8 @@ from chalicelib.incident.workflow import (
     acknowledge_target,
     plan_transition,
 )
-from chalicelib.workers.messages import Message, publish
+from chalicelib.queue.messages import Message, publish
+from chalicelib.severity import parse_severity
 
 
 def _publish(message_type: str, incident: IncidentRecord, principal: Principal, **extra: Any) -> None:
@@ -100,7 +102,6 @@ def update_incident(
 
 
 def _active_user_by_email(organization_id: str, email: str) -> Any:
-    from chalicelib.directory.users import find_user_by_email
 
     user = find_user_by_email(organization_id=organization_id, email=email)
     if user is None or not user.is_active:
@@ -135,7 +136,7 @@ def change_status(
         done = incident.status_category in DONE_CATEGORIES
         incident.list_key = list_partition(organization_id, is_open=not done)
         if plan.resolves:
-            incident.escalation = _stopped_escalation(incident)
+            incident.escalation = stopped_state(incident.escalation)
             incident.resolved_at = now
             incident.resolved_by_email = principal.email
             incident.resolved_by_name = principal.actor
@@ -171,13 +172,6 @@ def change_status(
     return incident
 
 
-def _stopped_escalation(incident: IncidentRecord) -> Any:
-    """Acknowledge and resolve stop automatic escalation: pending timers become no-ops."""
-    from chalicelib.escalation.runtime import stopped_escalation
-
-    return stopped_escalation(incident)
-
-
 def _record_resolve_sla(incident: IncidentRecord, now: datetime) -> None:
     sla = dict(incident.sla or {})
     if "resolve_due_at" in sla and "resolve_met" not in sla:
@@ -205,7 +199,7 @@ def acknowledge(
         if incident.acknowledged_at is not None:
             return AcknowledgeResult(incident, newly_acknowledged=False)
         actor = caller.email if caller is not None and caller.email else principal.actor
-        incident.escalation = _stopped_escalation(incident)
+        incident.escalation = stopped_state(incident.escalation)
         incident.acknowledged_at = now
         incident.acknowledged_by = actor
         entries = [
@@ -264,8 +258,6 @@ def _caller(principal: Principal) -> Any:
         return None
     if principal.email:
         return _Caller(principal.user_id, principal.name, principal.email)
-    from chalicelib.directory.users import get_user
-    from chalicelib.errors import NotFound
 
     try:
         user = get_user(organization_id=principal.organization_id, user_id=principal.user_id)
@@ -278,7 +270,6 @@ def add_comment(
     *, organization_id: str, incident_number: str, comment: str, now: datetime, principal: Principal
 ) -> TimelineRecord:
     actor = principal.actor
-    from chalicelib.incident.tables import incident_partition
 
     placeholder = IncidentRecord(incident_partition(organization_id, incident_number))
     entry = repository.timeline_entry(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from chalicelib import aws, clock
 from chalicelib.incident.tables import TIMELINE_PREFIX, TimelineRecord, incident_partition
 from chalicelib.incident.workflow import EVENT_ALERT_RECEIVED
+from chalicelib.queue.consumers import handles
+from chalicelib.queue.messages import Message
 from chalicelib.store import put_if_absent
-from chalicelib.workers.dispatch import handles
-from chalicelib.workers.messages import Message
 
 
 @handles("incident.alert_received")

@@ -27,9 +27,9 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from chalicelib import clock
-from chalicelib.api.pagination import Page, PageQuery
-from chalicelib.incident.severity import Severity, parse_severity
 from chalicelib.model_base import ApiModel
+from chalicelib.pagination import Page, PageQuery
+from chalicelib.severity import Severity, parse_severity
 
 TIMELINE_LIMIT = 50
 MAX_TITLE = 200

@@ -7,17 +7,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import clock, counters
+from chalicelib import clock
+from chalicelib.catalog import service as catalog
+from chalicelib.directory import teams as directory_teams
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.repository import IncidentWithTimeline
 from chalicelib.incident.settings import incident_settings
-from chalicelib.incident.severity import severity_or_default
 from chalicelib.incident.sla import due_at, require_complete
 from chalicelib.incident.tables import IncidentRecord, incident_partition, list_partition
 from chalicelib.incident.workflow import EVENT_CREATED
-from chalicelib.store import Transaction
-from chalicelib.workers.messages import Message, publish
+from chalicelib.queue.messages import Message, publish
+from chalicelib.severity import severity_or_default
+from chalicelib.store import Transaction, counters
 
 INCIDENT_CREATED = "incident.created"
 
@@ -53,13 +55,9 @@ def create_incident(
     Round trips: services (one BatchGetItem), the team (GetItem), the counter (UpdateItem), the
     write (TransactWriteItems); the organization's settings come from a short cache.
     """
-    from chalicelib.directory import services as directory_services
-    from chalicelib.directory import teams as directory_teams
 
     # A caller that already read the services (the webhook path) passes them: one read fewer.
-    found = known_services or directory_services.get_services(
-        organization_id=organization_id, service_keys=request.service_keys
-    )
+    found = known_services or catalog.get_services(organization_id=organization_id, service_keys=request.service_keys)
     unknown = [key for key in request.service_keys if key not in found or not found[key].is_active]
     if unknown:
         raise ValidationFailed.for_fields(

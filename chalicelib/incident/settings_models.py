@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from chalicelib.incident.severity import Severity, parse_severity
 from chalicelib.incident.sla import MAX_SLA_MINUTES, SlaSettings, apply_sla_update
 from chalicelib.incident.workflow import Category, Workflow, validate_workflow
 from chalicelib.model_base import ApiModel
+from chalicelib.severity import Severity, parse_severity
 
 
 class WorkflowStatusV1(ApiModel):

@@ -14,7 +14,7 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.errors import ConfigurationError, ValidationFailed
-from chalicelib.incident.severity import SEVERITIES
+from chalicelib.severity import SEVERITIES
 
 MAX_SLA_MINUTES = 366 * 24 * 60
 SLA_FIELDS = ("acknowledge_within_minutes", "resolve_within_minutes")

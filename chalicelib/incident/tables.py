@@ -21,7 +21,7 @@ from pynamodb.attributes import (
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 INCIDENT_SORT_KEY = "~INCIDENT"
 TIMELINE_PREFIX = "TL#"

@@ -1,6 +1,6 @@
 """The incident state machine as data: statuses with categories, allowed moves, pure planning.
 
-An organization may replace the default workflow (CONTRACT.md section 3). Everything here is
+An organization may replace the default workflow (README, "Incidents": workflow). Everything here is
 pure: the service layer loads the organization's `Workflow` (stored with `to_dict`), asks
 `plan_transition` what a requested move means, and writes the result.
 
@@ -30,7 +30,7 @@ STATUS_NAME_PATTERN = re.compile(r"^[a-z0-9_]{1,40}$")
 MAX_STATUSES = 50
 _CATEGORY_MESSAGE = f"must be one of {', '.join(CATEGORIES)}"
 
-# Timeline event types (CONTRACT.md section 3, plus severity_changed).
+# Timeline event types (README, "Incidents"; docs/ARCHITECTURE.md lists them, plus severity_changed).
 EVENT_CREATED = "created"
 EVENT_STATUS_CHANGED = "status_changed"
 EVENT_ACKNOWLEDGED = "acknowledged"

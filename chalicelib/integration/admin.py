@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib import aws, secrets_box
+from chalicelib.catalog.service import get_services
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration import routing_keys
 from chalicelib.integration.tables import IntegrationRecord
@@ -127,8 +128,6 @@ def create_integration(
     if client_secret and integration_type != "sentry":
         raise ValidationFailed.for_field("client_secret", "client secrets apply to Sentry integrations")
     if default_service_key is not None:
-        from chalicelib.directory.services import get_services
-
         found = get_services(organization_id=organization_id, service_keys=[default_service_key])
         if default_service_key not in found:
             raise ValidationFailed.for_field("default_service", "not a service of this organization")

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal, get_args
 
-from chalicelib.incident.severity import SEVERITIES, Severity
+from chalicelib.severity import SEVERITIES, Severity
 
 Source = Literal["custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
 Action = Literal["trigger", "acknowledge", "resolve", "note", "ignore", "confirm_subscription"]

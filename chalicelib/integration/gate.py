@@ -1,4 +1,4 @@
-"""The checks every inbound delivery passes, in the order the contract gives: route exists, not
+"""The checks every inbound delivery passes, in the order README ("Inbound webhooks") gives: route exists, not
 revoked, HTTPS, IP allow-list, rate limit, body size. Signatures and payloads come after.
 Each refusal is an error of chalicelib.errors; the route renders it in its own body shape."""
 
@@ -18,6 +18,7 @@ from chalicelib.errors import (
 )
 from chalicelib.integration.admin import find_by_routing_key
 from chalicelib.integration.tables import IntegrationRecord
+from chalicelib.ratelimit import buckets
 from chalicelib.ratelimit.window import RateLimitDecision
 from chalicelib.settings import get_settings
 
@@ -31,8 +32,6 @@ class Admitted:
 
 
 def admit(*, routing_key: str, forwarded_proto: str | None, source_ip: str, body_size: int, now: datetime) -> Admitted:
-    from chalicelib.api import ratelimits
-
     integration = find_by_routing_key(routing_key)
     if integration is None or integration.state == "superseded":
         raise RouteNotFound("No integration has this routing key (invalid or expired).")
@@ -43,7 +42,7 @@ def admit(*, routing_key: str, forwarded_proto: str | None, source_ip: str, body
     if integration.ip_allowlist and not ip_allowed(source_ip, [str(n) for n in integration.ip_allowlist]):
         raise IpNotAllowed(f"Deliveries from {source_ip} are not allowed for this webhook.")
     try:
-        decision = ratelimits.charge(category="webhook", identity=integration.integration_id, now=now)
+        decision = buckets.charge(category="webhook", identity=integration.integration_id, now=now)
     except RateLimited as limited:
         raise RateLimited(
             "More than the allowed webhook deliveries per minute; retry later.", headers=limited.headers

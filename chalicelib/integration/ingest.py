@@ -16,7 +16,7 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
 from chalicelib.auth.principal import Principal
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service, find_service
 from chalicelib.errors import AppError, InvalidPayload, NotFound
 from chalicelib.incident import commands, repository
 from chalicelib.incident import service as incidents
@@ -25,8 +25,8 @@ from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import resolution_target
 from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
+from chalicelib.queue.messages import Message, publish
 from chalicelib.store import Transaction, TransactionCancelled
-from chalicelib.workers.messages import Message, publish
 
 DEDUP_LIFETIME = timedelta(days=90)
 CLAIM_ATTEMPTS = 6
@@ -170,7 +170,6 @@ def _create(
 
 
 def _service(integration: IntegrationRecord, alert: NormalizedAlert) -> Service:
-    from chalicelib.directory.services import find_service
 
     reference = alert.service_hint or integration.default_service_key
     if reference:

@@ -6,7 +6,7 @@ from pynamodb.attributes import ListAttribute, TTLAttribute, UnicodeAttribute, U
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 class IntegrationsByOrganization(GlobalSecondaryIndex["IntegrationRecord"]):

@@ -52,7 +52,8 @@ def demo_id(label: str) -> str:
 
 def seed(now: datetime) -> dict[str, Any]:
     """Create what is missing and return the facts demo.json records."""
-    from chalicelib.directory import services, teams, users
+    from chalicelib.catalog import service as services
+    from chalicelib.directory import teams, users
 
     settings = get_settings()
     organization_id = demo_id("organization")
@@ -190,7 +191,7 @@ def _seed_on_call(
     """
     from datetime import timedelta
 
-    from chalicelib.directory.services import update_service
+    from chalicelib.catalog.service import update_service
     from chalicelib.escalation import service as policies
     from chalicelib.escalation.steps import Level, Target
     from chalicelib.oncall import Layer, Restriction

@@ -14,8 +14,8 @@ from chalice.app import Chalice, ScheduledEventConfig, SQSEventConfig
 from chalice.local import LambdaContext
 
 from chalicelib import aws
+from chalicelib.queue.messages import short_queue_name
 from chalicelib.settings import get_settings
-from chalicelib.workers.messages import short_queue_name
 
 logger = logging.getLogger("tocsin.local.workers")
 

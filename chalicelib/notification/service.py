@@ -20,9 +20,9 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib.auth.principal import Principal
+from chalicelib.directory.users import find_user_by_email
 from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, ValidationFailed
 from chalicelib.incident import repository
-from chalicelib.incident.severity import urgency
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
 from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
 from chalicelib.notification.channels import (
@@ -35,6 +35,7 @@ from chalicelib.notification.channels import (
     classify,
 )
 from chalicelib.settings import get_settings
+from chalicelib.severity import urgency
 from chalicelib.store import RetryableConflict, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
@@ -198,7 +199,6 @@ def page(
     principal: Principal,
     providers: Mapping[str, Channel] | None = None,
 ) -> PageOutcome:
-    from chalicelib.directory.users import find_user_by_email
 
     wanted: list[ChannelName] = []
     for name in dict.fromkeys(channels):

@@ -1,4 +1,4 @@
-"""Request and response models for schedules, shifts, the calendar feed URL and on-call/current.
+"""Request and response models for schedules, shifts and the calendar feed URL.
 
 Times are RFC 3339 date-times with an offset (Z or +hh:mm); answers give them in UTC. Local
 wall-clock times (handoffs, restrictions) are "HH:MM" in the schedule's IANA zone.
@@ -12,13 +12,12 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AwareDatetime, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from chalicelib.api.pagination import PageQuery
 from chalicelib.directory.users import User
 from chalicelib.model_base import ApiModel, RequestModel
 from chalicelib.model_base import PatchModel as BasePatchModel
-from chalicelib.oncall.current import Engineer, OnCallNow, ServiceOnCall
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
+from chalicelib.pagination import PageQuery
 
 Name = Annotated[str, Field(min_length=1, max_length=100)]
 ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -281,88 +280,3 @@ class IcalUrlV1(ApiModel):
     def of(cls, url: str) -> IcalUrlV1:
         scheme, _, rest = url.partition("://")
         return cls(url=url, webcal_url=f"webcal://{rest}" if scheme in ("http", "https") else url)
-
-
-# --- on-call/current ---------------------------------------------------------------------------
-
-
-class OnCallQuery(RequestModel):
-    team_name: str | None = Field(
-        default=None, max_length=400, description="Only services of this team; the whole name, case-insensitive."
-    )
-
-
-class OnCallEngineerV1(ApiModel):
-    name: str = Field(description="The person's name (their email when they have none).")
-    email: str | None
-    slack_user_id: str | None
-    role: str = Field(description="The policy level: primary (1), secondary (2), tertiary (3), ... level_<n>.")
-    schedule_name: str | None = Field(description="The schedule they are on call through; null for a direct target.")
-    shift_starts_at: datetime | None
-    shift_ends_at: datetime | None
-
-    @classmethod
-    def of(cls, engineer: Engineer) -> OnCallEngineerV1:
-        return cls(
-            name=engineer.name,
-            email=engineer.user.email,
-            slack_user_id=engineer.user.slack_user_id,
-            role=engineer.role,
-            schedule_name=engineer.schedule.name if engineer.schedule else None,
-            shift_starts_at=utc(engineer.shift.start) if engineer.shift else None,
-            shift_ends_at=utc(engineer.shift.end) if engineer.shift else None,
-        )
-
-
-class OnCallServiceV1(ApiModel):
-    service_key: str | None
-    service_name: str
-    service_description: str | None
-    team_name: str = Field(description='The service\'s team; "" when it has none.')
-    team_description: str | None
-    on_call_engineers: list[OnCallEngineerV1]
-    has_coverage: bool = Field(description="Someone at some level of the service's escalation policy is on call now.")
-    primary_on_call: OnCallEngineerV1 | None = Field(description="The first level-1 engineer.")
-    schedule_names: list[str]
-
-    @classmethod
-    def of(cls, entry: ServiceOnCall) -> OnCallServiceV1:
-        primary = entry.primary_on_call
-        return cls(
-            service_key=entry.service.service_key,
-            service_name=entry.service.name,
-            service_description=entry.service.description,
-            team_name=entry.team.name if entry.team else "",
-            team_description=entry.team.description if entry.team else None,
-            on_call_engineers=[OnCallEngineerV1.of(engineer) for engineer in entry.engineers],
-            has_coverage=entry.has_coverage,
-            primary_on_call=OnCallEngineerV1.of(primary) if primary else None,
-            schedule_names=list(entry.schedule_names),
-        )
-
-
-class OnCallSummaryV1(ApiModel):
-    total_services: int
-    services_with_coverage: int
-    services_without_coverage: int
-    coverage_percentage: int = Field(description="floor(100 * with coverage / total); 0 when there are no services.")
-
-
-class OnCallV1(ApiModel):
-    timestamp: datetime
-    summary: OnCallSummaryV1
-    services: list[OnCallServiceV1] = Field(description="Active services, newest first.")
-
-    @classmethod
-    def of(cls, view: OnCallNow) -> OnCallV1:
-        summary = view.summary
-        return cls(
-            timestamp=utc(view.timestamp),
-            summary=OnCallSummaryV1(
-                total_services=summary.total_services,
-                services_with_coverage=summary.services_with_coverage,
-                services_without_coverage=summary.services_without_coverage,
-                coverage_percentage=summary.coverage_percentage,
-            ),
-            services=[OnCallServiceV1.of(entry) for entry in view.services],
-        )

@@ -1,4 +1,4 @@
-"""Schedules (create, read, list, update, delete, overrides, shifts) and who is on call now.
+"""Schedules: create, read, list, update, delete, overrides, shifts.
 
 The calendar feed of a schedule is in `chalicelib.oncall.feed`.
 
@@ -8,9 +8,8 @@ Every write checks and bumps the record's version: a PATCH naming the version it
 when someone wrote in between; other writes (overrides) re-read and re-apply. Overrides that
 ended more than OVERRIDE_RETENTION ago are pruned on every write.
 
-Who is on call: `resolve_level_targets` (a level's targets to people, for the escalation worker),
-`primary_on_call` (auto-assignment) and `current_on_call` (GET /api/v1/on-call/current). Each
-costs a fixed number of round trips (Query or BatchGet), never one per service or per shift.
+Who is on call now (which needs services and escalation policies too) is in
+`chalicelib.paging.on_call`.
 """
 
 from __future__ import annotations
@@ -26,13 +25,9 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
 from chalicelib.directory import rules
-from chalicelib.directory.services import list_services
-from chalicelib.directory.teams import get_team, get_teams
+from chalicelib.directory.teams import get_team
 from chalicelib.directory.users import User, get_users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
-from chalicelib.escalation import service as policies
-from chalicelib.escalation.steps import Target
-from chalicelib.oncall import current
 from chalicelib.oncall.rotation import FinalShift, final_shifts
 from chalicelib.oncall.schedule import Layer, Override, Schedule
 from chalicelib.oncall.tables import ScheduleRecord
@@ -281,10 +276,13 @@ def update_schedule(
     return _modify(organization_id, schedule_id, now, change, expected_version)
 
 
-def delete_schedule(*, organization_id: str, schedule_id: str) -> None:
-    """404 when unknown; 409 while an escalation policy targets it (details.policy_ids)."""
+def delete_schedule(*, organization_id: str, schedule_id: str, used_by_policies: Sequence[str]) -> None:
+    """404 when unknown; 409 while an escalation policy targets it (details.policy_ids).
+
+    The caller passes `escalation.service.policies_using_schedule(...)`: policies sit above
+    schedules in the import layers, so schedules cannot ask for them (docs/ARCHITECTURE.md)."""
     record = get_record(organization_id, schedule_id)
-    users = policies.policies_using_schedule(organization_id=organization_id, schedule_id=schedule_id)
+    users = list(used_by_policies)
     if users:
         raise Conflict(
             "The schedule is a target of escalation policies; remove it from them first.",
@@ -333,55 +331,3 @@ def schedule_shifts(*, organization_id: str, schedule_id: str, since: datetime, 
     shifts = final_shifts(stored.schedule, since, until)
     users = get_users(organization_id=organization_id, user_ids=[shift.user_id for shift in shifts])
     return ScheduleShifts(stored, since, until, shifts, users)
-
-
-# --- who is on call ----------------------------------------------------------------------------
-
-
-def resolve_level_targets(*, organization_id: str, targets: Sequence[Target], now: datetime) -> list[User]:
-    """The active people a level's targets reach now, in target order, each once: user targets,
-    and whoever each schedule target has on call now (nobody for a gap). Two BatchGets at most."""
-    schedule_ids = [t.id for t in targets if t.kind == "schedule"]
-    stored = get_schedules(organization_id=organization_id, schedule_ids=schedule_ids) if schedule_ids else {}
-    schedules = {schedule_id: s.schedule for schedule_id, s in stored.items()}
-    shifts_now = current.current_shifts(schedules.values(), now)
-    wanted = current.user_ids_of(targets, shifts_now)
-    users = get_users(organization_id=organization_id, user_ids=wanted) if wanted else {}
-    engineers = current.level_engineers(targets, 1, schedules=schedules, shifts_now=shifts_now, users=users)
-    return [engineer.user for engineer in engineers]
-
-
-def primary_on_call(*, organization_id: str, service_key: str, now: datetime) -> User | None:
-    """The first person level 1 of the service's escalation policy reaches now, or None (no such
-    service, no policy, or nobody on call). The same person on-call/current calls primary."""
-    policy = policies.policy_for_service(organization_id=organization_id, service_key=service_key)
-    if policy is None or not policy.levels:
-        return None
-    people = resolve_level_targets(organization_id=organization_id, targets=policy.levels[0].targets, now=now)
-    return people[0] if people else None
-
-
-def current_on_call(*, organization_id: str, now: datetime, team_name: str | None = None) -> current.OnCallNow:
-    """Who is on call now for every active service: one Query and at most four BatchGets."""
-    found = list_services(organization_id=organization_id, is_active=True)
-    teams = get_teams(organization_id=organization_id, team_ids=[s.team_id for s in found if s.team_id])
-    found = [s for s in found if current.team_matches(teams.get(s.team_id) if s.team_id else None, team_name)]
-    policy_ids = [s.escalation_policy_id for s in found if s.escalation_policy_id]
-    stored_policies = policies.get_policies(organization_id=organization_id, policy_ids=policy_ids)
-    by_id = {policy_id: stored.policy for policy_id, stored in stored_policies.items()}
-    schedule_ids = current.schedule_ids_of(by_id.values())
-    stored_schedules = get_schedules(organization_id=organization_id, schedule_ids=schedule_ids)
-    schedules = {schedule_id: s.schedule for schedule_id, s in stored_schedules.items()}
-    shifts_now = current.current_shifts(schedules.values(), now)
-    wanted = current.user_ids_of(current.policy_targets(by_id.values()), shifts_now)
-    users = get_users(organization_id=organization_id, user_ids=wanted)
-    return current.assemble_on_call(
-        services=found,
-        policies=by_id,
-        schedules=schedules,
-        users=users,
-        teams=teams,
-        now=now,
-        team_name=team_name,
-        shifts_now=shifts_now,
-    )

@@ -11,7 +11,7 @@ from pynamodb.attributes import JSONAttribute, UnicodeAttribute, UTCDateTimeAttr
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 class SchedulesByIcalToken(GlobalSecondaryIndex["ScheduleRecord"]):

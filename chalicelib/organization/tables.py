@@ -3,7 +3,7 @@ from __future__ import annotations
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute, UTCDateTimeAttribute, VersionAttribute
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 @aws.register_model
@@ -14,7 +14,7 @@ class OrganizationRecord(TocsinModel):
     organization_id = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute()
     created_at = UTCDateTimeAttribute()
-    # Incident settings; null means the defaults of CONTRACT.md section 3.
+    # Incident settings; null means the defaults in README, "Incidents".
     workflow = JSONAttribute(null=True)
     sla_settings = JSONAttribute(null=True)
     version = VersionAttribute()

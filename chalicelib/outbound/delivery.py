@@ -1,4 +1,4 @@
-"""The "webhook.deliver" consumer: one signed POST per attempt, retried on the spec's schedule.
+"""The "webhook.deliver" consumer: one signed POST per attempt, retried on the spec's retry_schedule.
 
 An attempt runs only when the delivery's record agrees: not finished, exactly `attempt - 1`
 attempts made, due, and not claimed. The attempt is claimed first (a conditional update that sets
@@ -29,13 +29,14 @@ from pynamodb.exceptions import DoesNotExist
 from chalicelib import aws, clock
 from chalicelib.errors import ValidationFailed
 from chalicelib.integration.signing import signed_headers
-from chalicelib.outbound import schedule, subscriptions, targets
+from chalicelib.notification.webhook_notice import DisabledSubscription, send_disabled_notice
+from chalicelib.outbound import retry_schedule, subscriptions, targets
 from chalicelib.outbound.fanout import deliver_message
-from chalicelib.outbound.schedule import AttemptResult
+from chalicelib.outbound.retry_schedule import AttemptResult
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
 from chalicelib.store import update_if
-from chalicelib.workers.messages import Message, publish
 
 logger = logging.getLogger("tocsin.outbound")
 SUBSCRIPTION_DISABLED = "webhook.subscription_disabled"
@@ -78,11 +79,11 @@ def deliver(
     if made != attempt - 1:
         logger.warning("out-of-order delivery attempt dropped", extra={"delivery_key": delivery_key})
         return "stale"
-    if not schedule.is_due(record.next_attempt_at, now):
+    if not retry_schedule.is_due(record.next_attempt_at, now):
         waiting_for = record.next_attempt_at or now
         publish(
             deliver_message(organization_id, subscription_id, delivery_key, attempt),
-            delay_seconds=schedule.sqs_delay(waiting_for, now),
+            delay_seconds=retry_schedule.sqs_delay(waiting_for, now),
         )
         return "not_due"
     subscription = _get_subscription(organization_id, subscription_id)
@@ -93,8 +94,8 @@ def deliver(
     if not _claim(record, attempt, now):
         return "claimed"
     result = post(subscription.url, record.body.encode(), _headers(subscription, record, attempt))
-    status = schedule.status_after(result, attempt)
-    next_due = schedule.next_attempt_at(attempt, now) if status == "retrying" else None
+    status = retry_schedule.status_after(result, attempt)
+    next_due = retry_schedule.next_attempt_at(attempt, now) if status == "retrying" else None
     _record(record, attempt, result, status, next_due, now)
     if not result.succeeded:
         logger.info(
@@ -193,7 +194,7 @@ def _stop(record: WebhookDeliveryRecord, reason: str, now: datetime) -> None:
 def _schedule(record: WebhookDeliveryRecord, attempt: int, due: datetime) -> None:
     """The next attempt's message, delayed (at most 900 s; an early arrival re-enqueues itself)."""
     message = deliver_message(record.organization_id, record.subscription_id, record.delivery_key, attempt)
-    publish(message, delay_seconds=schedule.sqs_delay(due, clock.now()))
+    publish(message, delay_seconds=retry_schedule.sqs_delay(due, clock.now()))
 
 
 def _disable(record: WebhookDeliveryRecord, now: datetime) -> None:
@@ -212,7 +213,7 @@ def _after_redelivery(record: WebhookDeliveryRecord, attempt: int, now: datetime
         return
     if record.status == "retrying" and record.next_attempt_at is not None:
         _schedule(record, attempt + 1, record.next_attempt_at)
-    elif record.status == "failed" and attempt >= schedule.MAX_ATTEMPTS:
+    elif record.status == "failed" and attempt >= retry_schedule.MAX_ATTEMPTS:
         subscription = _get_subscription(record.organization_id, record.subscription_id)
         # Enabled and not touched since the last attempt: the disable did not happen. Touched
         # since (re-enabled by hand): leave it enabled.
@@ -242,7 +243,7 @@ def post_checked(
     *,
     allow_local: bool,
     resolve: targets.Resolver = targets.default_resolve,
-    timeout: float = schedule.REQUEST_TIMEOUT_SECONDS,
+    timeout: float = retry_schedule.REQUEST_TIMEOUT_SECONDS,
 ) -> AttemptResult:
     """Check the target, then POST to the very address the check accepted."""
     accepted: list[str] = []
@@ -254,7 +255,7 @@ def post_checked(
     try:
         targets.validate_target_url(url, allow_local=allow_local, resolve=resolve_once)
     except ValidationFailed as error:
-        return schedule.from_error("target", error.message)
+        return retry_schedule.from_error("target", error.message)
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
@@ -265,11 +266,11 @@ def post_checked(
         connection.request("POST", path, body=body, headers=headers)
         response = connection.getresponse()
         response.read(65536)  # drain a little so the receiver sees a clean close; the rest is ignored
-        return schedule.from_response(response.status, response.reason or "")
+        return retry_schedule.from_response(response.status, response.reason or "")
     except TimeoutError:
-        return schedule.from_error("timeout", "")
+        return retry_schedule.from_error("timeout", "")
     except (OSError, http.client.HTTPException) as error:
-        return schedule.from_error("connection", f"{type(error).__name__}: {error}"[:300])
+        return retry_schedule.from_error("connection", f"{type(error).__name__}: {error}"[:300])
     finally:
         connection.close()
 
@@ -313,7 +314,6 @@ def _connection(scheme: str, host: str, port: int, address: str, timeout: float)
 
 def notify_owner(message: Message) -> None:
     """Email the owner of a subscription failed deliveries disabled; SES failing raises (SQS retries)."""
-    from chalicelib.notification.webhook_notice import DisabledSubscription, send_disabled_notice
 
     aws.bind_tables()
     subscription = _get_subscription(message.organization_id, str(message.payload["subscription_id"]))
@@ -324,7 +324,7 @@ def notify_owner(message: Message) -> None:
         subscription_id=subscription.subscription_id,
         url=subscription.url,
         description=subscription.description,
-        attempts=int(delivery.attempts or 0) if delivery else schedule.MAX_ATTEMPTS,
+        attempts=int(delivery.attempts or 0) if delivery else retry_schedule.MAX_ATTEMPTS,
         last_error=delivery.last_error if delivery else None,
         disabled_at=subscription.disabled_at or clock.now(),
     )

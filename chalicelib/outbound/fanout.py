@@ -26,11 +26,14 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
 from chalicelib.errors import NotFound
+from chalicelib.incident import repository
+from chalicelib.incident.presenters import incident_v1
+from chalicelib.organization.service import find_organization
 from chalicelib.outbound import events
 from chalicelib.outbound.events import PlannedEvent
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.queue.messages import Message, publish
 from chalicelib.store import put_if_absent
-from chalicelib.workers.messages import Message, publish
 
 logger = logging.getLogger("tocsin.outbound")
 DELIVER = "webhook.deliver"
@@ -99,7 +102,6 @@ class _Context:
 
 
 def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context | None:
-    from chalicelib.organization.service import find_organization
 
     organization = find_organization(organization_id=organization_id)
     if organization is None:
@@ -107,8 +109,6 @@ def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context
     number = next((event.incident_number for event in planned if event.is_incident_event), None)
     if number is None:
         return _Context(organization.name, None, None)
-    from chalicelib.incident import repository
-    from chalicelib.incident.presenters import incident_v1
 
     try:
         record = repository.get_incident(organization_id, number)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from chalicelib.outbound import delivery, fanout
 from chalicelib.outbound.events import DOMAIN_MESSAGE_TYPES
-from chalicelib.workers.dispatch import handles
+from chalicelib.queue.consumers import handles
 
 FANOUT_CONSUMER = "outbound.fanout"
 

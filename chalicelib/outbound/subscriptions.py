@@ -23,6 +23,7 @@ from pynamodb.exceptions import DoesNotExist
 from chalicelib import aws, secrets_box
 from chalicelib.directory import rules
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.integration.admin import get_integration
 from chalicelib.outbound import targets
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
@@ -113,7 +114,6 @@ def check_url(url: str) -> str:
 def check_sync_integration(organization_id: str, integration_id: str | None) -> None:
     if integration_id is None:
         return
-    from chalicelib.integration.admin import get_integration
 
     try:
         integration = get_integration(organization_id=organization_id, integration_id=integration_id)

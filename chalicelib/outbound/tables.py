@@ -19,7 +19,7 @@ from pynamodb.attributes import (
 )
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 @aws.register_model

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from chalicelib.errors import ValidationFailed
+from chalicelib.settings import get_settings
 
 Resolver = Callable[[str, int], list[str]]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -148,7 +149,6 @@ def validate_target_url(url: str, *, allow_local: bool, resolve: Resolver = defa
 
 def local_targets_allowed() -> bool:
     """Only the local stage may send plain http to any address, and only when its config says so."""
-    from chalicelib.settings import get_settings
 
     settings = get_settings()
     return settings.is_local and settings.local_allow_http_webhooks

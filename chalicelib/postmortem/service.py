@@ -13,7 +13,7 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, counters
+from chalicelib import aws
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.incident import repository
 from chalicelib.incident.tables import (
@@ -25,12 +25,15 @@ from chalicelib.incident.tables import (
 )
 from chalicelib.incident.workflow import EVENT_POSTMORTEM_CREATED, EVENT_STATUS_CHANGED
 from chalicelib.postmortem import rules
+from chalicelib.postmortem.models import PostmortemV1
 from chalicelib.postmortem.tables import PostmortemRecord, incident_guard_key
+from chalicelib.queue.messages import Message, publish
 from chalicelib.store import (
     RetryableConflict,
     Transaction,
     TransactionCancelled,
     claim_unique,
+    counters,
     owner_of,
     retry_on_conflict,
     save_if,
@@ -153,8 +156,6 @@ def update_postmortem(
 
 def _publish_published(record: PostmortemRecord) -> None:
     """After the write: subscribers hear `postmortem.published` (chalicelib.outbound)."""
-    from chalicelib.postmortem.models import PostmortemV1
-    from chalicelib.workers.messages import Message, publish
 
     payload = {
         "incident_number": record.incident_number,

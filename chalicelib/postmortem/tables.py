@@ -10,7 +10,7 @@ from __future__ import annotations
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute, UTCDateTimeAttribute, VersionAttribute
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 def incident_guard_key(incident_number: str) -> str:

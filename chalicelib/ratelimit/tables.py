@@ -3,7 +3,7 @@ from __future__ import annotations
 from pynamodb.attributes import NumberAttribute, TTLAttribute, UnicodeAttribute
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 @aws.register_model

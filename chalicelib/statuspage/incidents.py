@@ -17,7 +17,9 @@ from pynamodb.expressions.update import Action
 from chalicelib import aws
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
-from chalicelib.statuspage import rules
+from chalicelib.queue.messages import Message, publish
+from chalicelib.statuspage import public, rules
+from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.store import (
     Structure,
     get_item,
@@ -171,9 +173,6 @@ def list_incidents(*, page_id: str) -> list[StatusPageItem]:
 def _announce(page_id: str, item: StatusPageItem) -> None:
     """After the write: webhook subscribers hear `status_page.incident_updated` with the public
     incident exactly as the page shows it (chalicelib.outbound)."""
-    from chalicelib.statuspage import public
-    from chalicelib.statuspage.pages import public_url
-    from chalicelib.workers.messages import Message, publish
 
     structure = load_structure(page_id)
     if structure is None or not structure.page.organization_id:

@@ -27,7 +27,7 @@ from pynamodb.attributes import (
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 STRUCTURE_PREFIX = "A#"
 PAGE_KEY = "A#PAGE"

@@ -12,8 +12,8 @@ from pynamodb.attributes import UnicodeAttribute
 from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws
+from chalicelib.store.model import TocsinModel
 from chalicelib.store.transactions import Transaction
-from chalicelib.tables import TocsinModel
 
 
 @aws.register_model

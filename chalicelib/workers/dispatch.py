@@ -1,55 +1,14 @@
-"""Route each SQS record to the consumers of its message type; report partial batch failures.
-
-A message type may have several consumers (the escalation and the outbound webhooks both follow
-`incident.created`). They must not retry each other: when one of several fails, the message is
-re-sent addressed to that consumer alone (`Message.consumer`), and only a failure to re-send, or
-a failure of a message already addressed to one consumer, returns the record to SQS (and, after
-its receive count, the DLQ).
-"""
+"""The SQS entry point Lambda and the local worker loop share: a batch in, partial failures out."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.workers.messages import Message, publish
+from chalicelib.queue.consumers import handle
+from chalicelib.queue.messages import Message
 
 logger = logging.getLogger("tocsin.workers")
-
-MessageHandler = Callable[[Message], None]
-# A consumer retried on its own waits this long, as SQS redelivery would.
-CONSUMER_RETRY_DELAY_SECONDS = 30
-
-
-@dataclass(frozen=True)
-class Consumer:
-    name: str
-    function: MessageHandler
-
-
-_consumers: dict[str, list[Consumer]] = {}
-
-
-def handles(message_type: str, *, name: str | None = None) -> Callable[[MessageHandler], MessageHandler]:
-    def register(function: MessageHandler) -> MessageHandler:
-        consumer = Consumer(name or f"{function.__module__}.{function.__qualname__}", function)
-        registered = _consumers.setdefault(message_type, [])
-        registered[:] = [existing for existing in registered if existing.name != consumer.name]
-        registered.append(consumer)
-        return function
-
-    return register
-
-
-def registered_types() -> list[str]:
-    return sorted(_consumers)
-
-
-def consumers_of(message_type: str) -> list[str]:
-    return [consumer.name for consumer in _consumers.get(message_type, [])]
 
 
 def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
@@ -67,40 +26,6 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
             # A body we cannot read will never succeed; dropping it beats poisoning the batch.
             logger.error("unreadable message dropped", extra={"sqs_message_id": message_id})
             continue
-        if not _handle(message):
+        if not handle(message):
             failures.append({"itemIdentifier": message_id})
     return {"batchItemFailures": failures}
-
-
-def _handle(message: Message) -> bool:
-    """Run the message's consumers; False when SQS should deliver the record again."""
-    consumers = [
-        consumer
-        for consumer in _consumers.get(message.message_type, [])
-        if message.consumer is None or consumer.name == message.consumer
-    ]
-    if not consumers:
-        logger.info("no consumer for message type", extra={"message_type": message.message_type})
-        return True
-    failed = [consumer for consumer in consumers if not _run(consumer, message)]
-    if not failed:
-        return True
-    if len(consumers) == 1:
-        return False
-    try:
-        for consumer in failed:
-            retry = dataclasses.replace(message, consumer=consumer.name)
-            publish(retry, delay_seconds=CONSUMER_RETRY_DELAY_SECONDS)
-    except Exception:
-        logger.exception("could not re-send for failed consumers", extra={"message_type": message.message_type})
-        return False
-    return True
-
-
-def _run(consumer: Consumer, message: Message) -> bool:
-    try:
-        consumer.function(message)
-    except Exception:
-        logger.exception("message failed", extra={"message_type": message.message_type, "consumer": consumer.name})
-        return False
-    return True

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-import chalicelib.escalation.handlers
 import chalicelib.incident.handlers
-import chalicelib.outbound.handlers  # noqa: F401
+import chalicelib.outbound.handlers
+import chalicelib.paging.handlers  # noqa: F401

@@ -12,7 +12,7 @@ from tests.conftest import NOW, Org, make_org
 
 @pytest.fixture
 def service_key(org: Org) -> str:
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
 
     return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW).service_key
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from chalicelib import aws, clock
 from chalicelib.apikey import service as apikeys
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service
 from chalicelib.integration import routing_keys
 from chalicelib.integration.admin import reveal_client_secret, reveal_signing_secret
 from tests.api.test_webhooks_api import api, assert_error, integrate, post
@@ -141,10 +141,10 @@ def test_create_validation_errors(client: Any, org: Org, services: list[Service]
 
 
 def _other_org_service() -> str:
-    from chalicelib.directory import services as directory
+    from chalicelib.catalog import service as catalog
 
     other = make_org("Elsewhere")
-    return directory.create_service(organization_id=other.organization_id, name="Theirs", now=NOW).service_key
+    return catalog.create_service(organization_id=other.organization_id, name="Theirs", now=NOW).service_key
 
 
 def test_scopes(client: Any, org: Org) -> None:

@@ -158,7 +158,8 @@ def http(method: str, url: str, key: str | None = None, body: Any = None) -> tup
 
 
 def test_a_page_on_the_local_stack_shows_up_in_the_outbox(served: str, org: Org) -> None:
-    from chalicelib.directory import services, users
+    from chalicelib.catalog import service as services
+    from chalicelib.directory import users
     from chalicelib.settings import get_settings
 
     assert get_settings().slack_api_url() == f"{served}/local/slack/api"

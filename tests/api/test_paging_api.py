@@ -33,7 +33,8 @@ def fake_slack(aws_env: None) -> Iterator[FakeSlack]:
 
 @pytest.fixture
 def setup(client: Any, org: Org, fake_slack: FakeSlack) -> dict[str, Any]:
-    from chalicelib.directory import services, users
+    from chalicelib.catalog import service as services
+    from chalicelib.directory import users
 
     svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
     for name, email, slack in [

@@ -45,7 +45,7 @@ INERT = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 @pytest.fixture
 def incident_number(client: Any, org: Org) -> str:
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
 
     clock.freeze(NOW)
     service_key = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW).service_key

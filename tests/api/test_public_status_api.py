@@ -148,7 +148,7 @@ def test_incidents_and_maintenance(client, site):
 
 def test_nothing_internal_leaks(client, site, org):
     page, *_ = site
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
     from chalicelib.incident.service import NewIncident, create_incident
 
     service = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)

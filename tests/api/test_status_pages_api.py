@@ -123,7 +123,7 @@ def test_public_incident_through_the_api(client, keys, page):
 
 
 def test_linking_an_internal_incident(client, keys, page, org):
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
     from chalicelib.incident.service import NewIncident, create_incident
 
     owner, _ = keys

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from chalicelib import aws, clock
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service
 from chalicelib.integration import fetch
 from chalicelib.integration.parsers import sns
 from tests.conftest import NOW, Org
@@ -129,8 +129,8 @@ def event_types(detail: dict[str, Any]) -> list[str]:
 
 def drain_events() -> list[str]:
     """Run the events worker over everything visible on the events queue (as Lambda would)."""
+    from chalicelib.queue.messages import EVENTS_QUEUE
     from chalicelib.workers import dispatch
-    from chalicelib.workers.messages import EVENTS_QUEUE
 
     sqs, url = aws.client("sqs"), aws.queue_url(EVENTS_QUEUE)
     handled: list[str] = []
@@ -155,9 +155,9 @@ def frozen_clock() -> Iterator[None]:
 @pytest.fixture
 def services(org: Org) -> list[Service]:
     """Two services: SER-00001 and SER-00002."""
-    from chalicelib.directory import services as directory
+    from chalicelib.catalog import service as catalog
 
-    made = [directory.create_service(organization_id=org.organization_id, name=n, now=NOW) for n in ("Web", "Pay")]
+    made = [catalog.create_service(organization_id=org.organization_id, name=n, now=NOW) for n in ("Web", "Pay")]
     assert [s.service_id for s in made] == ["SER-00001", "SER-00002"]
     return made
 

@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.x509.oid import NameOID
 
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service
 from chalicelib.integration import fetch
 from chalicelib.integration.parsers import sns
 from tests.api.test_webhooks_api import (

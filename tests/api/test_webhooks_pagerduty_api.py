@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service
 from tests.api.test_webhooks_api import (
     UNKNOWN_KEY,
     api,

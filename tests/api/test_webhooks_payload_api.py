@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service
 from chalicelib.integration import signing
 from tests.api.test_webhooks_api import (
     FIXTURES,

@@ -66,7 +66,7 @@ def test_package_writes_the_template_and_the_zip(packaged: Path) -> None:
     assert sorted(p.name for p in packaged.iterdir()) == ["deployment.zip", "sam.json"]
     with zipfile.ZipFile(packaged / "deployment.zip") as archive:
         names = set(archive.namelist())
-    assert {"app.py", "chalicelib/__init__.py", "chalicelib/workers/messages.py", "pynamodb/__init__.py"} <= names
+    assert {"app.py", "chalicelib/__init__.py", "chalicelib/queue/messages.py", "pynamodb/__init__.py"} <= names
     # Templates are data files inside chalicelib/, rendered with the shipped Jinja2.
     templates = {"chalicelib/templates/statuspage/page.html", "chalicelib/templates/email/incident_page.txt"}
     assert templates | {"jinja2/__init__.py", "markupsafe/__init__.py"} <= names

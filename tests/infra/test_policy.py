@@ -70,12 +70,12 @@ def test_the_scan_sees_the_calls_we_know_about() -> None:
         ("sqs", "GetQueueUrl"),
     } <= found
     modules = awscalls.reachable_modules()
-    assert "chalicelib.workers.messages" in modules
+    assert "chalicelib.queue.messages" in modules
     assert not [m for m in modules if m.startswith(("chalicelib.local", "chalicelib.deploy", "chalicelib.cli"))]
 
 
 def test_no_scan_in_the_request_path() -> None:
-    """DESIGN.md: a Scan in a request path is a bug."""
+    """docs/ARCHITECTURE.md: a Scan in a request path is a bug."""
     assert [c.where for c in CALLS if c.operation == "Scan"] == []
 
 

@@ -90,7 +90,7 @@ def queue_attributes(name: str) -> dict[str, str]:
 
 def test_stack_resources_equal_the_locally_provisioned_ones(moto: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from chalicelib.local.provision import provision
-    from chalicelib.workers.messages import QUEUES
+    from chalicelib.queue.messages import QUEUES
 
     use_prefixes(monkeypatch, "local-", "local-")
     provision()

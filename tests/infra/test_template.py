@@ -14,8 +14,8 @@ from chalicelib.deploy.definitions import API_HANDLER, function_definitions
 from chalicelib.deploy.plain import plain_part, references
 from chalicelib.deploy.stages import DEPLOY_STAGES, TEMPLATE_FILE, stage_config
 from chalicelib.deploy.template import build_template, render
+from chalicelib.queue.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
 from chalicelib.tables import all_models
-from chalicelib.workers.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
 from tests.infra.stack import committed_template
 
 TEMPLATE = committed_template()
@@ -147,7 +147,7 @@ def test_ttl_billing_recovery_and_deletion_protection(model: Any) -> None:
 
 
 def test_ttl_tables_are_the_ones_the_design_names() -> None:
-    """Idempotency records, dedup keys and rate-limit windows expire (DESIGN.md, DynamoDB)."""
+    """Idempotency records, dedup keys and rate-limit windows expire (docs/ARCHITECTURE.md, "Storage")."""
     with_ttl = {name for name, p in TABLES.items() if "TimeToLiveSpecification" in p}
     assert {"idempotency", "alert-dedup", "rate-limits"} <= with_ttl
 

@@ -19,8 +19,8 @@ from typing import Any
 from chalicelib import aws, clock
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.queue.messages import EVENTS_QUEUE, Message
 from chalicelib.workers import dispatch
-from chalicelib.workers.messages import EVENTS_QUEUE, Message
 from tests.conftest import NOW, Org, reconfigure
 
 OWNER = "owner@acme.test"
@@ -142,7 +142,7 @@ def subscribe(org: Org, url: str, *, owner_email: str | None = OWNER, event_type
 
 
 def open_incident(org: Org) -> str:
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
     from chalicelib.incident import service
 
     svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)

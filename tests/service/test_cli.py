@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from chalicelib import cli
+from chalicelib.api.credentials import authenticate
 from chalicelib.auth.scopes import ALL_SCOPES
-from chalicelib.auth.service import authenticate
 from chalicelib.errors import Unauthorized
 from tests.conftest import NOW
 
@@ -231,7 +231,7 @@ def test_provision_with_another_prefix_then_use_it(aws_env: None) -> None:
 
 
 def test_list_services(aws_env: None) -> None:
-    from chalicelib.directory.services import create_service
+    from chalicelib.catalog.service import create_service
 
     org_id = create_org()["organization_id"]
     assert run("list-services", "--org", org_id)[1] == []

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from moto.core.botocore_stubber import BotocoreStubber
 
-from chalicelib.directory import services, teams, users
+from chalicelib.catalog import service as services
+from chalicelib.directory import teams, users
 from chalicelib.directory.tables import TeamRecord
 from chalicelib.errors import Conflict
 from chalicelib.store import owner_of

@@ -8,10 +8,11 @@ from datetime import timedelta
 import pytest
 from pynamodb.connection.base import Connection
 
-from chalicelib.counters import CounterRecord
-from chalicelib.directory import services, teams
+from chalicelib.catalog import service as services
+from chalicelib.directory import teams
 from chalicelib.errors import Conflict, InvalidSeverity, NotFound, ValidationFailed
 from chalicelib.store import owner_of
+from chalicelib.store.counters import CounterRecord
 from tests.conftest import NOW, make_org
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from chalicelib import aws
+from chalicelib.queue.messages import EVENTS_QUEUE
 from chalicelib.settings import get_settings
-from chalicelib.workers.messages import EVENTS_QUEUE
 from tests.conftest import make_org
 from tests.emulator import Emulator
 

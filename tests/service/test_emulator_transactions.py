@@ -7,7 +7,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import aws
-from chalicelib.counters import CounterRecord
+from chalicelib.store.counters import CounterRecord
 
 
 def test_a_failed_transaction_changes_nothing(aws_env: None) -> None:

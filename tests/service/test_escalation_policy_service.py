@@ -7,13 +7,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from chalicelib.directory import services, users
+from chalicelib.catalog import service as services
+from chalicelib.directory import users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.escalation import Level, Target
 from chalicelib.escalation import service as policies
 from chalicelib.escalation.tables import EscalationPolicyRecord
 from chalicelib.oncall import Layer
 from chalicelib.oncall import service as schedules
+from chalicelib.paging import on_call
 from tests.conftest import NOW, make_org
 
 
@@ -75,11 +77,19 @@ def test_create_get_list_update_delete(world):
     )
     assert updated.policy.levels == created.policy.levels
 
-    policies.delete_policy(organization_id=oid, policy_id=created.policy_id)
+    policies.delete_policy(
+        organization_id=oid,
+        policy_id=created.policy_id,
+        used_by_services=services.services_using_policy(organization_id=oid, policy_id=created.policy_id),
+    )
     with pytest.raises(NotFound):
         policies.get_policy(organization_id=oid, policy_id=created.policy_id)
     with pytest.raises(NotFound):
-        policies.delete_policy(organization_id=oid, policy_id=created.policy_id)
+        policies.delete_policy(
+            organization_id=oid,
+            policy_id=created.policy_id,
+            used_by_services=services.services_using_policy(organization_id=oid, policy_id=created.policy_id),
+        )
     with pytest.raises(NotFound):
         policies.update_policy(organization_id=oid, policy_id=created.policy_id, now=later, name="x")
 
@@ -154,14 +164,22 @@ def test_deleting_a_policy_a_service_uses_is_a_conflict(world):
     service = services.create_service(
         organization_id=oid, name="Payments", now=NOW, escalation_policy_id=created.policy_id
     )
-    assert policies.policy_for_service(organization_id=oid, service_key=service.service_key) == created.policy
+    assert on_call.policy_for_service(organization_id=oid, service_key=service.service_key) == created.policy
     # Inactive services still point at it: it stays in use.
     services.update_service(organization_id=oid, service_ref=service.service_key, now=NOW, is_active=False)
     with pytest.raises(Conflict) as caught:
-        policies.delete_policy(organization_id=oid, policy_id=created.policy_id)
+        policies.delete_policy(
+            organization_id=oid,
+            policy_id=created.policy_id,
+            used_by_services=services.services_using_policy(organization_id=oid, policy_id=created.policy_id),
+        )
     assert caught.value.details == {"service_keys": [service.service_key]}
 
     services.update_service(organization_id=oid, service_ref=service.service_key, now=NOW, escalation_policy_id=None)
-    assert policies.policy_for_service(organization_id=oid, service_key=service.service_key) is None
-    policies.delete_policy(organization_id=oid, policy_id=created.policy_id)
-    assert policies.policy_for_service(organization_id=oid, service_key="svc_0000000000") is None
+    assert on_call.policy_for_service(organization_id=oid, service_key=service.service_key) is None
+    policies.delete_policy(
+        organization_id=oid,
+        policy_id=created.policy_id,
+        used_by_services=services.services_using_policy(organization_id=oid, policy_id=created.policy_id),
+    )
+    assert on_call.policy_for_service(organization_id=oid, service_key="svc_0000000000") is None

@@ -29,7 +29,7 @@ from tests.conftest import NOW, Org
 
 @pytest.fixture
 def svc(org: Org):
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
 
     return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
 
@@ -66,7 +66,8 @@ def test_numbers_are_sequential_per_year_and_unique_under_concurrency(org: Org, 
 
 
 def test_create_sets_initial_status_default_severity_team_and_created_entry(org: Org) -> None:
-    from chalicelib.directory import services, teams
+    from chalicelib.catalog import service as services
+    from chalicelib.directory import teams
 
     team = teams.create_team(organization_id=org.organization_id, name="Payments", now=NOW)
     checkout = services.create_service(

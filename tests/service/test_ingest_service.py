@@ -21,7 +21,7 @@ from tests.conftest import NOW, Org
 
 @pytest.fixture
 def svc(org: Org) -> Any:
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
 
     return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
 

@@ -50,7 +50,7 @@ def people(org: Org) -> dict[str, Any]:
 
 
 def new_incident(org: Org, severity: str = "SEV1", title: str = "Checkout <down>") -> IncidentRecord:
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
 
     svc = services.create_service(organization_id=org.organization_id, name=f"Svc {title[:5]}", now=NOW)
     return incidents.create_incident(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User
 from chalicelib.escalation import EscalationPolicy, Level, Target
 from chalicelib.oncall import Layer, Override, Restriction, Schedule
-from chalicelib.oncall.current import (
+from chalicelib.paging.current import (
     assemble_on_call,
     coverage_percentage,
     current_shifts,

@@ -8,11 +8,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pynamodb.connection.base import Connection
 
-from chalicelib.directory import services, teams, users
+from chalicelib.catalog import service as services
+from chalicelib.directory import teams, users
 from chalicelib.escalation import Level, Target
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import Layer, Restriction
 from chalicelib.oncall import service as schedules
+from chalicelib.paging import on_call
 from tests.conftest import NOW
 
 MONDAY = datetime(2026, 11, 16, 8, 0, tzinfo=UTC)  # 09:00 in Europe/Berlin; NOW is Sunday 13:00 there
@@ -83,21 +85,21 @@ def test_resolve_level_targets(world):
         Target("schedule", "sch_gone"),
         Target("user", "usr_gone"),
     ]
-    found = schedules.resolve_level_targets(organization_id=oid, targets=targets, now=NOW)
+    found = on_call.resolve_level_targets(organization_id=oid, targets=targets, now=NOW)
     assert [u.user_id for u in found] == [people["carol"], people["dave"]]
     assert found[0].email == "carol@example.com" and found[0].slack_user_id == "Ucarol"
     evening = NOW + timedelta(hours=8)  # 21:00 Berlin: the weekly layer (Alice) decides
-    assert [u.name for u in schedules.resolve_level_targets(organization_id=oid, targets=targets[:1], now=evening)] == [
+    assert [u.name for u in on_call.resolve_level_targets(organization_id=oid, targets=targets[:1], now=evening)] == [
         "Alice"
     ]
     users.update_user(organization_id=oid, user_id=people["dave"], now=NOW, is_active=False)
-    assert schedules.resolve_level_targets(organization_id=oid, targets=[targets[1]], now=NOW) == []
-    assert schedules.resolve_level_targets(organization_id=oid, targets=[], now=NOW) == []
+    assert on_call.resolve_level_targets(organization_id=oid, targets=[targets[1]], now=NOW) == []
+    assert on_call.resolve_level_targets(organization_id=oid, targets=[], now=NOW) == []
 
 
 def test_primary_on_call(world):
     oid, people, _, schedule, _, service = world
-    primary = schedules.primary_on_call(organization_id=oid, service_key=service.service_key, now=NOW)
+    primary = on_call.primary_on_call(organization_id=oid, service_key=service.service_key, now=NOW)
     assert primary is not None and (primary.user_id, primary.email) == (people["carol"], "carol@example.com")
     # An override wins for its interval.
     schedules.add_override(
@@ -109,23 +111,22 @@ def test_primary_on_call(world):
         now=NOW,
     )
     assert (
-        schedules.primary_on_call(organization_id=oid, service_key=service.service_key, now=NOW).user_id
+        on_call.primary_on_call(organization_id=oid, service_key=service.service_key, now=NOW).user_id
         == (people["bob"])
     )
     bare = services.create_service(organization_id=oid, name="Bare", now=NOW)
-    assert schedules.primary_on_call(organization_id=oid, service_key=bare.service_key, now=NOW) is None
-    assert schedules.primary_on_call(organization_id=oid, service_key="svc_0000000000", now=NOW) is None
+    assert on_call.primary_on_call(organization_id=oid, service_key=bare.service_key, now=NOW) is None
+    assert on_call.primary_on_call(organization_id=oid, service_key="svc_0000000000", now=NOW) is None
     # Before any layer starts, level 1 reaches nobody: no primary (level 2 does not stand in).
     assert (
-        schedules.primary_on_call(organization_id=oid, service_key=service.service_key, now=MONDAY - timedelta(1))
-        is None
+        on_call.primary_on_call(organization_id=oid, service_key=service.service_key, now=MONDAY - timedelta(1)) is None
     )
 
 
 def test_current_on_call_shape(world):
     oid, people, _, _, _, service = world
     services.create_service(organization_id=oid, name="Search", now=NOW + timedelta(seconds=1))
-    view = schedules.current_on_call(organization_id=oid, now=NOW)
+    view = on_call.current_on_call(organization_id=oid, now=NOW)
     assert (view.summary.total_services, view.summary.services_with_coverage, view.summary.coverage_percentage) == (
         2,
         1,
@@ -139,15 +140,15 @@ def test_current_on_call_shape(world):
         (people["dave"], "secondary"),
     ]
     assert payments.schedule_names == ("Payments primary",)
-    filtered = schedules.current_on_call(organization_id=oid, now=NOW, team_name="PAYMENTS")
+    filtered = on_call.current_on_call(organization_id=oid, now=NOW, team_name="PAYMENTS")
     assert [e.service.service_key for e in filtered.services] == [service.service_key]
-    assert schedules.current_on_call(organization_id=oid, now=NOW, team_name="Nobody").services == ()
+    assert on_call.current_on_call(organization_id=oid, now=NOW, team_name="Nobody").services == ()
 
 
 def test_current_on_call_round_trips_do_not_grow(world, monkeypatch):
     oid, people, team, schedule, policy, _ = world
     calls = record_operations(monkeypatch)
-    schedules.current_on_call(organization_id=oid, now=NOW)
+    on_call.current_on_call(organization_id=oid, now=NOW)
     few = list(calls)
     assert few == ["Query", "BatchGetItem", "BatchGetItem", "BatchGetItem", "BatchGetItem"]
 
@@ -187,7 +188,7 @@ def test_current_on_call_round_trips_do_not_grow(world, monkeypatch):
             now=NOW,
         )
     calls.clear()
-    view = schedules.current_on_call(organization_id=oid, now=NOW)
+    view = on_call.current_on_call(organization_id=oid, now=NOW)
     assert calls == few
     assert view.summary.total_services == 7 and view.summary.coverage_percentage == 100
     assert view.services[0].schedule_names == ("Payments primary", "Secondary")

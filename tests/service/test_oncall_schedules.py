@@ -97,11 +97,19 @@ def test_create_get_list_and_delete(org, people):
         later.schedule_id: later
     }
 
-    schedules.delete_schedule(organization_id=oid, schedule_id=created.schedule_id)
+    schedules.delete_schedule(
+        organization_id=oid,
+        schedule_id=created.schedule_id,
+        used_by_policies=policies.policies_using_schedule(organization_id=oid, schedule_id=created.schedule_id),
+    )
     with pytest.raises(NotFound):
         schedules.get_schedule(organization_id=oid, schedule_id=created.schedule_id)
     with pytest.raises(NotFound):
-        schedules.delete_schedule(organization_id=oid, schedule_id=created.schedule_id)
+        schedules.delete_schedule(
+            organization_id=oid,
+            schedule_id=created.schedule_id,
+            used_by_policies=policies.policies_using_schedule(organization_id=oid, schedule_id=created.schedule_id),
+        )
 
 
 def test_schedules_are_per_organization(org, people):
@@ -343,12 +351,20 @@ def test_deleting_a_schedule_a_policy_targets_is_a_conflict(org, people):
         organization_id=oid, name="Payments", levels=[Level((Target("schedule", created.schedule_id),), 5)], now=NOW
     )
     with pytest.raises(Conflict) as caught:
-        schedules.delete_schedule(organization_id=oid, schedule_id=created.schedule_id)
+        schedules.delete_schedule(
+            organization_id=oid,
+            schedule_id=created.schedule_id,
+            used_by_policies=policies.policies_using_schedule(organization_id=oid, schedule_id=created.schedule_id),
+        )
     assert caught.value.details == {"policy_ids": [policy.policy_id]}
     policies.update_policy(
         organization_id=oid, policy_id=policy.policy_id, now=NOW, levels=[Level((Target("user", people["bob"]),), 5)]
     )
-    schedules.delete_schedule(organization_id=oid, schedule_id=created.schedule_id)
+    schedules.delete_schedule(
+        organization_id=oid,
+        schedule_id=created.schedule_id,
+        used_by_policies=policies.policies_using_schedule(organization_id=oid, schedule_id=created.schedule_id),
+    )
 
 
 def test_stored_json_round_trips(org, people):

@@ -20,8 +20,8 @@ from chalicelib import aws, clock
 from chalicelib.integration import signing
 from chalicelib.outbound import delivery, fanout, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
-from chalicelib.workers import dispatch
-from chalicelib.workers.messages import EVENTS_QUEUE, Message
+from chalicelib.queue import consumers
+from chalicelib.queue.messages import EVENTS_QUEUE, Message
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.outbound_fakes import (
     OWNER,
@@ -392,8 +392,8 @@ def test_an_ses_failure_raises_so_sqs_retries_the_notice(org: Org, receiver: Rec
 def test_the_consumers_are_registered() -> None:
     import chalicelib.workers.handlers  # noqa: F401
 
-    assert dispatch.consumers_of(fanout.DELIVER) == ["outbound.deliver"]
-    assert dispatch.consumers_of(delivery.SUBSCRIPTION_DISABLED) == ["outbound.owner_notice"]
+    assert consumers.consumers_of(fanout.DELIVER) == ["outbound.deliver"]
+    assert consumers.consumers_of(delivery.SUBSCRIPTION_DISABLED) == ["outbound.owner_notice"]
     for message_type in ("incident.created", "incident.status_changed", "incident.acknowledged"):
-        assert "outbound.fanout" in dispatch.consumers_of(message_type)
-    assert "outbound.fanout" not in dispatch.consumers_of("incident.alert_received")
+        assert "outbound.fanout" in consumers.consumers_of(message_type)
+    assert "outbound.fanout" not in consumers.consumers_of("incident.alert_received")

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from chalicelib import clock
-from chalicelib.directory import services
-from chalicelib.escalation import handlers, runtime
+from chalicelib.catalog import service as services
 from chalicelib.incident import commands
 from chalicelib.incident import service as incidents
 from chalicelib.integration import admin
@@ -20,7 +19,8 @@ from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.ingest import ingest
 from chalicelib.outbound import events, fanout, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
-from chalicelib.workers.messages import Message
+from chalicelib.paging import escalation, handlers
+from chalicelib.queue.messages import Message
 from tests.conftest import NOW, Org
 from tests.service import test_escalation_runtime as escalation_tests
 from tests.service.outbound_fakes import Receiver, RecordingSqs, record_published_messages, subscribe
@@ -356,10 +356,10 @@ def test_escalating_a_level_publishes_incident_escalated(org: Org, setup: dict[s
             handlers.on_incident_created(created)
         queued = drain()
         assert [m for m in queued if m.message_type == "incident.escalated"] == []  # level 1 is the first page
-        return number, next(m for m in queued if m.message_type == runtime.ESCALATION_TIMER)
+        return number, next(m for m in queued if m.message_type == escalation.ESCALATION_TIMER)
 
     by_timer, timer = started()
-    runtime.on_timer(
+    escalation.on_timer(
         organization_id=org.organization_id,
         incident_number=by_timer,
         token=timer.payload["token"],
@@ -367,11 +367,11 @@ def test_escalating_a_level_publishes_incident_escalated(org: Org, setup: dict[s
     )
     escalated = [m.payload for m in drain() if m.message_type == "incident.escalated"]
     by_hand, _ = started()
-    runtime.escalate(
+    escalation.escalate(
         organization_id=org.organization_id, incident_number=by_hand, actor="me", now=NOW + timedelta(minutes=1)
     )
     # The last level escalated again: nothing paged, no event.
-    runtime.escalate(
+    escalation.escalate(
         organization_id=org.organization_id, incident_number=by_hand, actor="me", now=NOW + timedelta(minutes=2)
     )
     escalated += [m.payload for m in drain() if m.message_type == "incident.escalated"]

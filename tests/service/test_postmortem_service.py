@@ -23,7 +23,7 @@ from tests.conftest import NOW, Org
 
 @pytest.fixture
 def incident(org: Org) -> Any:
-    from chalicelib.directory import services
+    from chalicelib.catalog import service as services
 
     svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
     return incidents.create_incident(

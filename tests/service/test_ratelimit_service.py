@@ -87,7 +87,7 @@ def test_a_model_imported_after_binding_is_bound_too(aws_env: None) -> None:
 
     from chalicelib import aws
     from chalicelib.settings import get_settings
-    from chalicelib.tables import TocsinModel
+    from chalicelib.store.model import TocsinModel
 
     aws.bind_tables()
 

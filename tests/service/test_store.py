@@ -10,8 +10,8 @@ from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, Updat
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import aws, store
-from chalicelib.counters import CounterRecord
 from chalicelib.directory.tables import TeamRecord
+from chalicelib.store.counters import CounterRecord
 from tests.conftest import NOW
 
 

@@ -10,19 +10,20 @@ from chalice.app import SQSEventConfig
 
 from chalicelib import aws
 from chalicelib.local.worker_loop import QueueWorker
+from chalicelib.queue import consumers
+from chalicelib.queue.messages import EVENTS_QUEUE, Message, publish
 from chalicelib.workers import dispatch
-from chalicelib.workers.messages import EVENTS_QUEUE, Message, publish
 
 received: list[Message] = []
 failures_left = {"count": 0}
 
 
-@dispatch.handles("test.recorded")
+@consumers.handles("test.recorded")
 def _record(message: Message) -> None:
     received.append(message)
 
 
-@dispatch.handles("test.flaky")
+@consumers.handles("test.flaky")
 def _flaky(message: Message) -> None:
     if failures_left["count"] > 0:
         failures_left["count"] -= 1
@@ -82,12 +83,12 @@ shared_calls: list[str] = []
 shared_failures = {"second": 0}
 
 
-@dispatch.handles("test.shared", name="test.first")
+@consumers.handles("test.shared", name="test.first")
 def _shared_first(message: Message) -> None:
     shared_calls.append("first")
 
 
-@dispatch.handles("test.shared", name="test.second")
+@consumers.handles("test.shared", name="test.second")
 def _shared_second(message: Message) -> None:
     if shared_failures["second"] > 0:
         shared_failures["second"] -= 1
@@ -100,21 +101,21 @@ def test_every_consumer_of_a_type_runs(aws_env: None) -> None:
     record = {"messageId": "a", "body": Message("test.shared", "o", {}).to_json()}
     assert dispatch.handle_records([record]) == {"batchItemFailures": []}
     assert shared_calls == ["first", "second"]
-    assert dispatch.consumers_of("test.shared") == ["test.first", "test.second"]
+    assert consumers.consumers_of("test.shared") == ["test.first", "test.second"]
 
 
 def test_a_failed_consumer_is_retried_alone(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     shared_calls.clear()
     shared_failures["second"] = 1
     resent: list[tuple[Message, int]] = []
-    monkeypatch.setattr(dispatch, "publish", lambda message, delay_seconds: resent.append((message, delay_seconds)))
+    monkeypatch.setattr(consumers, "publish", lambda message, delay_seconds: resent.append((message, delay_seconds)))
     original = Message("test.shared", "o", {"n": 1})
     # The record succeeds, so the first consumer does not run again; the second gets its own message.
     assert dispatch.handle_records([{"messageId": "a", "body": original.to_json()}]) == {"batchItemFailures": []}
     assert shared_calls == ["first"]
     [(retry, delay)] = resent
     assert (retry.consumer, retry.message_id, retry.payload) == ("test.second", original.message_id, {"n": 1})
-    assert delay == dispatch.CONSUMER_RETRY_DELAY_SECONDS
+    assert delay == consumers.CONSUMER_RETRY_DELAY_SECONDS
     assert dispatch.handle_records([{"messageId": "b", "body": retry.to_json()}]) == {"batchItemFailures": []}
     assert shared_calls == ["first", "second"]
 
@@ -125,7 +126,7 @@ def test_when_the_resend_fails_the_record_goes_back_to_sqs(aws_env: None, monkey
     def unavailable(message: Message, delay_seconds: int) -> None:
         raise RuntimeError("SQS unavailable")
 
-    monkeypatch.setattr(dispatch, "publish", unavailable)
+    monkeypatch.setattr(consumers, "publish", unavailable)
     record = {"messageId": "a", "body": Message("test.shared", "o", {}).to_json()}
     assert dispatch.handle_records([record]) == {"batchItemFailures": [{"itemIdentifier": "a"}]}
 

@@ -6,10 +6,8 @@ import pytest
 from openapi_spec_validator import validate
 from pydantic import ValidationError
 
+from chalicelib.catalog.models import ServiceCreate, ServiceListQuery, ServicePatch
 from chalicelib.directory.models import (
-    ServiceCreate,
-    ServiceListQuery,
-    ServicePatch,
     TeamCreate,
     TeamPatch,
     UserCreate,

@@ -4,9 +4,9 @@ import typing
 
 import pytest
 
+from chalicelib import severity
 from chalicelib.errors import InvalidSeverity
-from chalicelib.incident import severity
-from chalicelib.incident.severity import (
+from chalicelib.severity import (
     DEFAULT_SEVERITY,
     SEVERITIES,
     is_severity,

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from chalicelib.errors import ConfigurationError, ValidationFailed
 from chalicelib.incident import sla
-from chalicelib.incident.severity import SEVERITIES
 from chalicelib.incident.sla import (
     DEFAULT_SLA_SETTINGS,
     MAX_SLA_MINUTES,
@@ -25,6 +24,7 @@ from chalicelib.incident.sla import (
     resolve_due_at,
     validate_sla_update,
 )
+from chalicelib.severity import SEVERITIES
 
 T0 = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 

@@ -11,9 +11,9 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from chalicelib.api.credentials import authenticate, bearer_credential
 from chalicelib.auth import sessions
 from chalicelib.auth.scopes import ROLE_SCOPES
-from chalicelib.auth.service import authenticate, bearer_credential
 from chalicelib.errors import Unauthorized
 from chalicelib.settings import Settings
 

@@ -145,7 +145,7 @@ def test_backoff_doubles_up_to_a_cap() -> None:
 
 
 def test_assign_sets_or_removes() -> None:
-    from chalicelib.counters import CounterRecord
+    from chalicelib.store.counters import CounterRecord
 
     values: list[Any] = [store.assign(CounterRecord.current_value, 3), store.assign(CounterRecord.current_value, None)]
     assert [action.format_string for action in values] == ["{0} = {1}", "{0}"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from chalicelib.api.pagination import Page, PageQuery, paginate
 from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.models import ApiKeyCreate, ApiKeyCreated, ApiKeyV1, AuthVerifyV1
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from chalicelib.pagination import Page, PageQuery, paginate
 
 api = ApiBlueprint(__name__, tag="auth")
 

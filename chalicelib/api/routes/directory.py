@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from chalicelib.api.pagination import Page, paginate
 from chalicelib.api.routing import ApiBlueprint, Call
-from chalicelib.directory import services, teams, users
+from chalicelib.catalog import service as services
+from chalicelib.catalog.models import ServiceCreate, ServiceListQuery, ServicePatch, ServiceV1
+from chalicelib.directory import teams, users
 from chalicelib.directory.models import (
-    ServiceCreate,
-    ServiceListQuery,
-    ServicePatch,
-    ServiceV1,
     TeamCreate,
     TeamListQuery,
     TeamPatch,
@@ -19,6 +16,7 @@ from chalicelib.directory.models import (
     UserPatch,
     UserV1,
 )
+from chalicelib.pagination import Page, paginate
 
 api = ApiBlueprint(__name__, tag="directory")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from chalicelib.api.routes.incidents import ITEM, incident_number_of
 from chalicelib.api.routing import ApiBlueprint, Call
-from chalicelib.escalation import runtime
 from chalicelib.incident.models import EscalateResultV1
+from chalicelib.paging import escalation
 
 api = ApiBlueprint(__name__, tag="incidents")
 
@@ -23,7 +23,7 @@ api = ApiBlueprint(__name__, tag="incidents")
     errors=(404,),
 )
 def escalate(call: Call) -> EscalateResultV1:
-    outcome = runtime.escalate(
+    outcome = escalation.escalate(
         organization_id=call.principal.organization_id,
         incident_number=incident_number_of(call),
         actor=call.principal.actor,

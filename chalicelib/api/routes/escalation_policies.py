@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from chalicelib.api.pagination import Page, PageQuery, paginate
 from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.catalog import service as catalog
 from chalicelib.escalation import service
 from chalicelib.escalation.models import EscalationPolicyCreate, EscalationPolicyPatch, EscalationPolicyV1
 from chalicelib.oncall.models import DeletedV1
+from chalicelib.pagination import Page, PageQuery, paginate
 
 api = ApiBlueprint(__name__, tag="escalation-policies")
 
@@ -109,6 +110,7 @@ def update_policy(call: Call) -> EscalationPolicyV1:
     errors=(404, 409),
 )
 def delete_policy(call: Call) -> DeletedV1:
-    policy_id = call.path["policy_id"]
-    service.delete_policy(organization_id=call.principal.organization_id, policy_id=policy_id)
+    policy_id, organization_id = call.path["policy_id"], call.principal.organization_id
+    used_by = catalog.services_using_policy(organization_id=organization_id, policy_id=policy_id)
+    service.delete_policy(organization_id=organization_id, policy_id=policy_id, used_by_services=used_by)
     return DeletedV1(id=policy_id, deleted=True)

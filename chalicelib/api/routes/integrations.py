@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from chalicelib.api.pagination import Page, PageQuery, paginate
 from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.integration import admin
 from chalicelib.integration.models import IntegrationCreate, IntegrationIssuedV1, IntegrationV1
+from chalicelib.pagination import Page, PageQuery, paginate
 
 api = ApiBlueprint(__name__, tag="integrations")
 ITEM = "/api/v1/integrations/{integration_id}"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from chalicelib.api.routing import ApiBlueprint, Call
-from chalicelib.oncall import service
-from chalicelib.oncall.models import OnCallQuery, OnCallV1
+from chalicelib.paging import on_call
+from chalicelib.paging.models import OnCallQuery, OnCallV1
 
 api = ApiBlueprint(__name__, tag="on-call")
 
@@ -29,7 +29,7 @@ api = ApiBlueprint(__name__, tag="on-call")
 )
 def current_on_call(call: Call) -> OnCallV1:
     query: OnCallQuery = call.query
-    view = service.current_on_call(
+    view = on_call.current_on_call(
         organization_id=call.principal.organization_id, now=call.now, team_name=query.team_name
     )
     return OnCallV1.of(view)

@@ -9,9 +9,9 @@ from chalice.app import Request, Response
 from chalicelib import clock
 from chalicelib.api import ratelimits
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.pagination import Page, paginate
 from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, source_ip
 from chalicelib.errors import InternalError, NotFound
+from chalicelib.escalation import service as policies
 from chalicelib.oncall import feed, service
 from chalicelib.oncall.models import (
     DeletedV1,
@@ -25,6 +25,7 @@ from chalicelib.oncall.models import (
     ShiftsQuery,
     ShiftsV1,
 )
+from chalicelib.pagination import Page, paginate
 
 logger = logging.getLogger("tocsin.schedules")
 api = ApiBlueprint(__name__, tag="schedules")
@@ -129,8 +130,9 @@ def update_schedule(call: Call) -> ScheduleV1:
     errors=(404, 409),
 )
 def delete_schedule(call: Call) -> DeletedV1:
-    schedule_id = call.path["schedule_id"]
-    service.delete_schedule(organization_id=call.principal.organization_id, schedule_id=schedule_id)
+    schedule_id, organization_id = call.path["schedule_id"], call.principal.organization_id
+    used_by = policies.policies_using_schedule(organization_id=organization_id, schedule_id=schedule_id)
+    service.delete_schedule(organization_id=organization_id, schedule_id=schedule_id, used_by_policies=used_by)
     return DeletedV1(id=schedule_id, deleted=True)
 
 

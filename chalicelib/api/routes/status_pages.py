@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from chalicelib.api.pagination import Page, PageQuery, paginate
 from chalicelib.api.routing import ApiBlueprint, Call, Handler
 from chalicelib.oncall.models import DeletedV1
+from chalicelib.pagination import Page, PageQuery, paginate
 from chalicelib.statuspage import incidents, maintenance, pages, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,

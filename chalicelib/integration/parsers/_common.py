@@ -10,8 +10,8 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.incident.severity import SEVERITIES, Severity
 from chalicelib.integration.alert import stringify
+from chalicelib.severity import SEVERITIES, Severity
 
 URL_MAX: Final = 2048
 _SERVICE_ID_RE: Final = re.compile(r"SER-[0-9]{5,}", re.IGNORECASE)

@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import Any, Final
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.incident.severity import Severity
 from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
@@ -29,6 +28,7 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
+from chalicelib.severity import Severity
 
 SEVERITY_LABELS: Final[Mapping[str, Severity]] = {
     "critical": "SEV0",

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.incident.severity import Severity
 from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
@@ -31,6 +30,7 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
+from chalicelib.severity import Severity
 
 PRIORITY_SEVERITY: Final[Mapping[str, Severity]] = {"critical": "SEV0", "high": "SEV1", "medium": "SEV2", "low": "SEV3"}
 CHANNEL_SEVERITY: Final[Mapping[str, Severity]] = {"critical": "SEV0", "warning": "SEV2", "info": "SEV3"}

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from chalicelib.errors import AppError, InvalidPayload
-from chalicelib.incident.severity import Severity
 from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
@@ -28,6 +27,7 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
+from chalicelib.severity import Severity
 
 EVENT_ACTIONS: Final[tuple[Action, ...]] = ("trigger", "acknowledge", "resolve")
 SEVERITY_MAP: Final[Mapping[str, Severity]] = {"critical": "SEV0", "error": "SEV1", "warning": "SEV2", "info": "SEV3"}

@@ -20,7 +20,6 @@ from dataclasses import replace
 from typing import Any, Final
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.incident.severity import Severity
 from chalicelib.integration.alert import Action, NormalizedAlert, get_header
 from chalicelib.integration.parsers._common import (
     compact,
@@ -35,6 +34,7 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
+from chalicelib.severity import Severity
 
 RESOURCE_HEADER: Final = "Sentry-Hook-Resource"
 REQUEST_ID_HEADER: Final = "Request-ID"

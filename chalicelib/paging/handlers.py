@@ -8,13 +8,18 @@ from datetime import datetime
 
 from chalicelib import clock
 from chalicelib.auth.principal import Principal
+from chalicelib.directory.users import get_user
 from chalicelib.errors import AppError, NotFound
-from chalicelib.escalation import deliveries, runtime, steps
+from chalicelib.escalation import steps
 from chalicelib.incident import commands, repository
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import EVENT_SLA_BREACHED
-from chalicelib.workers.dispatch import handles
-from chalicelib.workers.messages import Message, due_in_seconds, publish
+from chalicelib.notification.channels import Recipient
+from chalicelib.notification.service import notify
+from chalicelib.paging import deliveries, escalation
+from chalicelib.paging.on_call import primary_on_call
+from chalicelib.queue.consumers import handles
+from chalicelib.queue.messages import Message, due_in_seconds, publish
 
 logger = logging.getLogger("tocsin.escalation")
 SLA_CHECK = "sla.check"
@@ -34,14 +39,13 @@ def on_incident_created(message: Message) -> None:
     except NotFound:
         return
     _auto_assign(incident, now)
-    runtime.begin(organization_id=message.organization_id, incident_number=number, now=now)
+    escalation.begin(organization_id=message.organization_id, incident_number=number, now=now)
     due = (incident.sla or {}).get("acknowledge_due_at")
     if due:
         _schedule_sla_check(message.organization_id, number, str(due), now)
 
 
 def _auto_assign(incident: IncidentRecord, now: datetime) -> None:
-    from chalicelib.oncall.service import primary_on_call
 
     service_keys = [str(key) for key in incident.service_keys or []]
     if not service_keys or incident.assigned_email or incident.acknowledged_at is not None:
@@ -62,9 +66,9 @@ def _auto_assign(incident: IncidentRecord, now: datetime) -> None:
         logger.warning("auto-assignment skipped", extra={"incident_number": incident_number})
 
 
-@handles(runtime.ESCALATION_TIMER)
+@handles(escalation.ESCALATION_TIMER)
 def on_escalation_timer(message: Message) -> None:
-    runtime.on_timer(
+    escalation.on_timer(
         organization_id=message.organization_id,
         incident_number=str(message.payload["incident_number"]),
         token=str(message.payload["token"]),
@@ -72,13 +76,10 @@ def on_escalation_timer(message: Message) -> None:
     )
 
 
-@handles(runtime.DELIVER_NOTIFICATION)
+@handles(escalation.DELIVER_NOTIFICATION)
 def on_deliver_notification(message: Message) -> None:
     """Send one person's notification once: the delivery id is claimed first; a provider failure
     releases it and raises, so SQS redelivers (and after 5 receives, the DLQ keeps it)."""
-    from chalicelib.directory.users import get_user
-    from chalicelib.notification.channels import Recipient
-    from chalicelib.notification.service import notify
 
     payload = message.payload
     delivery = str(payload["delivery_id"])
@@ -92,7 +93,7 @@ def on_deliver_notification(message: Message) -> None:
             organization_id=message.organization_id,
             incident=incident,
             recipient=Recipient(user.user_id, user.name, user.email, user.slack_user_id),
-            channels=list(payload.get("channels") or runtime.DEFAULT_CHANNELS),
+            channels=list(payload.get("channels") or escalation.DEFAULT_CHANNELS),
             message=str(payload.get("reason") or ""),
             now=now,
             actor="escalation",
@@ -130,7 +131,7 @@ def on_sla_check(message: Message) -> None:
     def attempt() -> IncidentRecord | None:
         incident = repository.get_incident(message.organization_id, number)
         sla = dict(incident.sla or {})
-        if incident.acknowledged_at is not None or runtime.is_done(incident) or sla.get("acknowledge_breached"):
+        if incident.acknowledged_at is not None or escalation.is_done(incident) or sla.get("acknowledge_breached"):
             return None
         sla["acknowledge_breached"] = True
         sla["acknowledge_met"] = False
@@ -149,8 +150,8 @@ def on_sla_check(message: Message) -> None:
     incident = repository.with_version_retries(attempt)
     if incident is None:
         return
-    state = runtime.state_of(incident)
+    state = escalation.state_of(incident)
     if state is not None:
         level = state.policy.levels[state.level_index]
         step = steps.Step(state.level, level.targets, None, state.token, state.repeats_done, state.sequence)
-        runtime.deliver_for_sla(incident, step, now)
+        escalation.deliver_for_sla(incident, step, now)

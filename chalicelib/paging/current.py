@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib.directory.services import Service
+from chalicelib.catalog.service import Service
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User
 from chalicelib.escalation.steps import EscalationPolicy, Target

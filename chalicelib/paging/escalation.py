@@ -15,12 +15,15 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib import clock
+from chalicelib.catalog.service import get_services
+from chalicelib.escalation import service as policies
 from chalicelib.escalation import steps
 from chalicelib.escalation.steps import EscalationState, Step
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import DONE_CATEGORIES, EVENT_ESCALATED
-from chalicelib.workers.messages import Message, publish
+from chalicelib.paging.on_call import resolve_level_targets
+from chalicelib.queue.messages import Message, publish
 
 ESCALATION_TIMER = "escalation.timer"
 DELIVER_NOTIFICATION = "notification.deliver"
@@ -47,13 +50,10 @@ def is_done(incident: IncidentRecord) -> bool:
 
 def stopped_escalation(incident: IncidentRecord) -> dict[str, Any] | None:
     """The incident's escalation with automatic steps stopped (acknowledge, resolve)."""
-    state = state_of(incident)
-    return steps.stop(state).to_dict() if state is not None else None
+    return steps.stopped_state(incident.escalation)
 
 
 def _policy_for(incident: IncidentRecord) -> steps.EscalationPolicy | None:
-    from chalicelib.directory.services import get_services
-    from chalicelib.escalation import service as policies
 
     keys = [str(key) for key in incident.service_keys or []][:1]
     found = get_services(organization_id=incident.organization_id, service_keys=keys) if keys else {}
@@ -124,7 +124,7 @@ def on_timer(*, organization_id: str, incident_number: str, token: str, now: dat
 
 
 def escalate(*, organization_id: str, incident_number: str, actor: str, now: datetime) -> EscalateOutcome:
-    """Manual escalate (CONTRACT.md): the next level now, also when acknowledged; 200 either way."""
+    """Manual escalate (README, "On-call"): the next level now, also when acknowledged; 200 either way."""
 
     def attempt() -> tuple[IncidentRecord, Step | None]:
         incident = repository.get_incident(organization_id, incident_number)
@@ -167,7 +167,6 @@ def _deliver(
     incident: IncidentRecord, step: Step, now: datetime, reason: str | None = None, suffix: str = ""
 ) -> list[str]:
     """One notification message per person of the level; returns their emails."""
-    from chalicelib.oncall.service import resolve_level_targets
 
     people = resolve_level_targets(organization_id=incident.organization_id, targets=list(step.targets), now=now)
     emails = []

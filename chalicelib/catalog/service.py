@@ -9,17 +9,19 @@ from types import EllipsisType
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
-from chalicelib import aws, counters
+from chalicelib import aws
 from chalicelib.directory import rules
 from chalicelib.directory.tables import ServiceRecord
 from chalicelib.directory.teams import get_team
 from chalicelib.errors import Conflict, InvalidSeverity, NotFound, ValidationFailed
+from chalicelib.escalation.service import load_policy
 from chalicelib.store import (
     RetryableConflict,
     Transaction,
     TransactionCancelled,
     assign,
     claim_unique,
+    counters,
     owner_of,
     release_unique,
     retry_on_conflict,
@@ -92,7 +94,6 @@ def _check_policy_id(organization_id: str, value: str | None) -> str | None:
         return None
     if not rules.is_item_id(value):
         raise ValidationFailed.for_field("escalation_policy_id", "is not a valid id")
-    from chalicelib.escalation.service import load_policy  # lazy: escalation.service imports this module
 
     if load_policy(organization_id=organization_id, policy_id=value) is None:
         raise ValidationFailed.for_field("escalation_policy_id", "no such escalation policy in this organization")
@@ -267,3 +268,12 @@ def update_service(
         return _to_domain(_get_record(organization_id, service_key, consistent=True))
 
     return retry_on_conflict(attempt, what="service")
+
+
+def services_using_policy(*, organization_id: str, policy_id: str) -> list[str]:
+    """Service keys of the services (active or not) pointing at the policy. One Query."""
+    return [
+        service.service_key
+        for service in list_services(organization_id=organization_id)
+        if service.escalation_policy_id == policy_id
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
 from chalicelib import aws
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 
 @aws.register_model

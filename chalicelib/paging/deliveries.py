@@ -8,7 +8,7 @@ from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttri
 
 from chalicelib import aws
 from chalicelib.store import best_effort, save_if
-from chalicelib.tables import TocsinModel
+from chalicelib.store.model import TocsinModel
 
 KEEP_FOR = timedelta(days=7)
 # A claim older than this whose send never completed (a crashed worker) may be taken over.

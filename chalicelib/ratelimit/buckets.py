@@ -1,0 +1,33 @@
+"""The rate-limit buckets (api_key, session, webhook, anonymous), their limits, and charging one."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from chalicelib.errors import RateLimited
+from chalicelib.ratelimit import service as ratelimit
+from chalicelib.ratelimit.window import RateLimitDecision
+from chalicelib.settings import get_settings
+
+
+def limit_for(category: str) -> int:
+    settings = get_settings()
+    return {
+        "api_key": settings.rate_limit_api_key,
+        "session": settings.rate_limit_session,
+        "webhook": settings.rate_limit_webhook,
+    }.get(category, settings.rate_limit_anonymous)
+
+
+def charge(*, category: str, identity: str, now: datetime) -> RateLimitDecision:
+    """Count one request; raise RATE_LIMITED (with the headers) when the window is spent."""
+    decision = ratelimit.hit(
+        category=category,
+        identity=identity,
+        limit=limit_for(category),
+        window_seconds=get_settings().rate_limit_window_seconds,
+        now=now,
+    )
+    if not decision.allowed:
+        raise RateLimited(headers=decision.headers())
+    return decision
