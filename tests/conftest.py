@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 # Before anything imports boto3: never reach a real AWS account from tests.
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
@@ -29,6 +30,12 @@ from chalicelib.settings import reset_settings
 from tests.emulator import EMULATOR, Emulator, serialize_in_process_dynamodb, share_botocore_data_loader
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+
+# Property tests: "ci" replays the same examples every run (a red build is reproducible, never
+# flaky); "dev" explores new ones each run. HYPOTHESIS_PROFILE picks one; CI=1 defaults to "ci".
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("dev")
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 share_botocore_data_loader()
 
