@@ -16,6 +16,13 @@ from pynamodb.models import Model
 
 from chalicelib.settings import Settings, get_settings
 
+# Every AWS call retries throttling and transient errors (5xx, connection errors, the throttling
+# codes: ProvisionedThroughputExceeded, ThrottlingException, RequestLimitExceeded, ...) with
+# botocore's "standard" mode: jittered exponential backoff (base 1 s, at most 20 s) and a retry
+# quota. 4 attempts: at most ~7 s of waiting, inside API Gateway's 29 s. What still fails is
+# answered 503 with Retry-After (chalicelib.api.routing) or redelivered by SQS (workers).
+RETRIES: dict[str, Any] = {"mode": "standard", "total_max_attempts": 4}
+
 _lock = threading.Lock()
 _clients: dict[str, Any] = {}
 _bound = False
@@ -47,6 +54,7 @@ def client(service_name: str) -> Any:
                 service_name,  # type: ignore[call-overload]
                 region_name=settings.aws_region,
                 endpoint_url=settings.aws_endpoint_url,
+                config=BotocoreConfig(retries=dict(RETRIES)),  # type: ignore[arg-type]
             )
         return _clients[service_name]
 
@@ -87,7 +95,10 @@ def reset_model_binding(model: type[Model]) -> None:
 
 
 def _dynamodb_client() -> Any:
-    """One botocore DynamoDB client, configured as PynamoDB configures its own."""
+    """One botocore DynamoDB client, configured as PynamoDB configures its own, with RETRIES.
+
+    PynamoDB's own retry settings (`max_retry_attempts`, `retry_configuration`) only configure
+    the client it would build itself; every model and the transaction connection use this one."""
     cached = _clients.get("dynamodb-pynamodb")
     if cached is None:
         settings = get_settings()
@@ -99,7 +110,7 @@ def _dynamodb_client() -> Any:
                 parameter_validation=False,
                 connect_timeout=15,
                 read_timeout=30,
-                retries={"total_max_attempts": 4, "mode": "standard"},
+                retries=dict(RETRIES),  # type: ignore[arg-type]
                 max_pool_connections=32,
             ),
         )

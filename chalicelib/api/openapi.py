@@ -29,6 +29,7 @@ _STATUS_TEXT = {
     429: "Rate limit exceeded",
     500: "Server-side configuration error",
     502: "Upstream delivery failed",
+    503: "Storage throttled after retries; nothing was written. Retry after the Retry-After seconds",
 }
 
 _RATE_HEADERS = {
@@ -179,7 +180,7 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     }
     if "If-None-Match" in op.headers:
         responses["304"] = {"description": "Not modified: the ETag sent in If-None-Match still matches"}
-    statuses = set(op.errors) | {400, 429, 500}
+    statuses = set(op.errors) | {400, 429, 500, 503}
     if not op.public:
         statuses |= {401, 403}
     error_schema = {"$ref": "#/components/schemas/WebhookError" if op.raw else "#/components/schemas/ErrorEnvelope"}
@@ -191,6 +192,9 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     )
     for status in sorted(statuses):
         responses[str(status)] = {"description": _STATUS_TEXT.get(status, "Error"), "content": error_content}
+    responses["503"]["headers"] = {
+        "Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
+    }
     operation: dict[str, Any] = {
         "operationId": op.operation_id,
         "summary": op.summary,

@@ -28,8 +28,9 @@ from chalicelib.api.credentials import authenticate
 from chalicelib.api.error_render import ErrorFamily, render
 from chalicelib.api.validation import parse_body, parse_query
 from chalicelib.auth.principal import Principal
-from chalicelib.errors import AppError, InternalError, Unauthorized, ValidationFailed
+from chalicelib.errors import AppError, InternalError, ServiceUnavailable, Unauthorized, ValidationFailed
 from chalicelib.ratelimit.window import RateLimitDecision
+from chalicelib.store import throttled
 
 logger = logging.getLogger("tocsin.api")
 
@@ -115,11 +116,23 @@ def _guarded(operation: Operation, view: View) -> View:
             return view(request, path_params)
         except AppError as error:
             return render(operation.error_family, error, path_params)
-        except Exception:
-            logger.exception("unhandled error in %s", operation.operation_id)
-            return render(operation.error_family, InternalError(), path_params)
+        except Exception as unexpected:
+            return render(operation.error_family, unexpected_error(operation.operation_id, unexpected), path_params)
 
     return answer
+
+
+def unexpected_error(
+    where: str, error: Exception, headers: dict[str, str] | None = None, message: str | None = None
+) -> AppError:
+    """The answer to an exception no code expected, for every route family: 503
+    SERVICE_UNAVAILABLE (with Retry-After) when DynamoDB kept throttling or failing transiently
+    after botocore's retries, else 500 INTERNAL_ERROR (with `message`). Logged."""
+    if throttled(error):
+        logger.warning("storage throttled in %s", where, exc_info=error)
+        return ServiceUnavailable(headers=headers)
+    logger.error("unhandled error in %s", where, exc_info=error)
+    return InternalError(message, headers=headers)
 
 
 def bound(method: str, path: str) -> BoundOperation | None:
@@ -273,8 +286,8 @@ def run(operation: Operation, handler: Handler, request: Request, path_params: d
         error.headers.update(decision.headers() if decision else {})
         raise
     except Exception as unexpected:
-        logger.exception("unhandled error in %s", operation.operation_id)
-        raise InternalError(headers=decision.headers() if decision else None) from unexpected
+        headers = decision.headers() if decision else None
+        raise unexpected_error(operation.operation_id, unexpected, headers) from unexpected
     rate_headers = decision.headers() if decision else {}
     if isinstance(result, Response):
         result.headers.update(rate_headers)

@@ -1,5 +1,5 @@
 """The DynamoDB kernel every domain uses: transactions, conditional claims, one test for
-"condition failed", and one retry-on-conflict helper.
+"condition failed", and one retry-on-conflict helper, and one test for "throttled or failing transiently".
 
 It sits below the domains and above the base modules (aws, settings, clock, errors, tables) and
 imports no domain package. Outside this package no module reads DynamoDB's condition-failure
@@ -17,7 +17,7 @@ from chalicelib.store.conditions import (
     save_if,
     update_if,
 )
-from chalicelib.store.failures import ConditionFailed, TransactionCancelled, condition_failed
+from chalicelib.store.failures import ConditionFailed, TransactionCancelled, condition_failed, throttled
 from chalicelib.store.retry import RetryableConflict, retry_on_conflict
 from chalicelib.store.transactions import Transaction, assign
 from chalicelib.store.unique import UniqueNameRecord, claim_unique, owner_of, release_unique
@@ -40,5 +40,6 @@ __all__ = [
     "release_unique",
     "retry_on_conflict",
     "save_if",
+    "throttled",
     "update_if",
 ]

@@ -1,15 +1,23 @@
-"""How a DynamoDB write fails: the one place that reads PynamoDB's error codes.
+"""How a DynamoDB call fails: the one place that reads PynamoDB's and DynamoDB's error codes.
 
 DynamoDB reports a false condition as `ConditionalCheckFailedException` on a single write and as
 a `ConditionalCheckFailed` cancellation reason on an item of a transaction; PynamoDB wraps both
 in its own error classes (PutError, UpdateError, DeleteError, TransactWriteError). Domains never
 look at those codes or catch those classes: they use `condition_failed`, the helpers of
 `chalicelib.store.conditions`, or `TransactionCancelled`.
+
+`throttled` tells the API that DynamoDB was throttling or failing transiently: botocore has
+retried the call already (chalicelib/aws.py sets the retry mode and attempts), so the request is
+answered 503 with Retry-After instead of 500.
 """
 
 from __future__ import annotations
 
-from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
+from typing import Final
+
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
+from pynamodb.exceptions import DeleteError, PutError, PynamoDBException, TransactWriteError, UpdateError
 
 # Every error PynamoDB raises for a write that DynamoDB refused.
 WRITE_ERRORS: tuple[type[Exception], ...] = (PutError, UpdateError, DeleteError, TransactWriteError)
@@ -19,6 +27,20 @@ CONDITION_FAILED_REASON = "ConditionalCheckFailed"
 # A transaction cancelled as a whole, and the reason of an item another transaction was writing.
 CANCELLED_CODE = "TransactionCanceledException"
 CONTENTION_REASON = "TransactionConflict"
+# Error codes of a call DynamoDB refused for load, or failed on its side (retrying may succeed).
+THROTTLING_CODES: Final = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "LimitExceededException",
+        "TransactionInProgressException",
+        "InternalServerError",
+        "ServiceUnavailable",
+    }
+)
+# Cancellation reasons of a transaction's items that are load or contention, not a false condition.
+THROTTLING_REASONS: Final = frozenset({"ProvisionedThroughputExceeded", "ThrottlingError", CONTENTION_REASON})
 
 
 class ConditionFailed(Exception):
@@ -63,3 +85,31 @@ def condition_failed(error: BaseException) -> bool:
     if isinstance(error, PutError | UpdateError | DeleteError):
         return error.cause_response_code == CONDITION_FAILED_CODE
     return False
+
+
+def throttled(error: BaseException) -> bool:
+    """True when `error` (or what it wraps) is DynamoDB throttling or a transient failure: a
+    throttling or server error code, a transaction cancelled only for load or contention, or a
+    connection that failed. A false condition or a bad request is False."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if _throttled_here(current):
+            return True
+        wrapped = current.cause if isinstance(current, PynamoDBException) else None
+        current = wrapped or current.__cause__
+    return False
+
+
+def _throttled_here(error: BaseException) -> bool:
+    if isinstance(error, TransactionCancelled) and error.contention and not error.failed:
+        return True
+    if isinstance(error, TransactWriteError) and error.cause_response_code == CANCELLED_CODE:
+        codes = {reason.code for reason in error.cancellation_reasons if reason is not None}
+        return bool(codes & THROTTLING_REASONS) and CONDITION_FAILED_REASON not in codes
+    if isinstance(error, PynamoDBException):
+        return error.cause_response_code in THROTTLING_CODES
+    if isinstance(error, ClientError):
+        return error.response.get("Error", {}).get("Code") in THROTTLING_CODES
+    return isinstance(error, BotocoreConnectionError | HTTPClientError)

@@ -20,8 +20,8 @@ from chalice.app import Request, Response
 from chalicelib import clock
 from chalicelib.api import ratelimits
 from chalicelib.api.error_render import ErrorFamily, public_headers
-from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip
-from chalicelib.errors import AppError, InternalError, NotFound, ValidationFailed
+from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip, unexpected_error
+from chalicelib.errors import AppError, NotFound, ValidationFailed
 from chalicelib.statuspage import public
 from chalicelib.statuspage.public_models import (
     PublicComponents,
@@ -99,8 +99,7 @@ def _serve(
         error.headers = {**rate_headers, **error.headers}
         raise
     except Exception as unexpected:
-        logger.exception("public status page failed", extra={"slug": slug})
-        raise InternalError(headers=rate_headers) from unexpected
+        raise unexpected_error("public status page", unexpected, rate_headers) from unexpected
 
 
 def _json(document: Document) -> Callable[[public.PageView, str | None], str]:

@@ -9,8 +9,8 @@ from chalice.app import Request, Response
 from chalicelib import clock
 from chalicelib.api import ratelimits
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, source_ip
-from chalicelib.errors import InternalError, NotFound
+from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, source_ip, unexpected_error
+from chalicelib.errors import NotFound
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import feed, service
 from chalicelib.oncall.models import (
@@ -265,8 +265,9 @@ def calendar_feed(request: Request, path: dict[str, str]) -> Response:
         missing.headers.update(headers)
         raise
     except Exception as unexpected:
-        logger.exception("calendar feed failed")
-        raise InternalError("The calendar could not be built; retry later.", headers=headers) from unexpected
+        raise unexpected_error(
+            "calendar feed", unexpected, headers, message="The calendar could not be built; retry later."
+        ) from unexpected
     return Response(
         body=text,
         status_code=200,

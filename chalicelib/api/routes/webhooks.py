@@ -15,7 +15,7 @@ from chalice.app import Request, Response
 
 from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, raw_operation, source_ip
+from chalicelib.api.routing import ApiBlueprint, raw_operation, source_ip, unexpected_error
 from chalicelib.errors import AppError, DeliveryRejected, InternalError, InvalidPayload, RouteNotFound
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
@@ -135,8 +135,9 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
     except AppError:
         raise
     except Exception as unexpected:
-        logger.exception("webhook delivery failed")
-        raise InternalError("The delivery could not be processed; retry it.") from unexpected
+        raise unexpected_error(
+            "webhook delivery", unexpected, message="The delivery could not be processed; retry it."
+        ) from unexpected
     accepted = WebhookAcceptedV1(
         incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
     )
@@ -249,7 +250,8 @@ def enqueue(request: Request, path: dict[str, str]) -> Response:
     except AppError:
         raise
     except Exception as unexpected:
-        logger.exception("PagerDuty event failed")
-        raise InternalError("The event could not be processed; retry it.") from unexpected
+        raise unexpected_error(
+            "PagerDuty event", unexpected, message="The event could not be processed; retry it."
+        ) from unexpected
     accepted = PagerDutyAcceptedV1(dedup_key=alert.dedup_key or "")
     return _json(202, accepted.model_dump(), admitted.rate.headers())
