@@ -5,6 +5,10 @@ channel (a channel never raises for a delivery problem) and writes the timeline 
 transaction: one `paged` entry naming the channels that delivered, and one
 `notification_failed` entry per channel that did not.
 
+The escalation worker retries a notification no channel delivered because a provider failed
+(SES or Slack down): `notify(..., final_attempt=False)` then records nothing and raises
+`NotSentYet`, so SQS redelivers the message; the final attempt records `notification_failed`.
+
 `page` is the page operation (spec: POST /api/v1/incidents/{id}/page): 200 when any channel
 delivered; 409 CONTACT_DETAILS_MISSING when every channel lacked contact details; 502
 DELIVERY_FAILED otherwise (the provider failed on at least one channel and none delivered).
@@ -44,6 +48,22 @@ RECORD_ATTEMPTS = 3
 RECORD_BACKOFF_SECONDS = 0.05
 
 
+class NotSentYet(Exception):
+    """No channel delivered and a provider failed, on an attempt that is not the last: nothing
+    was recorded; the caller retries (the worker raises, SQS redelivers)."""
+
+    def __init__(self, results: Sequence[DeliveryResult]) -> None:
+        codes = ", ".join(f"{result.channel}: {result.error_code}" for result in results)
+        super().__init__(f"every channel failed, a provider among them ({codes}); retrying")
+        self.results = list(results)
+
+
+def should_retry(results: Sequence[DeliveryResult]) -> bool:
+    """Nothing delivered and a provider failed: another attempt may succeed (missing contact
+    details never will)."""
+    return not any(result.sent for result in results) and any(result.provider_failure for result in results)
+
+
 def default_channels() -> dict[str, Channel]:
     from chalicelib.notification.email_ses import SesEmailChannel
     from chalicelib.notification.slack import SlackChannel
@@ -77,8 +97,11 @@ def notify(
     now: datetime,
     actor: str,
     providers: Mapping[str, Channel] | None = None,
+    final_attempt: bool = True,
 ) -> list[DeliveryResult]:
-    """Send on each channel (in the order given, each once) and record the outcome; one result per channel."""
+    """Send on each channel (in the order given, each once) and record the outcome; one result per
+    channel. Not on the `final_attempt`, a provider failure that left nothing delivered records
+    nothing and raises NotSentYet (the caller retries)."""
     available = providers if providers is not None else default_channels()
     notification = build_notification(incident, message, now)
     results = []
@@ -86,6 +109,8 @@ def notify(
         if name not in available:
             raise ValueError(f"unknown notification channel {name!r}")
         results.append(available[name].send(notification, recipient))
+    if not final_attempt and should_retry(results):
+        raise NotSentYet(results)
     _record(incident, recipient, notification, results, now=now, actor=actor)
     return results
 

@@ -37,6 +37,14 @@ class Message:
     occurred_at: str = field(default_factory=lambda: clock.isoformat(clock.now()))
     # Set only on a retry addressed to one consumer of a message type that has several.
     consumer: str | None = None
+    # Which receive of the SQS record this is (its ApproximateReceiveCount; not in the body).
+    receive_count: int = field(default=1, compare=False)
+
+    @property
+    def final_attempt(self) -> bool:
+        """This receive is the last before SQS moves the record to the DLQ: a consumer that
+        retries by raising records its failure now instead."""
+        return self.receive_count >= MAX_RECEIVE_COUNT
 
     def to_json(self) -> str:
         document: dict[str, Any] = {
@@ -51,7 +59,7 @@ class Message:
         return json.dumps(document)
 
     @classmethod
-    def from_json(cls, body: str) -> Message:
+    def from_json(cls, body: str, *, receive_count: int = 1) -> Message:
         document = json.loads(body)
         return cls(
             message_type=str(document["message_type"]),
@@ -60,6 +68,7 @@ class Message:
             message_id=str(document["message_id"]),
             occurred_at=str(document["occurred_at"]),
             consumer=str(document["consumer"]) if document.get("consumer") else None,
+            receive_count=receive_count,
         )
 
 

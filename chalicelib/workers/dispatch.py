@@ -21,7 +21,7 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
     for record in records:
         message_id = str(record.get("messageId", ""))
         try:
-            message = Message.from_json(str(record["body"]))
+            message = Message.from_json(str(record["body"]), receive_count=receive_count(record))
         except (KeyError, ValueError, TypeError):
             # A body we cannot read will never succeed; dropping it beats poisoning the batch.
             logger.error("unreadable message dropped", extra={"sqs_message_id": message_id})
@@ -29,3 +29,13 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
         if not handle(message):
             failures.append({"itemIdentifier": message_id})
     return {"batchItemFailures": failures}
+
+
+def receive_count(record: dict[str, Any]) -> int:
+    """The record's ApproximateReceiveCount (SQS attributes are strings); 1 when absent or odd."""
+    attributes = record.get("attributes")
+    raw = attributes.get("ApproximateReceiveCount") if isinstance(attributes, dict) else None
+    try:
+        return max(1, int(str(raw)))
+    except ValueError:
+        return 1
