@@ -2,6 +2,11 @@
 
 Claims: `sub` (user id), `org` (organization id; `custom:org` also read), `role`
 (owner, admin, responder, viewer; `custom:role` also read), `exp` (required).
+
+This module checks the token alone. The token is not the authority on who the person is:
+chalicelib.api.credentials then checks `sub` and `org` against the directory on every request
+(the user must exist there and be active) and lowers the role to the directory's when that is
+lower (chalicelib.auth.scopes.lower_role).
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ def authenticate_session(*, token: str, settings: Settings | None = None) -> Pri
     role = claims.get("role") or claims.get("custom:role")
     if not isinstance(organization_id, str) or not organization_id:
         raise Unauthorized("The session token names no organization.")
-    if role not in ROLE_SCOPES:
+    if not isinstance(role, str) or role not in ROLE_SCOPES:  # a list or an object is no role either
         raise Unauthorized("The session token carries no known role.")
     return Principal(
         organization_id=organization_id,

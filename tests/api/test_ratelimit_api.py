@@ -151,8 +151,15 @@ def test_separate_keys_have_separate_buckets(client: Any, org: Org) -> None:
 def test_sessions_use_the_session_bucket_per_user(client: Any, org: Org) -> None:
     reconfigure(RATE_LIMIT_SESSION="1", RATE_LIMIT_API_KEY="1")
 
+    from chalicelib.directory.users import create_user
+
+    people = {
+        name: create_user(organization_id=org.organization_id, name=name, email=f"{name}@example.com", now=NOW).user_id
+        for name in ("alice", "bob")
+    }
+
     def token(user: str) -> str:
-        claims = {"sub": user, "org": org.organization_id, "role": "viewer", "exp": int(time.time()) + 600}
+        claims = {"sub": people[user], "org": org.organization_id, "role": "viewer", "exp": int(time.time()) + 600}
         return jwt.encode(claims, "test-jwt-secret", algorithm="HS256")
 
     response = get(client, VERIFY, token("alice"))
