@@ -152,6 +152,19 @@ class ConfigurationError(InternalError):
     """A server-side configuration problem (the spec's 500, e.g. incomplete SLA settings)."""
 
 
+class ServiceUnavailable(AppError):
+    """DynamoDB kept throttling (or failing transiently) after botocore's retries; nothing was
+    written. Retry-After says when to try again."""
+
+    code = "SERVICE_UNAVAILABLE"
+    status = 503
+    default_message = "The service is busy; retry after the number of seconds in Retry-After."
+    retry_after_seconds: ClassVar[int] = 2
+
+    def __init__(self, message: str | None = None, *, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message, headers={**(headers or {}), "Retry-After": str(self.retry_after_seconds)})
+
+
 class DeliveryFailed(AppError):
     code = "DELIVERY_FAILED"
     status = 502
@@ -248,10 +261,11 @@ ERROR_TYPES: tuple[type[AppError], ...] = (
     RateLimited,
     InternalError,
     DeliveryFailed,
+    ServiceUnavailable,
 )
 
-# The codes the inbound webhook routes answer with, besides PAYLOAD_TOO_LARGE, RATE_LIMITED and
-# INTERNAL_ERROR, which the API shares.
+# The codes the inbound webhook routes answer with, besides PAYLOAD_TOO_LARGE, RATE_LIMITED,
+# INTERNAL_ERROR and SERVICE_UNAVAILABLE, which the API shares.
 WEBHOOK_ERROR_TYPES: tuple[type[AppError], ...] = (
     RouteNotFound,
     WebhookRevoked,

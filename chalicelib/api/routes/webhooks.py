@@ -16,7 +16,14 @@ from chalice.app import Request, Response
 from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.routing import ApiBlueprint, raw_operation, source_ip
-from chalicelib.errors import AppError, DeliveryRejected, InternalError, InvalidPayload, RouteNotFound
+from chalicelib.errors import (
+    AppError,
+    DeliveryRejected,
+    InternalError,
+    InvalidPayload,
+    RouteNotFound,
+    ServiceUnavailable,
+)
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
 from chalicelib.integration.admin import reveal_client_secret, reveal_signing_secret
@@ -29,7 +36,7 @@ from chalicelib.settings import get_settings
 logger = logging.getLogger("tocsin.webhooks")
 api = ApiBlueprint(__name__, tag="webhooks")
 
-WEBHOOK_ERRORS = (400, 401, 403, 404, 410, 413, 429)
+WEBHOOK_ERRORS = (400, 401, 403, 404, 410, 413, 429, 503)
 CONTENT_TYPES = ["*/*"]  # SNS posts JSON as text/plain
 
 
@@ -79,9 +86,12 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
         )
     except DeliveryRejected as rejected:
         if rejected.retryable:
-            # Not the sender's fault (e.g. the SNS certificate could not be fetched): a 5xx makes
-            # the provider retry, where a 4xx would drop the delivery.
-            raise InternalError(rejected.message, headers=admitted.rate.headers()) from None
+            # Not the sender's fault yet (the SNS certificate could not be fetched): a 503 with
+            # Retry-After makes the provider retry, where a 4xx would drop the delivery. A
+            # certificate the host says does not exist was a 401 already (a forgery).
+            raise ServiceUnavailable(
+                f"{rejected.message} Retry the delivery.", headers=admitted.rate.headers()
+            ) from None
         rejected.headers.update(admitted.rate.headers())
         raise
 
@@ -149,7 +159,8 @@ _DESCRIPTION = (
     "or the custom schema. 201 when an incident was created, 200 when an existing one was updated "
     "(deduplicated) or nothing needed doing. Errors: ROUTE_NOT_FOUND 404, WEBHOOK_REVOKED 410, "
     "INVALID_PAYLOAD 400, INVALID_SIGNATURE and SIGNATURE_EXPIRED 401, IP_NOT_ALLOWED and HTTPS_REQUIRED 403, "
-    "PAYLOAD_TOO_LARGE 413 (over 256 KiB), RATE_LIMITED 429 (100 per minute per routing key)."
+    "PAYLOAD_TOO_LARGE 413 (over 256 KiB), RATE_LIMITED 429 (100 per minute per routing key), "
+    "SERVICE_UNAVAILABLE 503 with Retry-After (an SNS signing certificate could not be fetched; retry)."
 )
 
 
