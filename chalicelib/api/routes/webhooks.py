@@ -24,19 +24,20 @@ from chalicelib.errors import (
     RouteNotFound,
     ServiceUnavailable,
 )
+from chalicelib.idempotency.service import StoredResponse
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
-from chalicelib.integration.admin import reveal_client_secret, reveal_signing_secret
 from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.gate import Admitted, admit
 from chalicelib.integration.ingest import IngestResult, ingest
 from chalicelib.integration.models import PagerDutyAcceptedV1, WebhookAcceptedV1, WebhookIncidentV1
+from chalicelib.integration.replay import deliver_once
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.webhooks")
 api = ApiBlueprint(__name__, tag="webhooks")
 
-WEBHOOK_ERRORS = (400, 401, 403, 404, 410, 413, 429, 503)
+WEBHOOK_ERRORS = (400, 401, 403, 404, 409, 410, 413, 429, 503)
 CONTENT_TYPES = ["*/*"]  # SNS posts JSON as text/plain
 
 
@@ -77,8 +78,9 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
             dict(request.headers),
             body,
             now=now,
-            signing_secret=reveal_signing_secret(integration) if source_type in ("custom", "legacy") else None,
-            client_secret=reveal_client_secret(integration) if source_type == "sentry" else None,
+            # HMAC signatures (custom, Sentry) were verified by the gate, before any bucket was charged.
+            signing_secret=None,
+            client_secret=None,
             fetch_certificate=fetch.fetch_certificate,
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
@@ -109,9 +111,20 @@ def _ingest(admitted: Admitted, alert: NormalizedAlert, now: Any) -> IngestResul
         raise InvalidPayload(error.message, headers=admitted.rate.headers()) from None
 
 
+REPLAY_MESSAGE = "replay of an earlier delivery (same timestamp and signature); nothing new was done"
+
+
+def _accepted(result: IngestResult) -> StoredResponse:
+    accepted = WebhookAcceptedV1(
+        incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
+    )
+    return StoredResponse(status=201 if result.created else 200, body=accepted.model_dump())
+
+
 def _deliver(request: Request, routing_key: str, source_type: str | None = None) -> Response:
     now = clock.now()
     body = _raw_body(request)
+    admitted: Admitted | None = None
     try:
         admitted = admit(
             routing_key=routing_key,
@@ -119,11 +132,10 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
             source_ip=source_ip(request),
             body_size=len(body),
             now=now,
+            headers=dict(request.headers),
+            body=body,
+            source_type=source_type,
         )
-        if source_type == "legacy" and admitted.integration.integration_type != "custom":
-            # The legacy path is the custom webhook's older form: a native integration's key must
-            # not skip its own signature checks (Sentry client secret, SNS) by posting here.
-            raise RouteNotFound("No custom webhook has this routing key.", headers=admitted.rate.headers())
         alert = _parse(admitted, request, source_type or admitted.integration.integration_type, body, now)
         headers = admitted.rate.headers()
         if alert.action == "confirm_subscription" and alert.subscribe_url:
@@ -141,16 +153,26 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
                 ).model_dump(),
                 headers,
             )
-        result = _ingest(admitted, alert, now)
-    except AppError:
+        verified = admitted  # narrowed for the closure
+        answer, replayed = deliver_once(
+            integration=verified.integration,
+            signature=verified.signature,
+            body=body,
+            now=now,
+            deliver=lambda: _accepted(_ingest(verified, alert, now)),
+        )
+    except AppError as error:
+        if admitted is not None:
+            error.headers = {**admitted.rate.headers(), **error.headers}
         raise
     except Exception as unexpected:
         logger.exception("webhook delivery failed")
         raise InternalError("The delivery could not be processed; retry it.") from unexpected
-    accepted = WebhookAcceptedV1(
-        incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
-    )
-    return _json(201 if result.created else 200, accepted.model_dump(), headers)
+    if replayed:
+        # The same signed request again (a retry or a replay): the first delivery's incident, as a dedup.
+        replay_body = {**answer.body, "deduplicated": True, "message": REPLAY_MESSAGE}
+        return _json(200, replay_body, headers)
+    return _json(answer.status, answer.body, headers)
 
 
 _DESCRIPTION = (
