@@ -107,3 +107,22 @@ def test_the_directory_names_the_actor(client: Any, org: Org) -> None:
     principal = authenticate(authorization=f"Bearer {forged_email}", now=now())
     assert principal.email == "real.person@example.com"
     assert principal.user_id == subject
+
+
+def test_an_identity_providers_subject_is_matched_by_a_verified_email(client: Any, org: Org) -> None:
+    """Cognito names people by its own `sub`; a verified email finds the directory user."""
+    from chalicelib.api.credentials import authenticate
+    from chalicelib.clock import now
+
+    subject = user(org, "sso.person@example.com", "responder")
+    cognito = "4a1c2f5e-0000-4000-8000-00000000cafe"
+    verified = token(org.organization_id, cognito, "admin", email="SSO.Person@example.com", email_verified=True)
+    response = call(client, "get", VERIFY, verified)
+    assert response.status_code == 200
+    assert response.json["data"]["scopes"] == sorted(ROLE_SCOPES["responder"])  # the directory's, lower
+    assert authenticate(authorization=f"Bearer {verified}", now=now()).user_id == subject
+    for claims in ({"email": "sso.person@example.com"}, {"email": "sso.person@example.com", "email_verified": False}):
+        assert_unauthorized(call(client, "get", VERIFY, token(org.organization_id, cognito, "admin", **claims)))
+    other = make_org("Other")
+    elsewhere = token(other.organization_id, cognito, "admin", email="sso.person@example.com", email_verified=True)
+    assert_unauthorized(call(client, "get", VERIFY, elsewhere))
