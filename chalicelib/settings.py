@@ -45,6 +45,12 @@ class Settings(BaseModel):  # built on first use, by get_settings
     rate_limit_session: int = 600
     rate_limit_anonymous: int = 120
     rate_limit_webhook: int = 100
+    # Public status reads, per address: generous, and apart from failed API calls (`anonymous`),
+    # so a NAT address's bad credentials never take its status page down during an outage.
+    rate_limit_public_status: int = 1200
+    # Deliveries whose signature failed, per routing key and address: apart from `webhook`, so
+    # forgeries cannot spend a signed integration's budget and silence its real alerts.
+    rate_limit_webhook_unverified: int = 100
     rate_limit_window_seconds: int = 60
 
     # Seconds a verified API key may be served from the in-process cache. 0 keeps

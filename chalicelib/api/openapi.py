@@ -34,7 +34,7 @@ _STATUS_TEXT = {
 
 _RATE_HEADERS = {
     "X-RateLimit-Category": {
-        "description": "Bucket applied (api_key, session, webhook, anonymous).",
+        "description": "Bucket applied (api_key, session, webhook, webhook_unverified, anonymous, public_status).",
         "schema": {"type": "string"},
     },
     "X-RateLimit-Remaining": {"description": "Requests left in the window.", "schema": {"type": "integer"}},

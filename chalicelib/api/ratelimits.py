@@ -8,7 +8,7 @@ from chalicelib.auth.principal import Principal
 from chalicelib.ratelimit.buckets import charge
 from chalicelib.ratelimit.window import RateLimitDecision
 
-__all__ = ["charge", "charge_anonymous", "charge_principal"]
+__all__ = ["charge", "charge_anonymous", "charge_principal", "charge_public_status"]
 
 
 def charge_principal(principal: Principal, now: datetime) -> RateLimitDecision:
@@ -18,3 +18,9 @@ def charge_principal(principal: Principal, now: datetime) -> RateLimitDecision:
 def charge_anonymous(source_ip: str, now: datetime) -> RateLimitDecision:
     """Requests without a valid credential share a per-address bucket, which also slows key guessing."""
     return charge(category="anonymous", identity=source_ip, now=now)
+
+
+def charge_public_status(source_ip: str, now: datetime) -> RateLimitDecision:
+    """Public status reads have their own per-address bucket: failed API calls from the same address
+    (an office's NAT) must not make the status page answer 429 during an outage."""
+    return charge(category="public_status", identity=source_ip, now=now)

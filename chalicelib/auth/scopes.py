@@ -29,7 +29,7 @@ ALL_SCOPES: tuple[str, ...] = SPEC_SCOPES + ADDED_SCOPES
 
 READ_SCOPES: frozenset[str] = frozenset(s for s in ALL_SCOPES if s.endswith(":read"))
 
-ROLES: tuple[str, ...] = ("owner", "admin", "responder", "viewer")
+ROLES: tuple[str, ...] = ("owner", "admin", "responder", "viewer")  # highest first
 
 ROLE_SCOPES: dict[str, frozenset[str]] = {
     "owner": frozenset(ALL_SCOPES),
@@ -38,6 +38,11 @@ ROLE_SCOPES: dict[str, frozenset[str]] = {
     "responder": READ_SCOPES | {"incidents:write", "postmortems:write", "status:write"},
     "viewer": READ_SCOPES,
 }
+
+
+def lower_role(first: str, second: str) -> str:
+    """The less powerful of two roles (a session holds the lower of its token's and the directory's)."""
+    return first if ROLES.index(first) >= ROLES.index(second) else second
 
 
 def unknown_scopes(scopes: list[str]) -> list[str]:

@@ -2,6 +2,12 @@
 
 Claims: `sub` (user id), `org` (organization id; `custom:org` also read), `role`
 (owner, admin, responder, viewer; `custom:role` also read), `exp` (required).
+
+This module checks the token alone. The token is not the authority on who the person is:
+chalicelib.api.credentials then checks `sub` and `org` against the directory on every request
+(the user must exist there and be active) and lowers the role to the directory's when that is
+lower (chalicelib.auth.scopes.lower_role). An identity provider's own subject ids (Cognito's)
+are not directory ids: such a token is matched by its email when the issuer marked it verified.
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ def authenticate_session(*, token: str, settings: Settings | None = None) -> Pri
     role = claims.get("role") or claims.get("custom:role")
     if not isinstance(organization_id, str) or not organization_id:
         raise Unauthorized("The session token names no organization.")
-    if role not in ROLE_SCOPES:
+    if not isinstance(role, str) or role not in ROLE_SCOPES:  # a list or an object is no role either
         raise Unauthorized("The session token carries no known role.")
     return Principal(
         organization_id=organization_id,
@@ -83,4 +89,7 @@ def authenticate_session(*, token: str, settings: Settings | None = None) -> Pri
         display_name=str(claims.get("email") or claims["sub"]),
         email=str(claims["email"]).lower() if claims.get("email") else None,
         name=str(claims["name"]) if claims.get("name") else None,
+        # Cognito-style ID tokens say whether the issuer verified the email; only then may the
+        # directory find the person by it (chalicelib.api.credentials).
+        extra={"email_verified": "true"} if claims.get("email_verified") in (True, "true") else {},
     )

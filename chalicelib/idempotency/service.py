@@ -56,8 +56,9 @@ def run_once(
     payload: Any,
     now: datetime,
     action: Callable[[], StoredResponse],
+    lifetime: timedelta = RECORD_LIFETIME,
 ) -> tuple[StoredResponse, bool]:
-    """Run `action` once per key; returns (response, replayed)."""
+    """Run `action` once per key (remembered for `lifetime`); returns (response, replayed)."""
     aws.bind_tables()
     record_key = f"{organization_id}#{operation}#{validate_key(key)}"
     fingerprint = payload_fingerprint(payload)
@@ -66,7 +67,7 @@ def run_once(
         state="in_progress",
         payload_hash=fingerprint,
         lease_expires_at=now + LEASE,
-        expires_at=now + RECORD_LIFETIME,
+        expires_at=now + lifetime,
     )
     claimed = save_if(
         claim,

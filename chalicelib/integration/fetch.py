@@ -3,9 +3,12 @@ confirmations. Both only ever go to URLs the SNS checks accepted first."""
 
 from __future__ import annotations
 
+import socket
+import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+from chalicelib.integration.parsers.sns import CertificateNotFound
 from chalicelib.settings import get_settings
 
 MAX_CERTIFICATE_BYTES = 64 * 1024
@@ -13,8 +16,21 @@ TIMEOUT_SECONDS = 5
 
 
 def fetch_certificate(url: str) -> bytes:
-    with urllib.request.urlopen(_request(url), timeout=TIMEOUT_SECONDS) as response:
-        return bytes(response.read(MAX_CERTIFICATE_BYTES + 1))
+    """The certificate's bytes. CertificateNotFound when the host says it has no such certificate
+    (HTTP 4xx) or the host name does not exist: SNS never signs with one, so the message is forged.
+    Anything else (timeout, refused, 5xx) propagates: a fault on the way, worth a retry."""
+    try:
+        with urllib.request.urlopen(_request(url), timeout=TIMEOUT_SECONDS) as response:
+            return bytes(response.read(MAX_CERTIFICATE_BYTES + 1))
+    except urllib.error.HTTPError as refused:
+        if 300 <= refused.code < 500:  # a redirect urllib would not follow counts as "not here" too
+            raise CertificateNotFound(f"{url} answered {refused.code}") from None
+        raise
+    except urllib.error.URLError as failed:
+        reason = failed.reason
+        if isinstance(reason, socket.gaierror) and reason.errno == socket.EAI_NONAME:
+            raise CertificateNotFound(f"{url}: no such host") from None
+        raise
 
 
 def confirm_subscription(subscribe_url: str) -> None:

@@ -1,14 +1,28 @@
-"""The checks every inbound delivery passes, in the order README ("Inbound webhooks") gives: route exists, not
-revoked, HTTPS, IP allow-list, rate limit, body size. Signatures and payloads come after.
+"""The checks every inbound delivery passes, in the order README ("Inbound webhooks") gives:
+
+1. route: the routing key names an integration (and, on the legacy /v1/incidents path, a custom one);
+2. not revoked;
+3. HTTPS;
+4. IP allow-list;
+5. body size (256 KiB);
+6. HMAC signature, where the integration has a secret (custom webhook, Sentry). A delivery whose
+   signature fails (missing, wrong, or expired) is charged to the `webhook_unverified` bucket of
+   its routing key and address, not to the routing key's own: forgeries from whoever knows the
+   URL cannot spend the budget of the real alerts, and the forger is still rate limited. HMAC is
+   cheap, so checking it before any bucket costs nothing;
+7. rate limit: the routing key's `webhook` bucket (verified or unsigned deliveries).
+SNS signatures (they may fetch a certificate) and payloads come after, in the route.
 Each refusal is an error of chalicelib.errors; the route renders it in its own body shape."""
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib.errors import (
+    DeliveryRejected,
     HttpsRequired,
     IpNotAllowed,
     PayloadTooLarge,
@@ -16,40 +30,98 @@ from chalicelib.errors import (
     RouteNotFound,
     WebhookRevoked,
 )
-from chalicelib.integration.admin import find_by_routing_key
+from chalicelib.integration import signing
+from chalicelib.integration.admin import find_by_routing_key, reveal_client_secret, reveal_signing_secret
+from chalicelib.integration.alert import get_header
 from chalicelib.integration.tables import IntegrationRecord
 from chalicelib.ratelimit import buckets
 from chalicelib.ratelimit.window import RateLimitDecision
 from chalicelib.settings import get_settings
 
 MAX_BODY_BYTES = 256 * 1024
+UNVERIFIED_BUCKET = "webhook_unverified"
 
 
 @dataclass(frozen=True)
 class Admitted:
     integration: IntegrationRecord
     rate: RateLimitDecision
+    # The verified X-Service-Signature (lower-case hex) of a signed custom delivery: the key that
+    # recognises a replay of the same request (chalicelib.integration.replay).
+    signature: str | None = None
 
 
-def admit(*, routing_key: str, forwarded_proto: str | None, source_ip: str, body_size: int, now: datetime) -> Admitted:
+def admit(
+    *,
+    routing_key: str,
+    forwarded_proto: str | None,
+    source_ip: str,
+    body_size: int,
+    now: datetime,
+    headers: Mapping[str, str] | None = None,
+    body: bytes = b"",
+    source_type: str | None = None,
+) -> Admitted:
+    """`source_type` is the path's ("legacy" for /v1/incidents), else the integration's type."""
     integration = find_by_routing_key(routing_key)
     if integration is None or integration.state == "superseded":
         raise RouteNotFound("No integration has this routing key (invalid or expired).")
     if integration.state == "revoked":
         raise WebhookRevoked("This webhook has been revoked.")
+    if source_type == "legacy" and integration.integration_type != "custom":
+        # The legacy path is the custom webhook's older form: a native integration's key must
+        # not skip its own signature checks (Sentry client secret, SNS) by posting here.
+        raise RouteNotFound("No custom webhook has this routing key.")
     if not _scheme_allowed(forwarded_proto):
         raise HttpsRequired("Webhook URLs work over HTTPS only.")
     if integration.ip_allowlist and not ip_allowed(source_ip, [str(n) for n in integration.ip_allowlist]):
         raise IpNotAllowed(f"Deliveries from {source_ip} are not allowed for this webhook.")
+    if body_size > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KiB.")
+    signature = _verified_signature(
+        integration, source_type or integration.integration_type, headers, body, source_ip=source_ip, now=now
+    )
     try:
         decision = buckets.charge(category="webhook", identity=integration.integration_id, now=now)
     except RateLimited as limited:
         raise RateLimited(
             "More than the allowed webhook deliveries per minute; retry later.", headers=limited.headers
         ) from None
-    if body_size > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KiB.", headers=decision.headers())
-    return Admitted(integration, decision)
+    return Admitted(integration, decision, signature)
+
+
+def _verified_signature(
+    integration: IntegrationRecord,
+    source_type: str,
+    headers: Mapping[str, str] | None,
+    body: bytes,
+    *,
+    source_ip: str,
+    now: datetime,
+) -> str | None:
+    """Check the HMAC signature the integration calls for; the custom webhook's verified signature.
+    A failure is charged to the unverified bucket (429 once it is spent), then raised."""
+    try:
+        if source_type in ("custom", "legacy"):
+            secret = reveal_signing_secret(integration)
+            if secret:
+                signing.verify_custom(secret, headers, body, now=now)
+                return (get_header(headers, signing.SIGNATURE_HEADER) or "").lower()
+        elif source_type == "sentry":
+            client_secret = reveal_client_secret(integration)
+            if client_secret:
+                signing.verify_sentry(client_secret, headers, body)
+        return None
+    except DeliveryRejected as failed:
+        identity = f"{integration.integration_id}#{source_ip}"
+        try:
+            decision = buckets.charge(category=UNVERIFIED_BUCKET, identity=identity, now=now)
+        except RateLimited as limited:
+            raise RateLimited(
+                "Too many deliveries with a bad signature from this address; retry later.", headers=limited.headers
+            ) from None
+        failed.headers.update(decision.headers())
+        raise
 
 
 def _scheme_allowed(forwarded_proto: str | None) -> bool:

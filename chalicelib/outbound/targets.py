@@ -1,9 +1,14 @@
-"""Where outbound webhooks may go: https URLs whose host resolves only to public addresses (SSRF).
+"""Where outbound webhooks may go: https URLs on port 443 whose host resolves only to public
+addresses (SSRF).
 
 Checked when a subscription is written and again right before every delivery, because a name
 that resolved to a public address yesterday may resolve to 169.254.169.254 today (DNS
-rebinding). The local stage (settings.local_allow_http_webhooks) may send plain http to any
-address, so `make run` can deliver to its own sink on 127.0.0.1.
+rebinding). "Public" excludes every IANA special-purpose range (private, loopback, link-local,
+documentation, benchmarking, all of 192.0.0.0/24, AS112, Teredo, ...): Python's own flags miss
+some of them, so they are listed here. The local stage (settings.local_allow_http_webhooks) may
+send plain http to any address and port, so `make run` can deliver to its own sink on 127.0.0.1,
+except to the emulator (AWS_ENDPOINT_URL's port: posting to its reset URL wipes every table) and
+to any `/moto-api` path.
 
 Pure apart from the resolver, which is injected (tests never touch DNS).
 """
@@ -15,7 +20,7 @@ import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from chalicelib.errors import ValidationFailed
 from chalicelib.settings import get_settings
@@ -29,6 +34,47 @@ FIELD = "url"
 # URL parsers disagree, and a disagreement between this check and the HTTP client is an SSRF.
 _URL_CHARACTERS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$")
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+HTTPS_PORT = 443
+# IANA special-purpose address registries (IPv4 and IPv6), whole blocks, globally reachable or
+# not: no webhook receiver lives there. The IPv6 translation prefixes (::ffff:0:0/96,
+# 64:ff9b::/96, 2002::/16) are judged by the IPv4 address they carry instead.
+_SPECIAL_PURPOSE_NETWORKS: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
+    ipaddress.ip_network(block)
+    for block in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.31.196.0/24",
+        "192.52.193.0/24",
+        "192.88.99.0/24",
+        "192.168.0.0/16",
+        "192.175.48.0/24",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+        "::/128",
+        "::1/128",
+        "64:ff9b:1::/48",
+        "100::/64",
+        "100:0:0:1::/64",
+        "2001::/23",
+        "2001:db8::/32",
+        "2620:4f:8000::/48",
+        "3fff::/20",
+        "5f00::/16",
+        "fc00::/7",
+        "fe80::/10",
+        "fec0::/10",
+        "ff00::/8",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -73,8 +119,8 @@ def is_public_address(address: IPAddress) -> bool:
         embedded = _embedded_ipv4(address)
         if embedded is not None:
             return is_public_address(embedded)
-        if address.is_site_local:  # fec0::/10: deprecated, yet still routed inside some networks
-            return False
+    if any(address.version == network.version and address in network for network in _SPECIAL_PURPOSE_NETWORKS):
+        return False
     # is_global alone lets multicast through (224.0.0.0/4 is not "private"), hence every flag.
     return address.is_global and not (
         address.is_private
@@ -116,11 +162,45 @@ def parse_target(url: str, *, allow_local: bool) -> tuple[str, str, int]:
     return scheme, host, port
 
 
-def check_target(url: str, *, allow_local: bool, resolve: Resolver = default_resolve) -> Target:
-    """The checked target; ValidationFailed on field `url` when it may not be delivered to."""
+def _emulator_ports(endpoints: tuple[str, ...] | None) -> set[int]:
+    if endpoints is None:
+        settings = get_settings()
+        endpoints = tuple(e for e in (settings.aws_endpoint_url, settings.local_sns_certificate_endpoint) if e)
+    ports: set[int] = set()
+    for endpoint in endpoints:
+        try:
+            parts = urlsplit(endpoint)
+            ports.add(parts.port or (443 if parts.scheme.lower() == "https" else 80))
+        except ValueError:
+            continue
+    return ports
+
+
+def _check_local(url: str, port: int, emulator_endpoints: tuple[str, ...] | None) -> None:
+    """The local stage's only refusals: the emulator itself, on any host name or loopback address
+    (posting to its reset URL wipes every table), and its control paths on any host."""
+    if port in _emulator_ports(emulator_endpoints):
+        raise _refuse(f"port {port} is the local AWS emulator's; subscriptions may not target the emulator")
+    if "moto-api" in unquote(urlsplit(url).path).lower():
+        raise _refuse("must not target the emulator's control paths (/moto-api)")
+
+
+def check_target(
+    url: str,
+    *,
+    allow_local: bool,
+    resolve: Resolver = default_resolve,
+    emulator_endpoints: tuple[str, ...] | None = None,
+) -> Target:
+    """The checked target; ValidationFailed on field `url` when it may not be delivered to.
+    `emulator_endpoints` (local stage): the emulator's URLs; by default AWS_ENDPOINT_URL and
+    LOCAL_SNS_CERTIFICATE_ENDPOINT."""
     scheme, host, port = parse_target(url, allow_local=allow_local)
     if allow_local:
+        _check_local(url, port, emulator_endpoints)
         return Target(url, scheme, host, port, ())
+    if port != HTTPS_PORT:
+        raise _refuse(f"must use the default https port ({HTTPS_PORT})")
     literal = _parse_address(host)
     if literal is not None:
         texts = [str(literal)]

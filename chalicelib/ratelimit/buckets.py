@@ -1,4 +1,10 @@
-"""The rate-limit buckets (api_key, session, webhook, anonymous), their limits, and charging one."""
+"""The rate-limit buckets, their limits, and charging one.
+
+api_key (per key), session (per user), webhook (per integration, verified deliveries),
+webhook_unverified (per integration and address: deliveries whose signature failed),
+anonymous (per address: requests without a valid credential), public_status (per address:
+public status page reads).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ def limit_for(category: str) -> int:
         "api_key": settings.rate_limit_api_key,
         "session": settings.rate_limit_session,
         "webhook": settings.rate_limit_webhook,
+        "webhook_unverified": settings.rate_limit_webhook_unverified,
+        "public_status": settings.rate_limit_public_status,
     }.get(category, settings.rate_limit_anonymous)
 
 

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import time
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -52,9 +53,21 @@ def call(client: Any, method: str, path: str, credential: str | None = None, bod
     return response.status_code, json.loads(response.body), response.headers
 
 
+def directory_user(organization_id: str, role: str) -> str:
+    """A user of the organization's directory with `role`: sessions are checked against it."""
+    from chalicelib.directory.users import create_user
+
+    email = f"{uuid.uuid4().hex[:12]}@example.com"
+    return create_user(organization_id=organization_id, name=None, email=email, role=role, now=NOW).user_id
+
+
 def session_token(organization: Org | str, /, role: str = "viewer", secret: str = JWT_SECRET, **overrides: Any) -> str:
+    """A session for a new directory user holding `role` (for an Org; a bare id gets no user)."""
     organization_id = organization if isinstance(organization, str) else organization.organization_id
-    claims: dict[str, Any] = {"sub": "user-1", "org": organization_id, "role": role, "exp": int(time.time()) + 600}
+    sub = "user-1"
+    if isinstance(organization, Org):
+        sub = directory_user(organization_id, role if role in ROLE_SCOPES else "viewer")
+    claims: dict[str, Any] = {"sub": sub, "org": organization_id, "role": role, "exp": int(time.time()) + 600}
     claims.update(overrides)
     return jwt.encode({k: v for k, v in claims.items() if v is not None}, secret, algorithm="HS256")
 
@@ -308,7 +321,8 @@ def _jwks(private_key: rsa.RSAPrivateKey, kid: str) -> str:
 def test_rs256_session_against_an_inline_jwks(client: Any, org: Org) -> None:
     issuer_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     reconfigure(JWT_JWKS_JSON=_jwks(issuer_key, "kid-1"))
-    claims = {"sub": "user-9", "org": org.organization_id, "role": "responder", "exp": int(time.time()) + 600}
+    sub = directory_user(org.organization_id, "responder")
+    claims = {"sub": sub, "org": org.organization_id, "role": "responder", "exp": int(time.time()) + 600}
 
     token = jwt.encode(claims, issuer_key, algorithm="RS256", headers={"kid": "kid-1"})
     status, document, _ = call(client, "GET", "/api/v1/auth/verify", token)

@@ -250,7 +250,7 @@ def test_html_page(client, site):
 
 
 def test_public_reads_are_rate_limited_per_address(client, site):
-    reconfigure(RATE_LIMIT_ANONYMOUS="2")
+    reconfigure(RATE_LIMIT_PUBLIC_STATUS="2")  # their own bucket, not the anonymous one
     statuses = [get(client, f"{STATUS}/summary.json").status_code for _ in range(3)]
     assert statuses == [200, 200, 429]
     limited = get(client, f"{STATUS}/summary.json")

@@ -151,8 +151,15 @@ def test_separate_keys_have_separate_buckets(client: Any, org: Org) -> None:
 def test_sessions_use_the_session_bucket_per_user(client: Any, org: Org) -> None:
     reconfigure(RATE_LIMIT_SESSION="1", RATE_LIMIT_API_KEY="1")
 
+    from chalicelib.directory.users import create_user
+
+    people = {
+        name: create_user(organization_id=org.organization_id, name=name, email=f"{name}@example.com", now=NOW).user_id
+        for name in ("alice", "bob")
+    }
+
     def token(user: str) -> str:
-        claims = {"sub": user, "org": org.organization_id, "role": "viewer", "exp": int(time.time()) + 600}
+        claims = {"sub": people[user], "org": org.organization_id, "role": "viewer", "exp": int(time.time()) + 600}
         return jwt.encode(claims, "test-jwt-secret", algorithm="HS256")
 
     response = get(client, VERIFY, token("alice"))
@@ -162,3 +169,25 @@ def test_sessions_use_the_session_bucket_per_user(client: Any, org: Org) -> None
     assert get(client, VERIFY, token("bob")).status_code == 200
     # Session traffic does not spend the API key's bucket.
     assert get(client, VERIFY, org.owner_key).status_code == 200
+
+
+def test_public_status_reads_have_their_own_bucket(client: Any, org: Org) -> None:
+    """Failed API calls from an office's NAT address must not take its status page down during an
+    outage: public status reads are counted per address in a bucket of their own."""
+    from chalicelib.statuspage import pages
+
+    pages.create_page(organization_id=org.organization_id, name="Acme", slug="acme", now=NOW)
+    reconfigure(RATE_LIMIT_ANONYMOUS="2")
+    for _ in range(2):
+        assert get(client, VERIFY, "tcs_" + "a" * 40).status_code == 401
+    assert get(client, VERIFY, "tcs_" + "a" * 40).status_code == 429  # the anonymous bucket is spent
+    for path in ("/status/acme/summary.json", "/status/acme", "/status/acme/components.json"):
+        response = get(client, path, None)
+        assert response.status_code == 200, (path, response.body)
+        assert response.headers["X-RateLimit-Category"] == "public_status"
+        assert response.headers["X-RateLimit-Limit"] == "1200"
+    # ... and status reads do not spend the anonymous bucket either.
+    reconfigure(RATE_LIMIT_ANONYMOUS="120", RATE_LIMIT_PUBLIC_STATUS="4")  # three reads spent above
+    assert get(client, "/status/acme/summary.json", None).status_code == 200
+    assert get(client, "/status/acme/summary.json", None).status_code == 429
+    assert get(client, VERIFY, "tcs_" + "b" * 40).headers["X-RateLimit-Remaining"] == "116"

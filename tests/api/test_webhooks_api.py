@@ -328,9 +328,22 @@ def test_order_of_checks(client: Any, org: Org, services: list[Service]) -> None
     locked = integrate(client, org, "custom", ip_allowlist=["203.0.113.0/24"])
     assert_error(post(client, locked["routing_key"], huge, https=False), "HTTPS_REQUIRED")
     assert_error(post(client, locked["routing_key"], huge), "IP_NOT_ALLOWED")
-    # The size before the signature and the payload.
+    # The size before the signature and the payload. (Issue 13: the size now comes before the
+    # rate limit too, so the signature can be checked before the routing key's bucket is charged.)
     signed = integrate(client, org, "custom", signing=True)
-    for _ in range(2):
+    for _ in range(3):
         assert_error(post(client, signed["routing_key"], huge), "PAYLOAD_TOO_LARGE")
-    # The rate limit before the size: the bucket (2) is spent by the two deliveries above.
-    assert_error(post(client, signed["routing_key"], huge), "RATE_LIMITED")
+    # The signature before the rate limit: bad signatures never spend the routing key's bucket (2).
+    for _ in range(3):
+        response = post(client, signed["routing_key"], {"title": "x"})
+        assert_error(response, "INVALID_SIGNATURE")
+        assert response.headers["X-RateLimit-Category"] == "webhook_unverified"
+    # The rate limit before the payload: two signed deliveries with a bad payload spend the bucket.
+    from chalicelib.integration import signing
+
+    bad = json.dumps({"title": ""})
+    for offset in range(3):
+        headers = signing.signed_headers(signed["signing_secret"], int(NOW.timestamp()) - offset, bad)
+        assert_error(
+            post(client, signed["routing_key"], bad, headers), "INVALID_PAYLOAD" if offset < 2 else "RATE_LIMITED"
+        )

@@ -38,9 +38,13 @@ def test_custom_signed_schema_lifecycle(client: Any, org: Org, services: list[Se
     hook = integrate(client, org, "custom", signing=True)
     key, secret = hook["routing_key"], hook["signing_secret"]
 
+    sent = iter(range(1000))
+
     def send(body: dict[str, Any]) -> Any:
+        # Each send is a new delivery, signed a second later: the very same signed request again
+        # would be a replay, answered with the first incident (test_webhooks_forgery_api).
         raw = json.dumps(body)
-        return post(client, key, raw, signing.signed_headers(secret, TIMESTAMP, raw))
+        return post(client, key, raw, signing.signed_headers(secret, TIMESTAMP - next(sent), raw))
 
     trigger = fixture("custom_signed_trigger.json") | {"service_id": "SER-00002"}
     created = assert_accepted(send(trigger), 201, deduplicated=False)

@@ -92,7 +92,8 @@ def test_signed_title_over_500_but_truncated_for_the_incident():
         ({"title": "   "}, "title"),
         ({"title": 5}, "title"),
         ({"title": "t" * 501}, "title"),
-        ({"service_id": None}, "service_id"),
+        # A title alone is a legacy payload now (issue 13); a signed marker keeps it signed.
+        ({"service_id": None, "status": "new"}, "service_id"),
         ({"service_id": "payments"}, "service_id"),
         ({"service_id": "SER-123"}, "service_id"),
         ({"service_id": "SER-1234a"}, "service_id"),
@@ -254,8 +255,9 @@ def test_forced_legacy_schema_accepts_anything_legacy():
 @pytest.mark.parametrize(
     ("payload", "schema"),
     [
-        ({"title": "x"}, "signed"),
-        ({"title": "x", "description": "y"}, "signed"),
+        # Neither schema's markers: legacy (a title alone is a valid legacy payload; issue 13).
+        ({"title": "x"}, "legacy"),
+        ({"title": "x", "description": "y"}, "legacy"),
         ({"title": "x", "severity": "SEV1"}, "signed"),
         ({"title": "x", "severity": "High"}, "legacy"),
         ({"title": "x", "severity": "pre-emptive"}, "legacy"),
@@ -277,9 +279,20 @@ def test_detect_schema(payload, schema):
     assert detect_schema(payload) == schema
 
 
-def test_ambiguous_payload_without_service_id_fails_as_signed():
-    error = reject({"title": "x"})
+def test_a_title_alone_is_a_legacy_payload_with_the_medium_default():
+    alert = parse_custom(body({"title": "x"}))
+    assert (alert.source, alert.severity, alert.service_hint) == ("legacy", "SEV2", None)
+
+
+def test_a_sev_severity_without_service_id_fails_as_signed():
+    error = reject({"title": "x", "severity": "SEV1"})
     assert "'service_id'" in error.message
+
+
+def test_service_id_may_be_a_service_key():
+    assert parse_custom(body({**VALID, "service_id": "svc_abcdefgh12"})).service_hint == "svc_abcdefgh12"
+    for bad in ("svc_short", "svc_ABCDEFGH12", "svc_abcdefgh123"):
+        assert "'service_id'" in reject({**VALID, "service_id": bad}).message
 
 
 def test_signed_payload_with_a_legacy_field_names_it():

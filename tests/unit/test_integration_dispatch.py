@@ -48,11 +48,15 @@ def test_dispatch(source_type, fixture, headers, action):
     assert alert.source == ("legacy" if fixture.startswith("custom_legacy") else source_type)
 
 
-def test_legacy_path_forces_the_legacy_schema():
+def test_legacy_path_detects_the_shape_like_custom():
+    # Issue 13: the legacy path no longer forces the legacy schema (it silently ignored an unknown
+    # service_id, a bad status or dedup_key); one body gets one answer on every path.
     body = json.dumps({"title": "x", "dedup_key": "k"}).encode()
-    assert parse("legacy", None, body).source == "legacy"
-    with pytest.raises(DeliveryRejected):
-        parse("custom", None, body)  # signed schema: service_id missing
+    for source_type in ("legacy", "custom"):
+        with pytest.raises(DeliveryRejected):
+            parse(source_type, None, body)  # signed schema: service_id missing
+    legacy = json.dumps({"title": "x", "service": "web"}).encode()
+    assert parse("legacy", None, legacy).source == parse("custom", None, legacy).source == "legacy"
 
 
 def test_signed_custom_webhook():

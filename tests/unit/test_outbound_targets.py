@@ -49,7 +49,8 @@ def test_public_https_url_resolving_to_public_addresses_passes_with_its_addresse
     assert seen == [("hooks.example.com", 443)]
     assert (target.scheme, target.host, target.port) == ("https", "hooks.example.com", 443)
     assert target.addresses == (PUBLIC_V4, PUBLIC_V6)
-    assert check_target("https://hooks.example.com:8443/", allow_local=False, resolve=resolver(PUBLIC_V4)).port == 8443
+    # Only port 443 now; any other is refused (test_outside_the_local_stage_only_port_443).
+    assert check_target("https://hooks.example.com:443/", allow_local=False, resolve=resolver(PUBLIC_V4)).port == 443
     assert validate_target_url(f"https://{PUBLIC_V4}/x", allow_local=False, resolve=never_called) is None
     assert check_target(f"https://[{PUBLIC_V6}]/x", allow_local=False, resolve=never_called).addresses == (PUBLIC_V6,)
 
@@ -203,3 +204,90 @@ def test_default_resolve_asks_the_system_resolver(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(targets.socket, "getaddrinfo", getaddrinfo)
     assert targets.default_resolve("hooks.example.com", 443) == [PUBLIC_V4, PUBLIC_V6]
     assert asked == [("hooks.example.com", 443)]
+
+
+# --- special-purpose ranges, ports, and the local emulator (issue 13, finding 16) -------------------
+
+SPECIAL_PURPOSE_ADDRESSES = [
+    "192.0.0.1",  # IETF protocol assignments: all of 192.0.0.0/24
+    "192.0.0.8",  # IPv4 dummy address (192.0.0.8/32)
+    "192.0.0.9",  # Port Control Protocol anycast
+    "192.0.0.10",  # TURN anycast
+    "192.0.0.100",
+    "192.0.0.170",  # NAT64/DNS64 discovery
+    "192.0.0.255",
+    "192.31.196.1",  # AS112-v4
+    "192.52.193.1",  # AMT
+    "192.88.99.1",  # deprecated 6to4 relay anycast
+    "192.175.48.1",  # direct delegation AS112
+    "198.51.100.7",  # documentation
+    "203.0.113.7",
+    "100::1",  # discard-only
+    "2001::1",  # Teredo
+    "2001:1::1",  # PCP anycast
+    "2001:1::2",  # TURN anycast
+    "2001:2::1",  # benchmarking
+    "2001:3::1",  # AMT
+    "2001:4:112::1",  # AS112-v6
+    "2001:20::1",  # ORCHIDv2
+    "2620:4f:8000::1",  # direct delegation AS112
+    "64:ff9b:1::1",  # local-use IPv4/IPv6 translation
+    "3fff::1",  # documentation (2024)
+    "5f00::1",  # SRv6 SIDs
+]
+
+
+@pytest.mark.parametrize("address", SPECIAL_PURPOSE_ADDRESSES)
+def test_every_special_purpose_range_is_refused(address: str) -> None:
+    assert not is_public_address(ipaddress.ip_address(address)), address
+    assert "not a public address" in refusal("https://hooks.example.com/x", resolve=resolver(address))
+
+
+@pytest.mark.parametrize("port", [8443, 80, 22, 6379, 5000, 444])
+def test_outside_the_local_stage_only_port_443(port: int) -> None:
+    problem = refusal(f"https://hooks.example.com:{port}/x", resolve=resolver(PUBLIC_V4))
+    assert "443" in problem
+    assert check_target("https://hooks.example.com:443/x", allow_local=False, resolve=resolver(PUBLIC_V4)).port == 443
+
+
+def test_the_local_stage_refuses_the_emulator_and_its_control_paths() -> None:
+    emulator = ("http://127.0.0.1:5123",)
+
+    def local(url: str) -> str:
+        with pytest.raises(ValidationFailed) as caught:
+            check_target(url, allow_local=True, resolve=never_called, emulator_endpoints=emulator)
+        return str(caught.value.details["fields"][0]["message"])  # type: ignore[index]
+
+    for url in (
+        "http://127.0.0.1:5123/moto-api/reset",
+        "http://localhost:5123/",
+        "http://[::1]:5123/x",
+        "http://0.0.0.0:5123/x",
+        "http://127.0.0.2:5123/x",
+    ):
+        assert "emulator" in local(url), url
+    for url in (
+        "http://127.0.0.1:8000/moto-api/reset",
+        "http://127.0.0.1:8000//moto-api/reset",
+        "http://127.0.0.1:8000/%6Doto-api/reset",
+        "http://127.0.0.1:8000/x/../MOTO-API/data.json",
+    ):
+        assert "moto-api" in local(url), url
+    # The local sink (and anything else) is still fine.
+    sink = "http://127.0.0.1:8000/local/webhook-sink/demo"
+    assert check_target(sink, allow_local=True, resolve=never_called, emulator_endpoints=emulator).port == 8000
+
+
+def test_the_emulator_endpoints_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.settings import reset_settings
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:5999")
+    monkeypatch.setenv("LOCAL_SNS_CERTIFICATE_ENDPOINT", "http://127.0.0.1:6001")
+    reset_settings()
+    try:
+        for port in (5999, 6001):
+            with pytest.raises(ValidationFailed):
+                check_target(f"http://localhost:{port}/", allow_local=True, resolve=never_called)
+    finally:
+        monkeypatch.undo()
+        reset_settings()

@@ -199,9 +199,14 @@ def test_bearer_scheme_is_case_insensitive() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")  # conftest's short JWT_SECRET
-def test_authenticate_routes_jwt_shaped_credentials_to_sessions() -> None:
+def test_authenticate_routes_jwt_shaped_credentials_to_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.api import credentials
+    from chalicelib.directory.users import User
     from chalicelib.settings import get_settings, reset_settings
 
+    # The directory check (one GetItem) is tested against moto in tests/api/test_session_directory_api.py.
+    person = User("user-1", "org-1", None, "a@example.com", None, "viewer", True, datetime.now(UTC))
+    monkeypatch.setattr(credentials, "get_user", lambda organization_id, user_id: person)
     reset_settings()
     token = hs256(claims(), get_settings().jwt_secret or "")
     principal = authenticate(authorization=f"Bearer {token}", now=datetime.now(UTC))

@@ -4,7 +4,8 @@ No envelope (like the inbound webhooks): the documents are the spec's public sha
 `{success: false, error: {code, message}}`, or a small HTML page for the HTML route (rendered by
 chalicelib.api.error_render). Every answer carries Cache-Control, a strong ETag
 (a 304 with an empty body when If-None-Match matches) and `Access-Control-Allow-Origin: *`.
-Requests count against the caller address's anonymous rate-limit bucket.
+Requests count against the caller address's `public_status` rate-limit bucket (not `anonymous`,
+which failed API calls spend).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def _serve(
     now = clock.now()
     rate_headers: dict[str, str] = {}
     try:
-        rate_headers = ratelimits.charge_anonymous(source_ip(request), now).headers()
+        rate_headers = ratelimits.charge_public_status(source_ip(request), now).headers()
         params = query_lists(request)
         unknown = sorted(set(params) - allowed_query)
         if unknown:

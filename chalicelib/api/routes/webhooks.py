@@ -16,20 +16,28 @@ from chalice.app import Request, Response
 from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.routing import ApiBlueprint, raw_operation, source_ip, unexpected_error
-from chalicelib.errors import AppError, DeliveryRejected, InternalError, InvalidPayload, RouteNotFound
+from chalicelib.errors import (
+    AppError,
+    DeliveryRejected,
+    InternalError,
+    InvalidPayload,
+    RouteNotFound,
+    ServiceUnavailable,
+)
+from chalicelib.idempotency.service import StoredResponse
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
-from chalicelib.integration.admin import reveal_client_secret, reveal_signing_secret
 from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.gate import Admitted, admit
 from chalicelib.integration.ingest import IngestResult, ingest
 from chalicelib.integration.models import PagerDutyAcceptedV1, WebhookAcceptedV1, WebhookIncidentV1
+from chalicelib.integration.replay import deliver_once
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.webhooks")
 api = ApiBlueprint(__name__, tag="webhooks")
 
-WEBHOOK_ERRORS = (400, 401, 403, 404, 410, 413, 429)
+WEBHOOK_ERRORS = (400, 401, 403, 404, 409, 410, 413, 429, 503)
 CONTENT_TYPES = ["*/*"]  # SNS posts JSON as text/plain
 
 
@@ -70,8 +78,9 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
             dict(request.headers),
             body,
             now=now,
-            signing_secret=reveal_signing_secret(integration) if source_type in ("custom", "legacy") else None,
-            client_secret=reveal_client_secret(integration) if source_type == "sentry" else None,
+            # HMAC signatures (custom, Sentry) were verified by the gate, before any bucket was charged.
+            signing_secret=None,
+            client_secret=None,
             fetch_certificate=fetch.fetch_certificate,
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
@@ -79,9 +88,12 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
         )
     except DeliveryRejected as rejected:
         if rejected.retryable:
-            # Not the sender's fault (e.g. the SNS certificate could not be fetched): a 5xx makes
-            # the provider retry, where a 4xx would drop the delivery.
-            raise InternalError(rejected.message, headers=admitted.rate.headers()) from None
+            # Not the sender's fault yet (the SNS certificate could not be fetched): a 503 with
+            # Retry-After makes the provider retry, where a 4xx would drop the delivery. A
+            # certificate the host says does not exist was a 401 already (a forgery).
+            raise ServiceUnavailable(
+                f"{rejected.message} Retry the delivery.", headers=admitted.rate.headers()
+            ) from None
         rejected.headers.update(admitted.rate.headers())
         raise
 
@@ -99,9 +111,20 @@ def _ingest(admitted: Admitted, alert: NormalizedAlert, now: Any) -> IngestResul
         raise InvalidPayload(error.message, headers=admitted.rate.headers()) from None
 
 
+REPLAY_MESSAGE = "replay of an earlier delivery (same timestamp and signature); nothing new was done"
+
+
+def _accepted(result: IngestResult) -> StoredResponse:
+    accepted = WebhookAcceptedV1(
+        incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
+    )
+    return StoredResponse(status=201 if result.created else 200, body=accepted.model_dump())
+
+
 def _deliver(request: Request, routing_key: str, source_type: str | None = None) -> Response:
     now = clock.now()
     body = _raw_body(request)
+    admitted: Admitted | None = None
     try:
         admitted = admit(
             routing_key=routing_key,
@@ -109,11 +132,10 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
             source_ip=source_ip(request),
             body_size=len(body),
             now=now,
+            headers=dict(request.headers),
+            body=body,
+            source_type=source_type,
         )
-        if source_type == "legacy" and admitted.integration.integration_type != "custom":
-            # The legacy path is the custom webhook's older form: a native integration's key must
-            # not skip its own signature checks (Sentry client secret, SNS) by posting here.
-            raise RouteNotFound("No custom webhook has this routing key.", headers=admitted.rate.headers())
         alert = _parse(admitted, request, source_type or admitted.integration.integration_type, body, now)
         headers = admitted.rate.headers()
         if alert.action == "confirm_subscription" and alert.subscribe_url:
@@ -131,17 +153,27 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
                 ).model_dump(),
                 headers,
             )
-        result = _ingest(admitted, alert, now)
-    except AppError:
+        verified = admitted  # narrowed for the closure
+        answer, replayed = deliver_once(
+            integration=verified.integration,
+            signature=verified.signature,
+            body=body,
+            now=now,
+            deliver=lambda: _accepted(_ingest(verified, alert, now)),
+        )
+    except AppError as error:
+        if admitted is not None:
+            error.headers = {**admitted.rate.headers(), **error.headers}
         raise
     except Exception as unexpected:
         raise unexpected_error(
             "webhook delivery", unexpected, message="The delivery could not be processed; retry it."
         ) from unexpected
-    accepted = WebhookAcceptedV1(
-        incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
-    )
-    return _json(201 if result.created else 200, accepted.model_dump(), headers)
+    if replayed:
+        # The same signed request again (a retry or a replay): the first delivery's incident, as a dedup.
+        replay_body = {**answer.body, "deduplicated": True, "message": REPLAY_MESSAGE}
+        return _json(200, replay_body, headers)
+    return _json(answer.status, answer.body, headers)
 
 
 _DESCRIPTION = (
@@ -150,7 +182,8 @@ _DESCRIPTION = (
     "or the custom schema. 201 when an incident was created, 200 when an existing one was updated "
     "(deduplicated) or nothing needed doing. Errors: ROUTE_NOT_FOUND 404, WEBHOOK_REVOKED 410, "
     "INVALID_PAYLOAD 400, INVALID_SIGNATURE and SIGNATURE_EXPIRED 401, IP_NOT_ALLOWED and HTTPS_REQUIRED 403, "
-    "PAYLOAD_TOO_LARGE 413 (over 256 KiB), RATE_LIMITED 429 (100 per minute per routing key)."
+    "PAYLOAD_TOO_LARGE 413 (over 256 KiB), RATE_LIMITED 429 (100 per minute per routing key), "
+    "SERVICE_UNAVAILABLE 503 with Retry-After (an SNS signing certificate could not be fetched; retry)."
 )
 
 

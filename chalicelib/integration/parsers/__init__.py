@@ -2,8 +2,8 @@
 
 `parse(source_type, headers, body, ...)` checks the signature the source calls for, then parses:
 - custom: signed when `signing_secret` is given (then `now` is required); shape picks the schema;
-- legacy: the legacy schema only (the older `/v1/incidents` path); signed like custom when
-  `signing_secret` is given;
+- legacy: the older `/v1/incidents` path of the custom webhook: exactly like custom (same shape
+  detection, same validation), so an unknown service_id or a bad status is refused there too;
 - sentry: Sentry-Hook-Signature checked when `client_secret` is given;
 - cloudwatch: SNS signature always checked (`fetch_certificate` is required); `now` is not applied
   to the certificate's validity period here (a frozen test clock would reject emulator certificates);
@@ -64,7 +64,7 @@ def parse(
             if now is None:
                 raise ValueError("now is required to verify a signed custom webhook")
             signing.verify_custom(signing_secret, headers, body, now=now)
-        return parse_custom(body, schema="legacy" if source_type == "legacy" else None)
+        return parse_custom(body)
     if source_type == "newrelic":
         return parse_newrelic(body)
     if source_type == "sentry":

@@ -10,7 +10,14 @@ Shape detection (`detect_schema`):
 2. signed markers (service_id, dedup_key, status, metadata, source_url) without legacy markers
    (service, affected_services, customer_impact, tags) -> signed; legacy markers alone -> legacy;
 3. both -> signed when service_id is present (its errors name the stray legacy fields), else legacy;
-4. neither (only title/description/severity) -> signed.
+4. neither (only title/description/severity) -> legacy (a title alone is a valid legacy payload:
+   the integration's default service, severity Medium = SEV2), unless the severity is a SEVn
+   name, which only the signed schema knows (its error then asks for service_id).
+Every path of the custom webhook (the legacy /v1/incidents one included) detects the shape the
+same way, so one body gets one answer wherever it is sent.
+
+The signed schema's `service_id` is a service id (SER-00001) or a service key (svc_ and 10
+lower-case letters or digits), at most 50 characters.
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ LEGACY_SEVERITIES: Final[dict[str, Severity]] = {
 }
 LEGACY_DEFAULT_SEVERITY: Final[Severity] = "SEV2"
 CUSTOM_STATUSES: Final[tuple[StatusHint, ...]] = ("new", "investigating", "resolved")
-_SERVICE_ID_RE: Final = re.compile(r"SER-[0-9]{5,}")
+_SERVICE_ID_RE: Final = re.compile(r"SER-[0-9]{5,}|svc_[a-z0-9]{10}")
 
 
 def parse_custom(body: bytes | str, *, schema: Schema | None = None) -> NormalizedAlert:
@@ -62,6 +69,8 @@ def detect_schema(payload: dict[str, Any]) -> Schema:
     keys = set(payload)
     signed, legacy = bool(keys & SIGNED_MARKERS), bool(keys & LEGACY_MARKERS)
     if legacy and (not signed or "service_id" not in keys):
+        return "legacy"
+    if not signed and not legacy and _canonical_severity(payload.get("severity")) is None:
         return "legacy"
     return "signed"
 
@@ -114,7 +123,9 @@ def parse_signed_payload(payload: dict[str, Any]) -> NormalizedAlert:
     title = _string(payload, "title", problems, required=True, max_len=TITLE_MAX)
     service_id = _string(payload, "service_id", problems, required=True, max_len=SERVICE_ID_MAX)
     if service_id is not None and not _SERVICE_ID_RE.fullmatch(service_id):
-        problems.append("'service_id' must be a service id like SER-00001 (SER- and at least 5 digits).")
+        problems.append(
+            "'service_id' must be a service id like SER-00001 (SER- and at least 5 digits) or a service key (svc_...)."
+        )
         service_id = None
     description = _string(payload, "description", problems, required=False, max_len=DESCRIPTION_MAX)
     severity: Severity | None = None

@@ -5,9 +5,12 @@ String to sign: "Key\\nValue\\n" for each key, in this order.
     (Un)SubscriptionConfirmation:       Message, MessageId, SubscribeURL, Timestamp, Token, TopicArn, Type
 The signing certificate comes from `SigningCertURL` through an injected `fetch_certificate(url)`
 (the only I/O, so tests pass a fake); the URL must be https (http only when the caller allows it,
-for the local emulator), on a host matching `allowed_cert_host_pattern`, with a path ending
-`.pem`. Parsed certificates are cached by URL (bounded). Every verification failure is
-INVALID_SIGNATURE; a malformed envelope is INVALID_PAYLOAD.
+for the local emulator), on a host matching `allowed_cert_host_pattern`, on the default port
+(any port only where http is allowed), with a path ending `.pem`. Parsed certificates are cached
+by URL (bounded). Every verification failure is INVALID_SIGNATURE; a malformed envelope is
+INVALID_PAYLOAD. A fetcher raises `CertificateNotFound` when the host says the certificate does not
+exist (a forgery: not retryable); any other fetch failure is INVALID_SIGNATURE marked retryable
+(the caller answers 5xx so a genuine message is retried).
 """
 
 from __future__ import annotations
@@ -48,8 +51,14 @@ SIGNATURE_HASHES: Final[Mapping[str, Callable[[], hashes.HashAlgorithm]]] = {"1"
 CERT_CACHE_MAX: Final = 32
 CERT_MAX_BYTES: Final = 64 * 1024
 
+_DEFAULT_PORTS: Final = {"https": 443, "http": 80}
+
 _cert_cache: OrderedDict[str, x509.Certificate] = OrderedDict()
 _cert_lock = threading.Lock()
+
+
+class CertificateNotFound(Exception):
+    """Raised by a certificate fetcher when the host answered that no such certificate exists."""
 
 
 @dataclass(frozen=True)
@@ -108,12 +117,17 @@ def check_sns_url(
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
+        port = parts.port  # raises ValueError on a malformed port
     except ValueError:
         raise InvalidSignature(f"{what} is not a valid URL.") from None
     schemes = ("https", "http") if allow_http else ("https",)
-    if parts.scheme.lower() not in schemes:
+    scheme = parts.scheme.lower()
+    if scheme not in schemes:
         raise InvalidSignature(f"{what} must use https.")
+    # SNS serves on the default port only; any other one points somewhere SNS does not answer.
+    # Where http is allowed (the local stage's emulator) the emulator's own port is fine.
+    if port is not None and port != _DEFAULT_PORTS[scheme] and not allow_http:
+        raise InvalidSignature(f"{what} must use the default https port.")
     if parts.username is not None or parts.password is not None or any(c.isspace() for c in url):
         raise InvalidSignature(f"{what} must not carry credentials or whitespace.")
     if not host or not pattern.fullmatch(host):
@@ -213,6 +227,8 @@ def _certificate(url: str, fetch_certificate: CertificateFetcher) -> x509.Certif
             return cached
     try:
         data = fetch_certificate(url)
+    except CertificateNotFound:
+        raise InvalidSignature("The SNS signing certificate URL names no certificate.") from None
     except Exception:
         raise InvalidSignature("The SNS signing certificate could not be fetched.", retryable=True) from None
     if not isinstance(data, bytes | bytearray) or not data or len(data) > CERT_MAX_BYTES:

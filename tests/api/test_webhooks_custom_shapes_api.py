@@ -1,0 +1,71 @@
+"""The custom webhook's two payload shapes on its three paths (/webhooks/{key},
+/webhooks/custom/{key}, /v1/incidents): one shape detection and one validation for all three.
+
+- A legacy payload may be a title alone (`service` is optional): the incident opens on the
+  integration's default service with the legacy default severity (Medium = SEV2); without a
+  default service it is a 400 that says how to name one.
+- The signed schema's `service_id` may be a service id (SER-00001) or a service key (svc_...).
+- The legacy path validates like the others: an unknown `service_id`, a bad `status` or a
+  non-string `dedup_key` is a 400 there too, never silently ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.catalog.service import Service
+from tests.api.test_webhooks_api import assert_accepted, assert_error, incident, integrate, post
+from tests.api.test_webhooks_api import frozen_clock as frozen_clock
+from tests.api.test_webhooks_api import services as services
+from tests.conftest import Org
+
+
+def paths(key: str) -> list[tuple[str, dict[str, str]]]:
+    return [(key, {}), (f"/webhooks/custom/{key}", {}), ("/v1/incidents", {"Authorization": f"Bearer {key}"})]
+
+
+def test_a_legacy_payload_with_only_a_title_opens_an_incident_on_the_default_service(
+    client: Any, org: Org, services: list[Service]
+) -> None:
+    hook = integrate(client, org, "custom", default_service=services[1].service_key)
+    for path, headers in paths(hook["routing_key"]):
+        for body in ({"title": "Disk full on db-1"}, {"title": "Disk full", "description": "95% used"}):
+            made = assert_accepted(post(client, path, body, headers), 201, deduplicated=False)
+            assert (made["title"], made["severity"], made["status"]) == (body["title"], "SEV2", "new"), path
+            assert incident(client, org, made["id"])["service_keys"] == [services[1].service_key]
+
+
+def test_a_title_alone_without_a_default_service_is_a_clear_400(client: Any, org: Org, services: list[Service]) -> None:
+    hook = integrate(client, org, "custom")
+    for path, headers in paths(hook["routing_key"]):
+        response = post(client, path, {"title": "Disk full"}, headers)
+        assert_error(response, "INVALID_PAYLOAD")
+        assert "default service" in response.json["error"]["message"]
+
+
+def test_service_id_may_be_a_service_key(client: Any, org: Org, services: list[Service]) -> None:
+    hook = integrate(client, org, "custom", default_service=services[0].service_key)
+    for path, headers in paths(hook["routing_key"]):
+        body = {"title": "Checkout latency", "service_id": services[1].service_key}
+        made = assert_accepted(post(client, path, body, headers), 201, deduplicated=False)
+        assert incident(client, org, made["id"])["service_keys"] == [services[1].service_key]
+    unknown = {"title": "Checkout latency", "service_id": "svc_zzzzzzzzzz"}
+    assert_error(post(client, hook["routing_key"], unknown), "INVALID_PAYLOAD")
+    malformed = {"title": "Checkout latency", "service_id": "svc_short"}
+    assert_error(post(client, hook["routing_key"], malformed), "INVALID_PAYLOAD")
+
+
+def test_the_legacy_path_validates_like_the_custom_one(client: Any, org: Org, services: list[Service]) -> None:
+    hook = integrate(client, org, "custom", default_service=services[0].service_key)
+    for body in (
+        {"title": "x", "service_id": "SER-99999"},  # well formed, no such service here
+        {"title": "x", "service_id": services[0].service_id, "status": "bogus"},
+        {"title": "x", "service_id": services[0].service_id, "dedup_key": 42},
+        {"title": "x", "service_id": services[0].service_id, "dedup_key": {"a": 1}},
+        {"title": "x", "status": "resolved-ish"},
+        {"title": "x", "dedup_key": ["k"]},
+    ):
+        answers = {path: post(client, path, body, headers) for path, headers in paths(hook["routing_key"])}
+        for path, response in answers.items():
+            assert_error(response, "INVALID_PAYLOAD")
+            assert response.json["error"]["message"] == answers[hook["routing_key"]].json["error"]["message"], path
