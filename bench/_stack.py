@@ -40,7 +40,7 @@ class RunningStack:
         return int(children[0]) if children else None
 
 
-def start(local_dir: Path, *, fresh: bool = False, timeout: float = 300.0) -> RunningStack:
+def start(local_dir: Path, *, fresh: bool = False, timeout: float = 300.0, **environment: str) -> RunningStack:
     demo_path = local_dir / "demo.json"
     demo_path.unlink(missing_ok=True)
     env = {
@@ -50,6 +50,7 @@ def start(local_dir: Path, *, fresh: bool = False, timeout: float = 300.0) -> Ru
         "LOCAL_DIR": str(local_dir),
         "PYTHONUNBUFFERED": "1",
         "FRESH": "1" if fresh else "",
+        **environment,
     }
     local_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -84,13 +85,13 @@ def stop(stack: RunningStack, how: signal.Signals = signal.SIGTERM) -> float:
     return time.monotonic() - began
 
 
-def aws_environment(stack: RunningStack) -> None:
+def aws_environment(demo: dict[str, Any]) -> None:
     """Point this process's chalicelib at the stack's emulator, as the local stage does."""
     for key in [k for k in os.environ if k.startswith(("AWS_", "TABLE_", "QUEUE_", "TOCSIN_"))]:
         del os.environ[key]
     os.environ.update(
         {
-            "AWS_ENDPOINT_URL": str(stack.demo["aws_endpoint_url"]),
+            "AWS_ENDPOINT_URL": str(demo["aws_endpoint_url"]),
             "AWS_ACCESS_KEY_ID": "local",
             "AWS_SECRET_ACCESS_KEY": "local",
             "AWS_DEFAULT_REGION": "us-east-1",

@@ -86,7 +86,7 @@ def seed(stack: _stack.RunningStack, first: int, count: int, year: int) -> float
     from chalicelib.incident.tables import IncidentRecord
     from chalicelib.store.counters import CounterRecord
 
-    _stack.aws_environment(stack)  # forgets cached settings and clients: each start has new ports
+    _stack.aws_environment(stack.demo)  # forgets cached settings and clients: each start has new ports
     aws.bind_tables()
     began = time.monotonic()
     with IncidentRecord.batch_write() as batch:
