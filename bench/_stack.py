@@ -40,7 +40,9 @@ class RunningStack:
         return int(children[0]) if children else None
 
 
-def start(local_dir: Path, *, fresh: bool = False, timeout: float = 300.0, **environment: str) -> RunningStack:
+def start(
+    local_dir: Path, *, fresh: bool = False, timeout: float = 300.0, environment: dict[str, str] | None = None
+) -> RunningStack:
     demo_path = local_dir / "demo.json"
     demo_path.unlink(missing_ok=True)
     env = {
@@ -50,7 +52,7 @@ def start(local_dir: Path, *, fresh: bool = False, timeout: float = 300.0, **env
         "LOCAL_DIR": str(local_dir),
         "PYTHONUNBUFFERED": "1",
         "FRESH": "1" if fresh else "",
-        **environment,
+        **(environment or {}),
     }
     local_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()

@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         local_dir = Path(tempfile.mkdtemp(prefix="tocsin-load-")) / "local"
         limits = {"RATE_LIMIT_API_KEY": "10000000", "RATE_LIMIT_WEBHOOK": "10000000"}
-        stack = _stack.start(local_dir, fresh=True, **limits)
+        stack = _stack.start(local_dir, fresh=True, environment=limits)
         base_url, demo = stack.base_url, stack.demo
         print(f"started a stack in {stack.ready_seconds:.1f}s at {base_url} (data in {local_dir})")
     try:
