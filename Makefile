@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
+# FRESH=1: `make run` forgets the data of earlier runs (.local/data/) and starts empty.
+FRESH ?=
 STAGE ?= dev
 
 .PHONY: run test lint unit fast e2e bench format clean screenshot
@@ -26,9 +28,10 @@ $(STAMP): $(PY) requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
-## run: start the whole local stack (emulator, tables, queues, API on :$(PORT), workers, demo data)
+## run: start the whole local stack (emulator, tables, queues, API on :$(PORT), workers, demo data);
+## its data lives in .local/data/ across restarts, `make run FRESH=1` starts empty
 run: $(STAMP)
-	PORT=$(PORT) exec $(PY) -m chalicelib.local
+	PORT=$(PORT) FRESH=$(FRESH) exec $(PY) -m chalicelib.local
 
 ## test: install what tests need, lint, and run every test (unit, service, api, e2e)
 test: $(STAMP) lint

@@ -1,12 +1,15 @@
 """`make run`: the whole stack on one machine. Ctrl-C or SIGTERM stops every part of it.
 
-Order: emulator (child process, dies with us) -> tables and queues -> demo data ->
-HTTP API on 127.0.0.1:$PORT -> SQS workers -> banner -> wait for a signal.
+Order: emulator (child process, dies with us; restores $LOCAL_DIR/data) -> tables and queues ->
+demo data -> HTTP API on 127.0.0.1:$PORT -> SQS workers -> banner -> wait for a signal.
+The data survives Ctrl-C, kill -9 and restarts (chalicelib/local/persistence.py); FRESH=1 starts
+empty.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -15,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from chalicelib.local.emulator import Emulator, die_with_parent, point_environment_at
+from chalicelib.local.persistence import SNAPSHOT_NAME, SNAPSHOT_SECONDS
 
 LOCAL_DEFAULTS = {
     "TOCSIN_STAGE": "local",
@@ -33,6 +37,12 @@ def main() -> int:
     local_dir = Path(os.environ.get("LOCAL_DIR", ".local"))
     for name, value in LOCAL_DEFAULTS.items():
         os.environ.setdefault(name, value)
+    data_dir = local_dir / "data"
+    if os.environ.get("FRESH", "").lower() in ("1", "true", "yes"):
+        shutil.rmtree(data_dir, ignore_errors=True)
+    restoring = (data_dir / SNAPSHOT_NAME).exists() or any(data_dir.glob("journal-*.jsonl"))
+    demo_path = local_dir / "demo.json"
+    demo_path.unlink(missing_ok=True)  # written again once this run is ready: demo.json means ready
 
     stop = threading.Event()
 
@@ -43,8 +53,12 @@ def main() -> int:
     signal.signal(signal.SIGTERM, request_stop)
 
     started = time.monotonic()
-    emulator = Emulator(int(os.environ.get("MOTO_PORT", "0")))
-    emulator.start()
+    emulator = Emulator(int(os.environ.get("MOTO_PORT", "0")), state_dir=data_dir)
+    try:
+        emulator.start()
+    except RuntimeError as error:
+        print(f"Could not start the AWS emulator: {error}", file=sys.stderr)
+        return 1
     point_environment_at(emulator.endpoint_url)
     # SNS signing certificates live in the emulator (under their sns.<region>.amazonaws.com URL).
     os.environ["LOCAL_SNS_CERTIFICATE_ENDPOINT"] = emulator.endpoint_url
@@ -68,12 +82,19 @@ def main() -> int:
         provision()
         facts = demo.seed(clock.now())
         workers = start_workers(app, stop)
-        demo_path = local_dir / "demo.json"
         demo.write_demo_file(
             demo_path,
             {"base_url": base_url, "aws_endpoint_url": emulator.endpoint_url, **facts},
         )
-        _banner(base_url, emulator.endpoint_url, facts, demo_path, time.monotonic() - started, len(workers))
+        _banner(
+            base_url,
+            emulator.endpoint_url,
+            facts,
+            demo_path,
+            time.monotonic() - started,
+            len(workers),
+            _data_lines(data_dir, restoring),
+        )
         while not stop.wait(0.5):
             pass
         print("\nStopping Tocsin...", flush=True)
@@ -90,7 +111,13 @@ def main() -> int:
 
 
 def _banner(
-    base_url: str, aws_url: str, facts: dict[str, object], demo_path: Path, seconds: float, worker_count: int
+    base_url: str,
+    aws_url: str,
+    facts: dict[str, object],
+    demo_path: Path,
+    seconds: float,
+    worker_count: int,
+    data_lines: list[str],
 ) -> None:
     keys = facts["api_keys"]
     owner = keys["owner"] if isinstance(keys, dict) else "?"
@@ -104,6 +131,7 @@ def _banner(
                 f"  Demo data    {demo_path.resolve()}",
                 f"  Outbox       {base_url}/local/outbox   (emails, Slack messages, webhook deliveries)",
                 f"  AWS emulator {aws_url}   workers: {worker_count}",
+                *data_lines,
                 "",
                 f"  Try: curl -s -H 'Authorization: Bearer {owner}' {base_url}/api/v1/auth/verify",
                 "  Stop with Ctrl-C.",
@@ -112,6 +140,15 @@ def _banner(
         ),
         flush=True,
     )
+
+
+def _data_lines(data_dir: Path, restored: bool) -> list[str]:
+    state = "restored from the last run" if restored else "new"
+    return [
+        f"  Data         {data_dir.resolve()}/   ({state})",
+        "               kept across Ctrl-C, kill -9 and restarts (DynamoDB writes journalled as they",
+        f"               happen, a snapshot every {SNAPSHOT_SECONDS:.0f}s). Start empty: make run FRESH=1",
+    ]
 
 
 if __name__ == "__main__":

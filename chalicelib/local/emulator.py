@@ -11,6 +11,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
+from typing import IO
 
 _PR_SET_PDEATHSIG = 1
 
@@ -28,7 +30,7 @@ def free_port() -> int:
 
 
 class Emulator:
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, state_dir: Path | None = None) -> None:
         # Port 0: bind a free port now and hand the listening socket to the child, so no other
         # process can take the port between choosing and serving (stacks run side by side in tests).
         self.listener: socket.socket | None = None
@@ -40,44 +42,70 @@ class Emulator:
             port = int(self.listener.getsockname()[1])
         self.port = port
         self.process: subprocess.Popen[bytes] | None = None
+        # With a directory, the emulator keeps its data there across restarts (persistence.py)
+        # and logs what it restored (and why it could not) to emulator.log beside it.
+        self.state_dir = state_dir
 
     @property
     def endpoint_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> None:
+    @property
+    def log_path(self) -> Path | None:
+        return self.state_dir / "emulator.log" if self.state_dir is not None else None
+
+    def start(self, timeout: float = 120.0) -> None:
+        """Returns once the emulator answers; a restart first restores its data (seconds for 10,000 incidents)."""
         command = [sys.executable, "-m", "chalicelib.local.moto_server", "--port", str(self.port)]
         inherited: tuple[int, ...] = ()
         if self.listener is not None:
             inherited = (self.listener.fileno(),)
             command += ["--fd", str(self.listener.fileno())]
-        self.process = subprocess.Popen(
-            command,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=die_with_parent,
-            pass_fds=inherited,
-        )
+        log: IO[bytes] | None = None
+        if self.state_dir is not None and self.log_path is not None:
+            command += ["--state-dir", str(self.state_dir)]
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            log = self.log_path.open("ab")
+        try:
+            self.process = subprocess.Popen(
+                command,
+                stdout=log or subprocess.DEVNULL,
+                stderr=log or subprocess.DEVNULL,
+                preexec_fn=die_with_parent,
+                pass_fds=inherited,
+                # Its own session: Ctrl-C reaches only us, and we stop it last, after the API and
+                # the workers, so its final snapshot holds their last writes.
+                start_new_session=True,
+            )
+        finally:
+            if log is not None:
+                log.close()
         if self.listener is not None:
             self.listener.close()  # the child has its own copy
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the AWS emulator exited at start (is port {self.port} taken?)")
+                raise RuntimeError(f"the AWS emulator exited at start (is port {self.port} taken?){self._log_tail()}")
             try:
                 with urllib.request.urlopen(f"{self.endpoint_url}/moto-api/", timeout=1):
                     return
             except OSError:
                 time.sleep(0.1)
         self.stop()
-        raise RuntimeError("the AWS emulator did not start in time")
+        raise RuntimeError(f"the AWS emulator did not start in time{self._log_tail()}")
+
+    def _log_tail(self) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        lines = self.log_path.read_text(errors="replace").strip().splitlines()[-3:]
+        return "\n" + "\n".join(lines) if lines else ""
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
+        self.process.terminate()  # it writes a last snapshot, then exits
         try:
-            self.process.wait(timeout=5)
+            self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=5)

@@ -1,25 +1,36 @@
-"""moto in server mode, with DynamoDB requests serialized.
+"""moto in server mode, with DynamoDB requests serialized, and (with --state-dir) its data kept.
 
 moto's TransactWriteItems deep-copies every table for its rollback; a concurrent write in
 another thread breaks that copy ("dictionary changed size during iteration") and racing
 conditional writes could interleave. Real DynamoDB applies each request atomically, so
-serializing DynamoDB requests here is closer to the real service. Other services (SQS,
-SNS, SES) stay concurrent: SNS's synchronous HTTP delivery calls back into our API,
-which must be able to reach DynamoDB meanwhile.
+serializing DynamoDB requests here is closer to the real service. SQS and SES requests take a
+second lock only so a snapshot sees one moment (chalicelib/local/persistence.py); SNS stays
+unlocked: its synchronous HTTP delivery calls back into our API, which must be able to reach
+DynamoDB and SQS meanwhile.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import logging
+import os
+import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
-from werkzeug.serving import make_server, run_simple
+from werkzeug.serving import make_server
+
+from chalicelib.local.persistence import DYNAMODB_READS, SQS_READS, SnapshotUnreadable, StateStore
 
 _dynamodb_lock = threading.Lock()
+_other_lock = threading.Lock()
+_holding = threading.local()  # whether this request thread holds _other_lock
 
 
 def cheaper_transactions() -> None:
@@ -85,19 +96,123 @@ def _restore(table: Any, hash_value: Any, range_value: Any, item: Any) -> None:
 
 
 def serialize_dynamodb(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
+    return serialize(app, None)
+
+
+def serialize(app: Callable[..., Iterable[bytes]], store: StateStore | None) -> Callable[..., Iterable[bytes]]:
+    """DynamoDB requests one at a time under one lock, everything else under the other (SQS's long
+    poll lets go of it while it waits); with a store, DynamoDB writes are journalled and every
+    change is counted, so snapshots see one consistent moment (chalicelib/local/persistence.py)."""
+
     def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if str(environ.get("HTTP_X_AMZ_TARGET", "")).startswith("DynamoDB"):
-            with _dynamodb_lock:
-                return list(app(environ, start_response))
-        return app(environ, start_response)
+        target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
+        if target.startswith("DynamoDB"):
+            return _dynamodb_request(app, store, environ, start_response, target.rpartition(".")[2])
+        internal = str(environ.get("PATH_INFO", "")).startswith("/moto-api")
+        if store is None or not (internal or target.startswith("AmazonSQS.") or _signing_service(environ) == "ses"):
+            # SNS and the rest run unlocked and unsaved: SNS's HTTP delivery calls our API, which
+            # calls SQS and DynamoDB before SNS's request can finish.
+            return app(environ, start_response)
+        method = environ.get("REQUEST_METHOD", "GET")
+        with contextlib.ExitStack() as held:
+            if internal:  # a reset touches every service
+                held.enter_context(_dynamodb_lock)
+            held.enter_context(_other_lock)
+            _holding.other = True
+            try:
+                body = b"".join(app(environ, start_response))
+            finally:
+                _holding.other = False
+            if target.startswith("AmazonSQS."):
+                action = target.rpartition(".")[2]
+                changed = action not in SQS_READS and (action != "ReceiveMessage" or b'"Messages"' in body)
+            else:
+                changed = method != "GET"
+            if changed:
+                store.changes += 1
+            return [body]
 
     return wrapped
+
+
+def _signing_service(environ: dict[str, Any]) -> str:
+    """The service in a SigV4 credential scope (`Credential=key/date/region/service/aws4_request`)."""
+    scope = str(environ.get("HTTP_AUTHORIZATION", "")).split(",")[0].rpartition("Credential=")[2]
+    parts = scope.split("/")
+    return parts[3] if len(parts) == 5 else ""
+
+
+def _dynamodb_request(
+    app: Callable[..., Iterable[bytes]],
+    store: StateStore | None,
+    environ: dict[str, Any],
+    start_response: Callable[..., Any],
+    operation: str,
+) -> Iterable[bytes]:
+    if store is None or operation in DYNAMODB_READS:
+        with _dynamodb_lock:
+            return list(app(environ, start_response))
+    length = int(environ.get("CONTENT_LENGTH") or 0)
+    request_body = environ["wsgi.input"].read(length) if length else b""
+    environ["wsgi.input"] = io.BytesIO(request_body)
+    statuses: list[str] = []
+
+    def remember_status(status: str, headers: Any, *rest: Any) -> Any:
+        statuses.append(status)
+        return start_response(status, headers, *rest)
+
+    with _dynamodb_lock:
+        response = list(app(environ, remember_status))
+        if statuses and statuses[0].startswith("200"):
+            store.changes += 1
+            store.record_write({name: str(environ.get(key, "")) for name, key in _JOURNALLED_HEADERS}, request_body)
+    return response
+
+
+# What moto needs to route a replayed request to the same backend and operation.
+_JOURNALLED_HEADERS = (
+    ("X-Amz-Target", "HTTP_X_AMZ_TARGET"),
+    ("Authorization", "HTTP_AUTHORIZATION"),
+    ("Content-Type", "CONTENT_TYPE"),
+)
+
+
+def replayer(app: Callable[..., Iterable[bytes]]) -> Callable[[dict[str, str], bytes], None]:
+    """Feed one journalled request to moto in-process, exactly as it first arrived."""
+    from werkzeug.test import EnvironBuilder
+
+    def replay(headers: dict[str, str], body: bytes) -> None:
+        environ = EnvironBuilder(method="POST", path="/", data=body, headers=list(headers.items())).get_environ()
+        for _ in app(environ, lambda *args: None):
+            pass
+
+    return replay
+
+
+def release_lock_while_polling() -> None:
+    """SQS long polls wait inside moto's ReceiveMessage: let the other requests run meanwhile."""
+    from moto.sqs.models import Queue
+
+    original = Queue.wait_for_messages
+
+    def wait_for_messages(self: Any, timeout: int) -> None:
+        if not getattr(_holding, "other", False):
+            original(self, timeout)
+            return
+        _other_lock.release()
+        try:
+            original(self, timeout)
+        finally:
+            _other_lock.acquire()
+
+    Queue.wait_for_messages = wait_for_messages  # type: ignore[method-assign]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--fd", type=int, default=None, help="a socket the parent bound and listens on")
+    parser.add_argument("--state-dir", type=Path, default=None, help="keep the state here across restarts")
     arguments = parser.parse_args()
     from chalicelib.local.emulator import die_with_parent
 
@@ -105,15 +220,41 @@ def main() -> None:
     # werkzeug formats a log line per request even when nobody reads it (~13% of the emulator's CPU).
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     cheaper_transactions()
-    application = serialize_dynamodb(DomainDispatcherApplication(create_backend_app))
-    if arguments.fd is None:
-        run_simple("127.0.0.1", arguments.port, application, threaded=True, request_handler=MotoRequestHandler)
-        return
-    # The parent's socket: the port was ours from the moment it was chosen, so nothing else can take it.
+    backends = DomainDispatcherApplication(create_backend_app)
+    store = None
+    if arguments.state_dir is not None:
+        release_lock_while_polling()
+        store = StateStore(arguments.state_dir, (_dynamodb_lock, _other_lock))
+        try:
+            restored = store.restore(replayer(backends))
+        except SnapshotUnreadable as error:
+            print(f"{error}\nStart empty with `make run FRESH=1` (or remove that directory).", file=sys.stderr)
+            sys.exit(3)
+        print(
+            f"state: snapshot={'yes' if restored.snapshot else 'no'} "
+            f"journal_writes={restored.replayed_writes} seconds={restored.seconds:.2f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    application = serialize(backends, store)
+    # With --fd, the parent's socket: the port was ours from the moment it was chosen.
     server = make_server(
         "127.0.0.1", arguments.port, application, threaded=True, request_handler=MotoRequestHandler, fd=arguments.fd
     )
-    server.serve_forever()
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    threading.Thread(target=server.serve_forever, name="emulator-http", daemon=True).start()
+    if store is not None:
+        threading.Thread(target=store.run, args=(stop,), name="emulator-snapshots", daemon=True).start()
+    stop.wait()
+    server.shutdown()  # no new request from here on: the last snapshot is the final state
+    if store is not None:
+        store.close()
+        print(f"state: saved on stop in {store.last_snapshot_seconds:.2f}s", file=sys.stderr, flush=True)
+    # Everything is on disk: skip interpreter finalization, which can wait on request threads
+    # still inside moto (an SQS long poll) and hold up the stop of `make run`.
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -54,11 +54,12 @@ def start_stack(tmp_path: Path, **environment: str) -> LocalStack:
         "PYTHONUNBUFFERED": "1",
         **environment,
     }
-    with log_path.open("wb") as log:
+    demo_path = local_dir / "demo.json"
+    demo_path.unlink(missing_ok=True)  # a restart on the same directory: wait for this run's file
+    with log_path.open("ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "chalicelib.local"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
         )
-    demo_path = local_dir / "demo.json"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if process.poll() is not None:
