@@ -6,9 +6,9 @@ then pays only for the models its route touches, not for all of them at import.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 
@@ -57,3 +57,22 @@ class PatchModel(RequestModel):
 
     def changes(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.model_fields_set - self.not_changes}
+
+
+# The constraint sits on the int itself: on `int | SkipJsonSchema[None]` as a whole, pydantic
+# applies `ge` to None too (a TypeError, not a validation error) and documents it as `"ge"`.
+# Optional in the model (left out is None) but not in the document: PatchModel refuses null.
+ExpectedVersion = Annotated[Annotated[int, Field(ge=1)] | None, WithJsonSchema({"type": "integer", "minimum": 1})]
+
+VERSION_DESCRIPTION = (
+    "The version you read. When given, the change applies only if the item is still at that version "
+    "(409 otherwise); when left out, it applies to the latest version."
+)
+
+
+class VersionedPatchModel(PatchModel):
+    """A PATCH that may carry the `version` it read (optimistic locking); `version` alone is no change."""
+
+    not_changes: ClassVar[frozenset[str]] = frozenset({"version"})
+
+    version: ExpectedVersion = Field(default=None, description=VERSION_DESCRIPTION)

@@ -7,14 +7,13 @@ wall-clock times (handoffs, restrictions) are "HH:MM" in the schedule's IANA zon
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, RequestModel
-from chalicelib.model_base import PatchModel as BasePatchModel
+from chalicelib.model_base import ApiModel, RequestModel, VersionedPatchModel
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
 from chalicelib.pagination import PageQuery
@@ -28,10 +27,6 @@ TimeZone = Annotated[str, Field(min_length=1, max_length=64, description="IANA t
 Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
 RotationKind = Literal["hourly", "daily", "weekly", "custom"]
 RestrictionKind = Literal["daily", "weekly"]
-VERSION_DESCRIPTION = (
-    "The version you read. When given, the change applies only if the item is still at that version "
-    "(409 otherwise); when left out, it applies to the latest version."
-)
 
 
 def utc(moment: datetime) -> datetime:
@@ -41,12 +36,8 @@ def utc(moment: datetime) -> datetime:
 # --- shared request bases ----------------------------------------------------------------------
 
 
-class PatchModel(BasePatchModel):
-    """PATCH bodies: at least one field besides `version`; left out is unchanged, null clears where allowed."""
-
-    not_changes: ClassVar[frozenset[str]] = frozenset({"version"})
-
-    version: int | SkipJsonSchema[None] = Field(default=None, ge=1, description=VERSION_DESCRIPTION)
+# PATCH bodies of this package and those that import it: at least one field besides `version`.
+PatchModel = VersionedPatchModel
 
 
 class DeletedV1(ApiModel):

@@ -129,3 +129,22 @@ def test_raw_routes_refuse_repeated_scalars_too(client: Any) -> None:
     sink = client.http.post("/local/webhook-sink/demo?fail=500&fail=502", body="{}")
     assert sink.status_code == 400
     assert json.loads(sink.body)["error"]["details"]["fields"][0]["field"] == "fail"
+
+
+# --- PATCH with a null version ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "change"),
+    [
+        ("/api/v1/escalation-policies/x1", {"name": "Primary"}),
+        ("/api/v1/postmortems/x1", {"summary": "Checkout"}),
+        ("/api/v1/schedules/x1", {"name": "Primary"}),
+        ("/api/v1/webhook-subscriptions/x1", {"enabled": True}),
+    ],
+)
+def test_a_null_version_is_a_400_on_the_field(client: Any, org: Org, path: str, change: dict[str, Any]) -> None:
+    response = send(client, "PATCH", path, auth(org), json.dumps({**change, "version": None}))
+    assert response.status_code == 400, response.body
+    error = json.loads(response.body)["error"]
+    assert error["details"]["fields"] == [{"field": "version", "message": "must not be null"}]
