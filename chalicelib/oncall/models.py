@@ -13,17 +13,19 @@ from pydantic import AwareDatetime, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, RequestModel, VersionedPatchModel
+from chalicelib.model_base import ApiModel, RequestModel, SingleLine, VersionedPatchModel
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
 from chalicelib.pagination import PageQuery
 
-Name = Annotated[str, Field(min_length=1, max_length=100)]
+Name = Annotated[str, Field(min_length=1, max_length=100), SingleLine]
 ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 LocalTime = Annotated[
     str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="Local wall-clock time HH:MM (00:00 to 23:59).")
 ]
-TimeZone = Annotated[str, Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/Berlin.")]
+TimeZone = Annotated[
+    str, Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/Berlin."), SingleLine
+]
 Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
 RotationKind = Literal["hourly", "daily", "weekly", "custom"]
 RestrictionKind = Literal["daily", "weekly"]

@@ -148,3 +148,35 @@ def test_a_null_version_is_a_400_on_the_field(client: Any, org: Org, path: str, 
     assert response.status_code == 400, response.body
     error = json.loads(response.body)["error"]
     assert error["details"]["fields"] == [{"field": "version", "message": "must not be null"}]
+
+
+# --- text: control and bidi characters ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/v1/services", {"name": "Checkout\u202eyaP"}, "name"),
+        ("/api/v1/teams", {"name": "Pay\x00ments"}, "name"),
+        ("/api/v1/incidents", {"title": "Disk full\u2066", "service_ids": ["svc_0123456789"]}, "title"),
+        ("/api/v1/status-pages", {"name": "Acme\nStatus", "slug": "acme"}, "name"),
+    ],
+)
+def test_control_and_bidi_characters_are_refused_naming_the_field(
+    client: Any, org: Org, path: str, body: dict[str, Any], field: str
+) -> None:
+    response = send(client, "POST", path, auth(org), json.dumps(body))
+    assert response.status_code == 400, response.body
+    error = json.loads(response.body)["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert field in [problem["field"] for problem in error["details"]["fields"]]
+
+
+def test_multi_line_text_keeps_its_lines_with_crlf_made_lf(client: Any, org: Org) -> None:
+    body = {"name": "Payments", "description": "Owns checkout.\r\nPager: #payments \U0001f468\u200d\U0001f4bb"}
+    response = send(client, "POST", "/api/v1/teams", auth(org), json.dumps(body))
+    assert response.status_code == 201, response.body
+    assert (
+        json.loads(response.body)["data"]["description"]
+        == "Owns checkout.\nPager: #payments \U0001f468\u200d\U0001f4bb"
+    )
