@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
@@ -189,3 +192,62 @@ class TextRule:
 
 SingleLine = TextRule(multiline=False)
 MultiLine = TextRule(multiline=True)
+
+
+# --- date-times in requests ------------------------------------------------------------------------
+#
+# RFC 3339 strings with an offset (`2026-11-22T12:00:00Z`, `...T14:00:00+02:00`), nothing else:
+# pydantic's lax mode would also take numbers as epoch seconds (`-1` became 1969), numeric
+# strings, and times without an offset. Scheduling fields (when something is to happen) take the
+# years 2000 to 2100; other date-times (listing bounds, an imported record's time) any year from
+# 1970. The year is read as written, before any conversion to UTC, as the document's pattern says.
+
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})")
+
+
+def _rfc3339_string(value: Any) -> Any:
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value  # a Python caller (a service, a test) building the model
+    if isinstance(value, str) and _RFC3339.fullmatch(value):
+        return value
+    raise PydanticCustomError(
+        "rfc3339_date_time", "must be an RFC 3339 date-time with an offset, e.g. 2026-11-22T12:00:00Z"
+    )
+
+
+@dataclass(frozen=True)
+class _Years:
+    first: int
+    last: int
+
+    def __call__(self, value: datetime) -> datetime:
+        if not self.first <= value.year <= self.last:
+            raise PydanticCustomError(
+                "date_time_year", "must be in the years {first} to {last}", {"first": self.first, "last": self.last}
+            )
+        return value
+
+
+def _date_time_schema(year_pattern: str, years: str) -> WithJsonSchema:
+    return WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": f"^{year_pattern}-",
+            "description": f"RFC 3339 with an offset; years {years}.",
+        }
+    )
+
+
+DateTimeIn = Annotated[
+    datetime,
+    BeforeValidator(_rfc3339_string),
+    AfterValidator(_Years(1970, 9999)),
+    _date_time_schema("(19[7-9][0-9]|[2-9][0-9]{3})", "1970 to 9999"),
+]
+ScheduleTime = Annotated[
+    datetime,
+    BeforeValidator(_rfc3339_string),
+    AfterValidator(_Years(2000, 2100)),
+    _date_time_schema("(20[0-9]{2}|2100)", "2000 to 2100"),
+]

@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from chalicelib import clock
-from chalicelib.model_base import ApiModel, MultiLine, SingleLine
+from chalicelib.model_base import ApiModel, DateTimeIn, MultiLine, SingleLine
 from chalicelib.pagination import Page, PageQuery
 from chalicelib.severity import Severity, parse_severity
 
@@ -58,8 +58,8 @@ def _service_key(value: str) -> str:
 
 
 def _utc(moment: datetime) -> datetime:
-    """Timezone-aware in UTC; a naive time is taken to be UTC already."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    """The same instant in UTC (requests give an offset: chalicelib.model_base.DateTimeIn)."""
+    return moment.astimezone(UTC)
 
 
 def _unique(values: list[Any]) -> list[Any]:
@@ -77,7 +77,7 @@ Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION), Mult
 StatusName = Annotated[
     str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=40), SingleLine
 ]
-UtcDateTime = Annotated[datetime, AfterValidator(_utc)]
+UtcDateTime = Annotated[DateTimeIn, AfterValidator(_utc)]
 Timestamp = Annotated[datetime, PlainSerializer(clock.isoformat, return_type=str, when_used="json")]
 Channel = Literal["slack", "email"]
 
@@ -273,7 +273,7 @@ class PageRequest(ApiModel):
 
 
 class IncidentListQuery(PageQuery):
-    """Filters for GET /api/v1/incidents. Date-time bounds are inclusive; a naive time means UTC."""
+    """Filters for GET /api/v1/incidents. Date-time bounds are inclusive, RFC 3339 with an offset."""
 
     model_config = ConfigDict(extra="forbid")
 

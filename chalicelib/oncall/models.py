@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, RequestModel, SingleLine, VersionedPatchModel
+from chalicelib.model_base import ApiModel, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
 from chalicelib.pagination import PageQuery
@@ -70,8 +70,8 @@ class LayerIn(RequestModel):
     rotation: RotationKind
     rotation_hours: int | None = Field(default=None, ge=1, le=8760, description="Custom rotations only.")
     handoff_time: LocalTime
-    start: AwareDatetime = Field(description="The rotation starts here with the first member.")
-    end: AwareDatetime | None = None
+    start: ScheduleTime = Field(description="The rotation starts here with the first member.")
+    end: ScheduleTime | None = None
     restrictions: list[RestrictionIn] = Field(default_factory=list, max_length=14, description="A union of windows.")
 
     def to_domain(self) -> Layer:
@@ -122,13 +122,13 @@ class ScheduleListQuery(PageQuery):
 
 class OverrideCreate(RequestModel):
     user_id: ItemId
-    start: AwareDatetime
-    end: AwareDatetime
+    start: ScheduleTime
+    end: ScheduleTime
 
 
 class ShiftsQuery(RequestModel):
-    since: AwareDatetime | None = Field(default=None, description="Window start; defaults to now.")
-    until: AwareDatetime | None = Field(
+    since: ScheduleTime | None = Field(default=None, description="Window start; defaults to now.")
+    until: ScheduleTime | None = Field(
         default=None, description="Window end; defaults to since + 7 days. At most 93 days after since."
     )
 

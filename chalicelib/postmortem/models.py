@@ -17,7 +17,16 @@ from pydantic_core import PydanticCustomError
 
 from chalicelib.errors import InvalidStatus
 from chalicelib.incident.models import EmailAddress, Timestamp
-from chalicelib.model_base import STORED, ApiModel, ExpectedVersion, MultiLine, PatchModel, RequestModel, SingleLine
+from chalicelib.model_base import (
+    STORED,
+    ApiModel,
+    DateTimeIn,
+    ExpectedVersion,
+    MultiLine,
+    PatchModel,
+    RequestModel,
+    SingleLine,
+)
 from chalicelib.postmortem.rules import STATUSES, STRUCTURED_FIELDS, ActionItemStatus, Level, Status
 from chalicelib.postmortem.tables import PostmortemRecord
 
@@ -164,7 +173,7 @@ class PostmortemImport(RequestModel):
     incident_number: IncidentNumber
     level: Level = "standard"
     status: PostmortemStatus = "published"
-    created_at: datetime | None = Field(default=None, description="When the old tool created it; default now.")
+    created_at: DateTimeIn | None = Field(default=None, description="When the old tool created it; default now.")
     summary: Text | None = None
     root_cause: Text | None = None
     resolution: Text | None = None

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, SingleLine
+from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, ScheduleTime, SingleLine
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import PublicIncidentUpdate
 from chalicelib.statuspage.rules import ComponentStatus, Impact, IncidentStatus, MaintenanceStatus
@@ -110,15 +110,15 @@ class IncidentUpdateCreate(RequestModel):
 
 class MaintenanceCreate(RequestModel):
     title: Title
-    scheduled_start: AwareDatetime
-    scheduled_end: AwareDatetime = Field(description="After scheduled_start.")
+    scheduled_start: ScheduleTime
+    scheduled_end: ScheduleTime = Field(description="After scheduled_start.")
     component_ids: ComponentIds = []
 
 
 class MaintenancePatch(PatchModel):
     title: Title | SkipJsonSchema[None] = None
-    scheduled_start: AwareDatetime | SkipJsonSchema[None] = None
-    scheduled_end: AwareDatetime | SkipJsonSchema[None] = None
+    scheduled_start: ScheduleTime | SkipJsonSchema[None] = None
+    scheduled_end: ScheduleTime | SkipJsonSchema[None] = None
     component_ids: ComponentIds | SkipJsonSchema[None] = None
     status: MaintenanceStatus | SkipJsonSchema[None] = Field(
         default=None,

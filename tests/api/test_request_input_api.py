@@ -180,3 +180,18 @@ def test_multi_line_text_keeps_its_lines_with_crlf_made_lf(client: Any, org: Org
         json.loads(response.body)["data"]["description"]
         == "Owns checkout.\nPager: #payments \U0001f468\u200d\U0001f4bb"
     )
+
+
+# --- date-times -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "start", [-1, 1790000000, "2026-11-22T12:00:00", "1969-12-31T23:59:59Z", "2101-01-01T00:00:00Z"]
+)
+def test_a_maintenance_window_needs_an_rfc_3339_start_in_a_plausible_year(client: Any, org: Org, start: Any) -> None:
+    page = json.loads(send(client, "POST", "/api/v1/status-pages", auth(org), '{"name": "Acme", "slug": "acme"}').body)
+    body = {"title": "DB upgrade", "scheduled_start": start, "scheduled_end": "2026-11-22T14:00:00Z"}
+    path = f"/api/v1/status-pages/{page['data']['id']}/maintenance"
+    response = send(client, "POST", path, auth(org), json.dumps(body))
+    assert response.status_code == 400, response.body
+    assert json.loads(response.body)["error"]["details"]["fields"][0]["field"] == "scheduled_start"
