@@ -136,6 +136,18 @@ class PayloadTooLarge(AppError):
     default_message = "The request body is too large."
 
 
+class UriTooLong(AppError):
+    code = "URI_TOO_LONG"
+    status = 414
+    default_message = "The request line (path and query string) is too long."
+
+
+class HeadersTooLarge(AppError):
+    code = "HEADERS_TOO_LARGE"
+    status = 431
+    default_message = "The request's headers are too large."
+
+
 class RateLimited(AppError):
     code = "RATE_LIMITED"
     status = 429
@@ -258,6 +270,8 @@ ERROR_TYPES: tuple[type[AppError], ...] = (
     IdempotencyInProgress,
     ContactDetailsMissing,
     PayloadTooLarge,
+    UriTooLong,
+    HeadersTooLarge,
     RateLimited,
     InternalError,
     DeliveryFailed,

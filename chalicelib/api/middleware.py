@@ -1,11 +1,14 @@
 """HTTP middleware: request ids, structured access logs, and enveloping Chalice's own errors.
 
 Errors raised in views never reach here: the view wrapper (chalicelib.api.routing) renders them.
-What is left is Chalice's own answers (405, 400 on bad JSON, 415, its 500) on API paths, and the
-rate limit of unrouted requests."""
+What is left is Chalice's own answers (405 with Allow for a method the route lacks, any method
+included, 400 on bad JSON, 415, its 500), rendered in the family of the route they came from
+(the API envelope, the webhook body, PagerDuty's...), and the rate limit of unrouted requests.
+A method the catch-all route lacks is a 404: no route matches that path at all."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import time
@@ -15,11 +18,13 @@ from chalice.app import Request, Response
 
 from chalicelib.api.context import accept_or_generate_request_id, set_current_request, set_request_id
 from chalicelib.api.error_render import ErrorFamily, render
+from chalicelib.api.route_table import RouteRow
 from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, RateLimited, ValidationFailed
 
 logger = logging.getLogger("tocsin.access")
 
 API_PREFIX = "/api/v1"
+CATCH_ALL = "/{proxy+}"
 
 
 def concrete_path(request: Request) -> str:
@@ -28,13 +33,15 @@ def concrete_path(request: Request) -> str:
 
 def _chalice_error_to_app_error(response: Response) -> AppError | None:
     """Chalice answers a few errors itself (405, its 500, 400 on bad JSON); map them to ours."""
+    if response.status_code < 400:
+        return None
     body = response.body
     if isinstance(body, str):
         try:
             body = json.loads(body)
         except ValueError:
             return None
-    if not isinstance(body, dict) or "Code" not in body:
+    if not isinstance(body, dict) or set(body) != {"Code", "Message"}:
         return None
     if response.status_code == 405:
         return MethodNotAllowed()
@@ -52,11 +59,14 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
     set_current_request(event)
     path = concrete_path(event)
     response = get_response(event)
-    if path.startswith(API_PREFIX):
-        replacement = _chalice_error_to_app_error(response)
-        if replacement is not None:
+    replacement = _chalice_error_to_app_error(response)
+    if replacement is not None:
+        resource = str((event.context or {}).get("resourcePath") or "")
+        if resource == CATCH_ALL and isinstance(replacement, MethodNotAllowed):
+            replacement = NotFound(f"No route matches {path}.")
+        else:
             replacement.headers.update(_keep_allow(response))
-            response = render(ErrorFamily.API, replacement)
+        response = render(_family_of(resource), replacement)
     if "X-RateLimit-Category" not in response.headers and response.status_code in (404, 405):
         response = _charge_unrouted(event, response)
     response.headers.setdefault("X-Request-Id", request_id)
@@ -71,6 +81,20 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
         },
     )
     return response
+
+
+def _family_of(resource_path: str) -> ErrorFamily:
+    """How the operations of a route answer errors (the API envelope when the route has none)."""
+    from chalicelib.api import lazy, routing
+
+    row: RouteRow | None = next((row for row in lazy.mounted_rows() if row.path == resource_path), None)
+    if row is None:
+        return ErrorFamily.API
+    entry = routing.bound(row.method, row.path)
+    if entry is None:
+        importlib.import_module(row.module)  # not requested yet in this process (chalicelib.api.lazy)
+        entry = routing.bound(row.method, row.path)
+    return entry.operation.error_family if entry is not None else ErrorFamily.API
 
 
 def _charge_unrouted(event: Request, response: Response) -> Response:

@@ -26,7 +26,7 @@ from chalicelib import clock
 from chalicelib.api import envelope, ratelimits
 from chalicelib.api.credentials import authenticate
 from chalicelib.api.error_render import ErrorFamily, render
-from chalicelib.api.validation import parse_body, parse_query
+from chalicelib.api.validation import check_no_body, parse_body, parse_query
 from chalicelib.auth.principal import Principal
 from chalicelib.errors import AppError, InternalError, ServiceUnavailable, Unauthorized, ValidationFailed
 from chalicelib.ratelimit.window import RateLimitDecision
@@ -274,6 +274,8 @@ def run(operation: Operation, handler: Handler, request: Request, path_params: d
     decision: RateLimitDecision | None = None
     try:
         principal, decision = _admit(operation, request, now)
+        if operation.body is None:
+            check_no_body(request.raw_body)
         body = parse_body(operation.body, request.raw_body) if operation.body else None
         query = parse_query(operation.query, query_lists(request)) if operation.query else None
         if operation.query is None and query_lists(request):

@@ -1,21 +1,23 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
 from chalicelib.apikey.service import ApiKey
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, SingleLine
 
 
 class ApiKeyCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=100)
+    name: Annotated[str, SingleLine] = Field(min_length=1, max_length=100)
     kind: Literal["personal", "service_account"] = "service_account"
-    scopes: list[str] = Field(min_length=1, max_length=32)
-    user_id: str | None = Field(default=None, description="Owner of a personal key; defaults to the calling user.")
+    scopes: list[Annotated[str, SingleLine]] = Field(min_length=1, max_length=32)
+    user_id: Annotated[str, SingleLine] | None = Field(
+        default=None, description="Owner of a personal key; defaults to the calling user."
+    )
 
 
 class ApiKeyV1(ApiModel):

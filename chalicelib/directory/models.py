@@ -10,20 +10,22 @@ from pydantic.json_schema import SkipJsonSchema
 from chalicelib.directory import rules
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, PatchModel, RequestModel
+from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, SingleLine
 from chalicelib.pagination import PageQuery
 
 Role = Literal["owner", "admin", "responder", "viewer"]
-Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX)]
-Description = Annotated[str, Field(max_length=rules.DESCRIPTION_MAX)]
+Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX), SingleLine]
+Description = Annotated[str, Field(max_length=rules.DESCRIPTION_MAX), MultiLine]
 Email = Annotated[str, Field(max_length=rules.EMAIL_MAX, pattern=rules.EMAIL_PATTERN)]
-SlackUserId = Annotated[str, Field(max_length=rules.SLACK_ID_MAX, pattern=r"^\S+$")]
+SlackUserId = Annotated[str, Field(max_length=rules.SLACK_ID_MAX, pattern=r"^\S+$"), SingleLine]
+SearchText = Annotated[str, SingleLine]
 ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 MemberIds = Annotated[list[ItemId], Field(max_length=500)]
 # Checked by the service so a bad value answers INVALID_SEVERITY, like incidents do.
 Severity = Annotated[
     str,
     Field(max_length=16),
+    SingleLine,
     WithJsonSchema({"type": "string", "enum": list(rules.SEVERITIES)}),
 ]
 
@@ -78,7 +80,7 @@ class UserPatch(_Patch):
 
 
 class UserListQuery(ActiveFilter):
-    q: str | None = Field(
+    q: SearchText | None = Field(
         default=None, max_length=rules.NAME_MAX, description="Case-insensitive substring of the name or email."
     )
 
@@ -122,4 +124,6 @@ class TeamPatch(_Patch):
 
 
 class TeamListQuery(ActiveFilter):
-    q: str | None = Field(default=None, max_length=rules.NAME_MAX, description="Case-insensitive name substring.")
+    q: SearchText | None = Field(
+        default=None, max_length=rules.NAME_MAX, description="Case-insensitive name substring."
+    )

@@ -16,6 +16,7 @@ from chalicelib.directory.users import find_user_by_email, get_user
 from chalicelib.errors import NotFound, ValidationFailed
 from chalicelib.escalation.steps import stopped_state
 from chalicelib.incident import repository
+from chalicelib.incident import sla as sla_rules
 from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord, incident_partition, list_partition
 from chalicelib.incident.workflow import (
@@ -140,11 +141,12 @@ def change_status(
             incident.resolved_at = now
             incident.resolved_by_email = principal.email
             incident.resolved_by_name = principal.actor
-            _record_resolve_sla(incident, now)
+            incident.sla = sla_rules.with_resolution(incident.sla, created_at=incident.created_at, resolved_at=now)
         if plan.reopens:
             incident.resolved_at = None
             incident.resolved_by_email = None
             incident.resolved_by_name = None
+            incident.sla = sla_rules.without_resolution(incident.sla)
         incident.updated_at = now
         entry = repository.timeline_entry(
             incident,
@@ -170,14 +172,6 @@ def change_status(
             previous_category=plan.from_category,
         )
     return incident
-
-
-def _record_resolve_sla(incident: IncidentRecord, now: datetime) -> None:
-    sla = dict(incident.sla or {})
-    if "resolve_due_at" in sla and "resolve_met" not in sla:
-        sla["resolve_met"] = now <= clock.parse(sla["resolve_due_at"])
-        sla["resolved_after_seconds"] = int((now - incident.created_at).total_seconds())
-        incident.sla = sla
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from chalicelib import clock
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, DateTimeIn, MultiLine, SingleLine
 from chalicelib.pagination import Page, PageQuery
 from chalicelib.severity import Severity, parse_severity
 
@@ -58,8 +58,8 @@ def _service_key(value: str) -> str:
 
 
 def _utc(moment: datetime) -> datetime:
-    """Timezone-aware in UTC; a naive time is taken to be UTC already."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    """The same instant in UTC (requests give an offset: chalicelib.model_base.DateTimeIn)."""
+    return moment.astimezone(UTC)
 
 
 def _unique(values: list[Any]) -> list[Any]:
@@ -72,10 +72,12 @@ EmailAddress = Annotated[
 ServiceKey = Annotated[
     str, AfterValidator(_service_key), WithJsonSchema({"type": "string", "pattern": _SERVICE_KEY.pattern})
 ]
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TITLE)]
-Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION)]
-StatusName = Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=40)]
-UtcDateTime = Annotated[datetime, AfterValidator(_utc)]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TITLE), SingleLine]
+Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION), MultiLine]
+StatusName = Annotated[
+    str, StringConstraints(strip_whitespace=True, to_lower=True, min_length=1, max_length=40), SingleLine
+]
+UtcDateTime = Annotated[DateTimeIn, AfterValidator(_utc)]
 Timestamp = Annotated[datetime, PlainSerializer(clock.isoformat, return_type=str, when_used="json")]
 Channel = Literal["slack", "email"]
 
@@ -251,7 +253,7 @@ class StatusChange(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     status: StatusName = Field(description="Target canonical status name, as in the incident's status field.")
-    comment: Annotated[str, StringConstraints(max_length=MAX_STATUS_COMMENT)] | None = Field(
+    comment: Annotated[str, StringConstraints(max_length=MAX_STATUS_COMMENT), MultiLine] | None = Field(
         default=None, description="The reason, recorded on the timeline."
     )
 
@@ -259,7 +261,7 @@ class StatusChange(ApiModel):
 class CommentCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
-    comment: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_COMMENT)]
+    comment: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_COMMENT), MultiLine]
 
 
 class PageRequest(ApiModel):
@@ -267,11 +269,11 @@ class PageRequest(ApiModel):
 
     email: EmailAddress = Field(description="The person to page.")
     channels: Annotated[list[Channel], AfterValidator(_unique)] = Field(min_length=1)
-    message: Annotated[str, StringConstraints(max_length=MAX_PAGE_MESSAGE)] | None = None
+    message: Annotated[str, StringConstraints(max_length=MAX_PAGE_MESSAGE), MultiLine] | None = None
 
 
 class IncidentListQuery(PageQuery):
-    """Filters for GET /api/v1/incidents. Date-time bounds are inclusive; a naive time means UTC."""
+    """Filters for GET /api/v1/incidents. Date-time bounds are inclusive, RFC 3339 with an offset."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -279,9 +281,9 @@ class IncidentListQuery(PageQuery):
         default=None, description="Canonical status names; without it only open incidents are listed."
     )
     severity: list[Severity] | None = None
-    team_name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] | None = Field(
-        default=None, description="Case-insensitive team name."
-    )
+    team_name: (
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), SingleLine] | None
+    ) = Field(default=None, description="Case-insensitive team name.")
     assigned_to: EmailAddress | None = Field(default=None, description="Email of the current assignee.")
     resolved_by: EmailAddress | None = Field(default=None, description="Email of the resolver.")
     created_after: UtcDateTime | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from pynamodb.exceptions import DoesNotExist
@@ -32,6 +32,8 @@ from chalicelib.store import (
 
 T = TypeVar("T")
 VERSION_ATTEMPTS = 6
+# The resolution of a timeline sort key (clock.isoformat: milliseconds).
+TIMELINE_TICK = timedelta(milliseconds=1)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ def commit(
     `before` adds the caller's own labelled items to the same transaction, e.g. the dedup claim
     of an inbound alert.
     """
+    _time_after_previous_commits(incident, entries)
     transaction = Transaction()
     if before is not None:
         before(transaction, incident)
@@ -111,6 +114,25 @@ def commit(
     transaction.put("incident", incident, condition)
     _add_entries(transaction, entries)
     transaction.commit()
+
+
+def _time_after_previous_commits(incident: IncidentRecord, entries: list[TimelineRecord]) -> None:
+    """Time a change's entries at this commit attempt: their request's time, but after the newest
+    entry of every earlier commit (the incident's `timeline_at`, read by this attempt). A request
+    that started first but commits last, after a retry, is then listed as the newest, as it is;
+    the version check makes commits one sequence. The incident's `updated_at` follows.
+
+    Entries written without the version check (comments, the workers' notes) keep their own time."""
+    if not entries:
+        return
+    at = max(entry.created_at for entry in entries)
+    if incident.timeline_at is not None and at < incident.timeline_at + TIMELINE_TICK:
+        at = incident.timeline_at + TIMELINE_TICK
+    for entry in entries:
+        entry.created_at = at
+    incident.timeline_at = at
+    if incident.updated_at is None or incident.updated_at < at:
+        incident.updated_at = at
 
 
 def _add_entries(transaction: Transaction, entries: list[TimelineRecord]) -> None:

@@ -9,8 +9,10 @@ from pydantic_core import PydanticCustomError
 
 from chalicelib.incident.sla import MAX_SLA_MINUTES, SlaSettings, apply_sla_update
 from chalicelib.incident.workflow import Category, Workflow, validate_workflow
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, SingleLine
 from chalicelib.severity import Severity, parse_severity
+
+Line = Annotated[str, SingleLine]
 
 
 class WorkflowStatusV1(ApiModel):
@@ -36,8 +38,8 @@ class WorkflowUpdate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     statuses: list[WorkflowStatusV1] = Field(min_length=1, max_length=50)
-    moves: dict[str, list[str]] = Field(default_factory=dict)
-    initial_status: str
+    moves: dict[Line, list[Line]] = Field(default_factory=dict)
+    initial_status: Line
 
     def to_workflow(self) -> Workflow:
         """The workflow, checked with `validate_workflow` (ValidationFailed lists every problem)."""

@@ -212,3 +212,26 @@ def _optional_int(value: Any) -> int | None:
     if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
         return int(value)
     raise ValidationFailed.for_field("per_severity", f"SLA minutes must be integers, not {value!r}")
+
+
+# --- the incident's stored SLA document (due times and outcomes) ----------------------------------
+
+RESOLVE_OUTCOME = ("resolve_met", "resolved_after_seconds")
+
+
+def with_resolution(sla: Mapping[str, Any] | None, *, created_at: datetime, resolved_at: datetime) -> dict[str, Any]:
+    """The resolve outcome recorded: met when resolved by `resolve_due_at`. A document without a
+    resolve due time, or with an outcome already, is returned unchanged."""
+    document = dict(sla or {})
+    if "resolve_due_at" in document and "resolve_met" not in document:
+        document["resolve_met"] = _aware(resolved_at) <= clock.parse(document["resolve_due_at"])
+        document["resolved_after_seconds"] = max(
+            0, math.floor((_aware(resolved_at) - _aware(created_at)).total_seconds())
+        )
+    return document
+
+
+def without_resolution(sla: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A reopened incident is unresolved again: its resolve SLA is running (no outcome) until the
+    next resolution decides it, against the same due time."""
+    return {key: value for key, value in (sla or {}).items() if key not in RESOLVE_OUTCOME}

@@ -3,7 +3,8 @@
 Partition `incident_key` = <organization_id>#<incident_number>. Sort key:
 - `~INCIDENT` for the incident itself ('~' sorts after every `TL#...`, so a descending
   Query returns the incident first, then the newest timeline entries);
-- `TL#<created_at ISO>#<entry id>` for timeline entries.
+- `TL#<created_at ISO>#<entry id>` for timeline entries. The entries of a version-checked change
+  are timed after the incident's `timeline_at`, so newest first is commit order.
 Only incident items carry `list_key` (<organization_id>#open or #closed), making the
 list index sparse: the default list reads open incidents only, however long the history.
 """
@@ -81,6 +82,9 @@ class IncidentRecord(TocsinModel):
     last_alert_summary = UnicodeAttribute(null=True)
     list_key = UnicodeAttribute(null=True)
     created_sort = UnicodeAttribute(null=True)
+    # The time of the newest entry a version-checked commit wrote: the next one is timed after it
+    # (chalicelib.incident.repository.commit), so the timeline lists changes in commit order.
+    timeline_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()
 
     by_list = IncidentsByListKey()

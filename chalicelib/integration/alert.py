@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal, get_args
 
+from chalicelib.model_base import scrub_text
 from chalicelib.severity import SEVERITIES, Severity
 
 Source = Literal["custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
@@ -87,8 +88,10 @@ class NormalizedAlert:
         fix(self, "description", _optional(truncate(clean_text(self.description).strip(), DESCRIPTION_MAX)))
         fix(self, "summary", one_line(self.summary, SUMMARY_MAX) or f"{name}: {self.action}")
         fix(self, "dedup_key", normalize_dedup_key(self.dedup_key))
-        for name_ in ("source_url", "service_hint", "delivery_id", "routing_key", "subscribe_url"):
+        for name_ in ("source_url", "service_hint", "subscribe_url"):
             fix(self, name_, _optional(clean_text(getattr(self, name_)).strip()))
+        for name_ in ("delivery_id", "routing_key"):  # identities: compared, never shown as text
+            fix(self, name_, _optional(utf8_text(getattr(self, name_)).strip()))
         fix(self, "metadata", bounded_metadata(self.metadata))
         fix(self, "raw_details", bounded_details(self.raw_details))
 
@@ -115,12 +118,19 @@ def get_header(headers: Mapping[str, str] | None, name: str) -> str | None:
     return str(value).strip()
 
 
-def clean_text(value: object) -> str:
+def utf8_text(value: object) -> str:
     """`value` as text that always encodes as UTF-8 (lone surrogates from JSON become '?')."""
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def clean_text(value: object) -> str:
+    """`utf8_text` without what the API's text rule refuses (chalicelib.model_base): controls become
+    spaces, invisible formatting characters go, line breaks become LF. An alert is cleaned, never
+    refused for it."""
+    return scrub_text(utf8_text(value), multiline=True)
 
 
 def truncate(text: str, limit: int) -> str:
@@ -131,15 +141,14 @@ def truncate(text: str, limit: int) -> str:
 
 
 def one_line(value: object, limit: int) -> str:
-    """Printable text on one line: control characters and runs of whitespace become one space."""
-    text = clean_text(value)
-    text = "".join(ch if ch.isprintable() else " " for ch in text)
-    return truncate(" ".join(text.split()), limit)
+    """Cleaned text (`clean_text`) on one line: line breaks and runs of whitespace become one space.
+    The characters real text needs stay (zero-width joiners in emoji, directional marks)."""
+    return truncate(" ".join(clean_text(value).split()), limit)
 
 
 def normalize_dedup_key(value: object) -> str | None:
     """A dedup key as stored: stripped text; longer than 255 chars becomes `sha256:<hex>` (stable)."""
-    key = clean_text(value).strip()
+    key = utf8_text(value).strip()  # an identity: kept as sent, so stored keys still match
     if not key:
         return None
     if len(key) > DEDUP_KEY_MAX:

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.integration.admin import Integration, IssuedIntegration
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, SingleLine
 
 IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
 
@@ -38,18 +38,22 @@ class IntegrationCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     type: IntegrationType
-    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-    default_service: str | None = Field(
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100), SingleLine]
+    default_service: Annotated[str, SingleLine] | None = Field(
         default=None, description="Service key (svc_...) used when an alert names none."
     )
     signing: bool = Field(
         default=False, description="Custom webhooks: require X-Service-Signature (secret shown once)."
     )
-    client_secret: Annotated[str, StringConstraints(min_length=8, max_length=200)] | None = Field(
+    client_secret: Annotated[str, StringConstraints(min_length=8, max_length=200), SingleLine] | None = Field(
         default=None, description="Sentry: the integration's client secret, to check Sentry-Hook-Signature."
     )
-    ip_allowlist: list[str] = Field(default_factory=list, description="Single IPs and CIDR ranges (v4 and v6).")
-    expected_topic_arn: str | None = Field(default=None, description="CloudWatch: accept only this SNS topic.")
+    ip_allowlist: list[Annotated[str, SingleLine]] = Field(
+        default_factory=list, description="Single IPs and CIDR ranges (v4 and v6)."
+    )
+    expected_topic_arn: Annotated[str, SingleLine] | None = Field(
+        default=None, description="CloudWatch: accept only this SNS topic."
+    )
 
 
 class IntegrationV1(ApiModel):

@@ -30,7 +30,9 @@ from chalicelib import clock
 from chalicelib.api import envelope, lazy, routing
 from chalicelib.api.route_table import RouteRow
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation
+from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, ValidationFailed
+from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.local import outbox
 from chalicelib.local import webhook_sink as sink
 from chalicelib.local.models import LocalOutboxResponseV1, SlackAnswerV1, SlackPostMessageV1
@@ -62,17 +64,17 @@ def _arguments(request: Request) -> dict[str, Any] | None:
     text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
     content_type = str(request.headers.get("content-type") or "")
     if "application/x-www-form-urlencoded" in content_type:
-        form = {key: values[-1] for key, values in urllib.parse.parse_qs(text).items()}
+        form: dict[str, Any] = {key: values[-1] for key, values in urllib.parse.parse_qs(text).items()}
         for name in ("blocks", "metadata"):
             if name in form:
                 try:
-                    form[name] = json.loads(form[name])
-                except ValueError:
+                    form[name] = read_json(form[name], max_bytes=sink.MAX_BODY_BYTES)
+                except JsonBodyError:
                     return None
         return form
     try:
-        parsed = json.loads(text)
-    except ValueError:
+        parsed = read_json(text, max_bytes=sink.MAX_BODY_BYTES)
+    except JsonBodyError:
         return None
     return parsed if isinstance(parsed, dict) else None
 
@@ -124,7 +126,7 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     unknown = sorted(set(params) - set(OUTBOX_QUERY))
     if unknown:
         raise ValidationFailed.for_fields([{"field": name, "message": "unknown query parameter"} for name in unknown])
-    values = {name: values[-1] for name, values in params.items() if values}
+    values = {name: value for name, value in single_values(params).items() if value}
     channel = values.get("channel")
     if channel is not None and channel not in OUTBOX_CHANNELS:
         raise ValidationFailed.for_field("channel", "must be email, slack or webhook")

@@ -25,7 +25,9 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib import aws, clock
+from chalicelib.api.validation import single_values
 from chalicelib.errors import ValidationFailed
+from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.local.outbox_table import outbox_table_name
 
 SINK_PATH_PREFIX = "/local/webhook-sink/"
@@ -72,10 +74,9 @@ def answer_status(query: Mapping[str, list[str]]) -> int:
     unknown = sorted(set(query) - {"fail"})
     if unknown:
         raise ValidationFailed.for_fields([{"field": name, "message": "unknown query parameter"} for name in unknown])
-    values = query.get("fail") or []
-    if not values:
+    text = single_values(query).get("fail")
+    if text is None:
         return 204
-    text = values[-1]
     if not text.isdigit() or not 200 <= int(text) <= 599:
         raise ValidationFailed.for_field("fail", "must be an HTTP status from 200 to 599")
     return int(text)
@@ -89,8 +90,8 @@ def targets_sink(url: str, sink_name: str) -> bool:
 def event_facts(body: bytes) -> dict[str, Any]:
     """What the outbox shows about an event body: its id, type, organization and incident number."""
     try:
-        event = json.loads(body)
-    except ValueError:
+        event = read_json(body, max_bytes=MAX_BODY_BYTES)
+    except JsonBodyError:
         return {}
     if not isinstance(event, dict):
         return {}

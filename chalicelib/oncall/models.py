@@ -7,31 +7,28 @@ wall-clock times (handoffs, restrictions) are "HH:MM" in the schedule's IANA zon
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, RequestModel
-from chalicelib.model_base import PatchModel as BasePatchModel
+from chalicelib.model_base import ApiModel, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
 from chalicelib.pagination import PageQuery
 
-Name = Annotated[str, Field(min_length=1, max_length=100)]
+Name = Annotated[str, Field(min_length=1, max_length=100), SingleLine]
 ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 LocalTime = Annotated[
     str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="Local wall-clock time HH:MM (00:00 to 23:59).")
 ]
-TimeZone = Annotated[str, Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/Berlin.")]
+TimeZone = Annotated[
+    str, Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/Berlin."), SingleLine
+]
 Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
 RotationKind = Literal["hourly", "daily", "weekly", "custom"]
 RestrictionKind = Literal["daily", "weekly"]
-VERSION_DESCRIPTION = (
-    "The version you read. When given, the change applies only if the item is still at that version "
-    "(409 otherwise); when left out, it applies to the latest version."
-)
 
 
 def utc(moment: datetime) -> datetime:
@@ -41,12 +38,8 @@ def utc(moment: datetime) -> datetime:
 # --- shared request bases ----------------------------------------------------------------------
 
 
-class PatchModel(BasePatchModel):
-    """PATCH bodies: at least one field besides `version`; left out is unchanged, null clears where allowed."""
-
-    not_changes: ClassVar[frozenset[str]] = frozenset({"version"})
-
-    version: int | SkipJsonSchema[None] = Field(default=None, ge=1, description=VERSION_DESCRIPTION)
+# PATCH bodies of this package and those that import it: at least one field besides `version`.
+PatchModel = VersionedPatchModel
 
 
 class DeletedV1(ApiModel):
@@ -77,8 +70,8 @@ class LayerIn(RequestModel):
     rotation: RotationKind
     rotation_hours: int | None = Field(default=None, ge=1, le=8760, description="Custom rotations only.")
     handoff_time: LocalTime
-    start: AwareDatetime = Field(description="The rotation starts here with the first member.")
-    end: AwareDatetime | None = None
+    start: ScheduleTime = Field(description="The rotation starts here with the first member.")
+    end: ScheduleTime | None = None
     restrictions: list[RestrictionIn] = Field(default_factory=list, max_length=14, description="A union of windows.")
 
     def to_domain(self) -> Layer:
@@ -129,13 +122,13 @@ class ScheduleListQuery(PageQuery):
 
 class OverrideCreate(RequestModel):
     user_id: ItemId
-    start: AwareDatetime
-    end: AwareDatetime
+    start: ScheduleTime
+    end: ScheduleTime
 
 
 class ShiftsQuery(RequestModel):
-    since: AwareDatetime | None = Field(default=None, description="Window start; defaults to now.")
-    until: AwareDatetime | None = Field(
+    since: ScheduleTime | None = Field(default=None, description="Window start; defaults to now.")
+    until: ScheduleTime | None = Field(
         default=None, description="Window end; defaults to since + 7 days. At most 93 days after since."
     )
 

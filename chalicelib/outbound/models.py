@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory import rules
-from chalicelib.model_base import ApiModel, RequestModel
+from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine
 from chalicelib.oncall.models import PatchModel
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.subscriptions import (
@@ -23,7 +23,7 @@ from chalicelib.outbound.targets import MAX_URL_LENGTH
 
 # Checked by the service, so every problem is one field message (event_types.<n>).
 EventTypeName = Annotated[
-    str, Field(max_length=64), WithJsonSchema({"type": "string", "enum": [*EVENT_TYPES, ALL_EVENTS]})
+    str, Field(max_length=64), SingleLine, WithJsonSchema({"type": "string", "enum": [*EVENT_TYPES, ALL_EVENTS]})
 ]
 # Lengths checked by the service too, so an empty list is one message on `event_types`.
 EventTypes = Annotated[
@@ -41,8 +41,9 @@ TargetUrl = Annotated[
         description="Where deliveries are POSTed: https, and a host that resolves only to public addresses "
         "(checked on every write and again before every delivery).",
     ),
+    SingleLine,
 ]
-Description = Annotated[str, Field(max_length=rules.DESCRIPTION_MAX)]
+Description = Annotated[str, Field(max_length=rules.DESCRIPTION_MAX), MultiLine]
 Email = Annotated[str, Field(max_length=rules.EMAIL_MAX, pattern=rules.EMAIL_PATTERN)]
 IntegrationId = Annotated[
     str,
@@ -89,7 +90,9 @@ class DeliveryQuery(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     limit: int = Field(default=20, ge=1, le=100, description="Page size, 1 to 100.")
-    cursor: str | None = Field(default=None, max_length=512, description="next_cursor of the previous page.")
+    cursor: Annotated[str, SingleLine] | None = Field(
+        default=None, max_length=512, description="next_cursor of the previous page."
+    )
 
 
 class SubscriptionV1(ApiModel):

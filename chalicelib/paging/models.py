@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import Field
 
-from chalicelib.model_base import ApiModel, RequestModel
+from chalicelib.model_base import ApiModel, RequestModel, SingleLine
 from chalicelib.oncall.models import utc
 from chalicelib.paging.current import Engineer, OnCallNow, ServiceOnCall
 
 
 class OnCallQuery(RequestModel):
-    team_name: str | None = Field(
+    team_name: Annotated[str, SingleLine] | None = Field(
         default=None, max_length=400, description="Only services of this team; the whole name, case-insensitive."
     )
 

@@ -17,7 +17,16 @@ from pydantic_core import PydanticCustomError
 
 from chalicelib.errors import InvalidStatus
 from chalicelib.incident.models import EmailAddress, Timestamp
-from chalicelib.model_base import ApiModel, PatchModel, RequestModel
+from chalicelib.model_base import (
+    STORED,
+    ApiModel,
+    DateTimeIn,
+    ExpectedVersion,
+    MultiLine,
+    PatchModel,
+    RequestModel,
+    SingleLine,
+)
 from chalicelib.postmortem.rules import STATUSES, STRUCTURED_FIELDS, ActionItemStatus, Level, Status
 from chalicelib.postmortem.tables import PostmortemRecord
 
@@ -66,10 +75,11 @@ IncidentNumber = Annotated[
     WithJsonSchema({"type": "string", "pattern": INCIDENT_NUMBER.pattern, "examples": ["INC-2026-0042"]}),
 ]
 PostmortemStatus = Annotated[str, AfterValidator(_status), WithJsonSchema({"type": "string", "enum": list(STATUSES)})]
-Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
-Short = Annotated[str, StringConstraints(max_length=MAX_SHORT)]
-Required = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SHORT)]
-LegacyHtml = Annotated[str, StringConstraints(max_length=MAX_LEGACY_HTML)]
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT), MultiLine]
+Short = Annotated[str, StringConstraints(max_length=MAX_SHORT), SingleLine]
+Required = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SHORT), SingleLine]
+RequiredText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT), MultiLine]
+LegacyHtml = Annotated[str, StringConstraints(max_length=MAX_LEGACY_HTML), MultiLine]
 
 
 # ---------------------------------------------------------------- structured forms
@@ -84,11 +94,11 @@ class ImpactV1(RequestModel):
 
 class TimelineEventV1(RequestModel):
     timestamp: Required = Field(description="As written by the author, e.g. 2026-11-22 12:04 UTC.")
-    description: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
+    description: RequiredText
 
 
 class ActionItemV1(RequestModel):
-    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
+    text: RequiredText
     owner_email: EmailAddress | None = None
     due_date: Short | None = None
     status: ActionItemStatus = "pending"
@@ -148,8 +158,8 @@ class PostmortemPatch(PatchModel, _Content):
         default=None, description="draft -> in_review -> published; in_review -> draft."
     )
     response_timeline: ResponseTimelineV1 | None = Field(default=None, description="Replaces the whole object.")
-    version: int | SkipJsonSchema[None] = Field(
-        default=None, ge=1, description="The version you read: the change is refused with 409 if it moved since."
+    version: ExpectedVersion = Field(
+        default=None, description="The version you read: the change is refused with 409 if it moved since."
     )
 
     def changes_to_apply(self) -> dict[str, Any]:
@@ -163,7 +173,7 @@ class PostmortemImport(RequestModel):
     incident_number: IncidentNumber
     level: Level = "standard"
     status: PostmortemStatus = "published"
-    created_at: datetime | None = Field(default=None, description="When the old tool created it; default now.")
+    created_at: DateTimeIn | None = Field(default=None, description="When the old tool created it; default now.")
     summary: Text | None = None
     root_cause: Text | None = None
     resolution: Text | None = None
@@ -236,4 +246,5 @@ class PostmortemV1(ApiModel):
     @classmethod
     def of(cls, record: PostmortemRecord) -> PostmortemV1:
         fields = {name: getattr(record, name) for name in cls.model_fields if name not in ("id", "version")}
-        return cls.model_validate({**fields, "id": record.postmortem_id, "version": int(record.version or 0)})
+        document = {**fields, "id": record.postmortem_id, "version": int(record.version or 0)}
+        return cls.model_validate(document, context=STORED)

@@ -5,19 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from chalicelib.model_base import ApiModel, PatchModel, RequestModel
+from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, ScheduleTime, SingleLine
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import PublicIncidentUpdate
 from chalicelib.statuspage.rules import ComponentStatus, Impact, IncidentStatus, MaintenanceStatus
 from chalicelib.statuspage.store import item_id
 from chalicelib.statuspage.tables import StatusPageItem
 
-Name = Annotated[str, Field(min_length=1, max_length=100)]
-Title = Annotated[str, Field(min_length=1, max_length=200)]
-Body = Annotated[str, Field(min_length=1, max_length=5000)]
+Name = Annotated[str, Field(min_length=1, max_length=100), SingleLine]
+Title = Annotated[str, Field(min_length=1, max_length=200), SingleLine]
+Body = Annotated[str, Field(min_length=1, max_length=5000), MultiLine]
 Slug = Annotated[
     str,
     Field(
@@ -25,8 +25,9 @@ Slug = Annotated[
         max_length=63,
         description="The public URL's last segment: lowercase letters, digits and hyphens, globally unique.",
     ),
+    SingleLine,
 ]
-RefId = Annotated[str, Field(min_length=1, max_length=64)]
+RefId = Annotated[str, Field(min_length=1, max_length=64), SingleLine]
 ComponentIds = Annotated[list[RefId], Field(max_length=100, description="Components of this page.")]
 ComponentStatuses = Annotated[
     dict[RefId, ComponentStatus],
@@ -37,7 +38,9 @@ ComponentStatuses = Annotated[
     ),
 ]
 IncidentNumber = Annotated[
-    str, Field(min_length=1, max_length=32, description="An internal incident to link (never shown publicly).")
+    str,
+    Field(min_length=1, max_length=32, description="An internal incident to link (never shown publicly)."),
+    SingleLine,
 ]
 
 
@@ -107,15 +110,15 @@ class IncidentUpdateCreate(RequestModel):
 
 class MaintenanceCreate(RequestModel):
     title: Title
-    scheduled_start: AwareDatetime
-    scheduled_end: AwareDatetime = Field(description="After scheduled_start.")
+    scheduled_start: ScheduleTime
+    scheduled_end: ScheduleTime = Field(description="After scheduled_start.")
     component_ids: ComponentIds = []
 
 
 class MaintenancePatch(PatchModel):
     title: Title | SkipJsonSchema[None] = None
-    scheduled_start: AwareDatetime | SkipJsonSchema[None] = None
-    scheduled_end: AwareDatetime | SkipJsonSchema[None] = None
+    scheduled_start: ScheduleTime | SkipJsonSchema[None] = None
+    scheduled_end: ScheduleTime | SkipJsonSchema[None] = None
     component_ids: ComponentIds | SkipJsonSchema[None] = None
     status: MaintenanceStatus | SkipJsonSchema[None] = Field(
         default=None,

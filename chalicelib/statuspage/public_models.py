@@ -4,10 +4,11 @@ no organization, no linked internal incident, no people."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import Field
 
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, SingleLine
 from chalicelib.statuspage.rules import ComponentStatus, Impact, IncidentStatus, MaintenanceStatus
 
 
@@ -100,4 +101,6 @@ class PublicMaintenanceList(ApiModel):
 class PublicCursorQuery(ApiModel):
     """Documents the listings' only query parameter (the route checks it itself)."""
 
-    cursor: str | None = Field(default=None, description="next_cursor of the previous page; omit for the newest")
+    cursor: Annotated[str, SingleLine] | None = Field(
+        default=None, description="next_cursor of the previous page; omit for the newest"
+    )

@@ -308,10 +308,17 @@ def test_list_unknown_parameter():
 
 
 def test_list_dates_are_utc():
-    q = query(created_after="2026-11-22T10:00:00", created_before="2026-11-22T14:00:00+02:00")
+    q = query(created_after="2026-11-22T10:00:00Z", created_before="2026-11-22T14:00:00+02:00")
     assert q.created_after == datetime(2026, 11, 22, 10, tzinfo=UTC)
     assert q.created_before == datetime(2026, 11, 22, 12, tzinfo=UTC)
     assert q.created_before.tzinfo == UTC
+
+
+def test_list_dates_need_an_offset():
+    # Issue #13: a time without an offset used to be taken as UTC; RFC 3339 requires the offset.
+    with pytest.raises(ValidationFailed) as caught:
+        query(created_after="2026-11-22T10:00:00")
+    assert caught.value.details["fields"][0]["field"] == "created_after"
 
 
 @pytest.mark.parametrize("prefix", ["created", "resolved"])

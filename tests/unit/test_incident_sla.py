@@ -223,3 +223,19 @@ def test_evaluate_agrees_with_is_breached(created_at, delay_ms, minutes):
     assert outcome.met == (not sla.is_breached(outcome.due_at, done_at))
     assert outcome.met == (delay_ms <= minutes * 60_000)
     assert outcome.elapsed_seconds == delay_ms // 1000
+
+
+def test_the_resolve_outcome_is_recorded_once_and_cleared_by_a_reopen() -> None:
+    from chalicelib.incident.sla import with_resolution, without_resolution
+
+    created = datetime(2026, 11, 22, 12, tzinfo=UTC)
+    document = {"acknowledge_due_at": "2026-11-22T12:30:00.000Z", "resolve_due_at": "2026-11-22T14:00:00.000Z"}
+    on_time = with_resolution(document, created_at=created, resolved_at=created + timedelta(hours=1))
+    assert (on_time["resolve_met"], on_time["resolved_after_seconds"]) == (True, 3600)
+    # A second resolution without a reopen keeps the first outcome.
+    assert with_resolution(on_time, created_at=created, resolved_at=created + timedelta(hours=9)) == on_time
+    reopened = without_resolution(on_time)
+    assert reopened == document  # the due times stay; the outcome is running again
+    late = with_resolution(reopened, created_at=created, resolved_at=created + timedelta(hours=3))
+    assert (late["resolve_met"], late["resolved_after_seconds"]) == (False, 10800)
+    assert without_resolution(None) == {} and with_resolution(None, created_at=created, resolved_at=created) == {}

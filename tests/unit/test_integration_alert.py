@@ -139,3 +139,28 @@ def test_text_helpers():
     assert stringify({"b": 1, "a": [True]}) == '{"a":[true],"b":1}'
     assert stringify(None) == "null"
     assert stringify("x" * 2000).endswith(ELLIPSIS)
+
+
+def test_controls_and_bidi_overrides_are_cleaned_not_refused():
+    # Issue #13: monitoring tools send what they send; what the API's text rule refuses is taken
+    # out of an alert instead (README, "Text in requests").
+    alert = NormalizedAlert(
+        source="custom",
+        action="trigger",
+        title="Disk \u202efull\u2066 on db-1\u200b\ufeff",
+        description="line one\r\nline\x00 two\u202e\rthree\u2029four",
+        metadata={"host\u202e": "db-1\x00\u2067"},
+    )
+    assert alert.title == "Disk full on db-1"
+    assert alert.description == "line one\nline  two\nthree\nfour"
+    assert alert.metadata == {"host": "db-1 "}
+    assert alert.summary == "Custom webhook: trigger"
+
+
+def test_characters_real_text_needs_are_kept_in_alerts():
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # zero-width joiners
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # zero-width non-joiner
+    alert = NormalizedAlert(
+        source="custom", action="trigger", title=f"{family} {persian} \u05e9\u05dc\u05d5\u05dd\u200f"
+    )
+    assert alert.title == f"{family} {persian} \u05e9\u05dc\u05d5\u05dd\u200f"

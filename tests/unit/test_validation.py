@@ -94,10 +94,20 @@ def test_missing_required_field() -> None:
     assert fields_of(caught.value) == [{"field": "name", "message": "Field required"}]
 
 
-def test_query_scalars_take_the_last_value_and_coerce() -> None:
-    parsed = parse_query(Query, {"limit": ["5", "7"], "team_name": ["Payments"]})
+def test_query_scalars_coerce() -> None:
+    parsed = parse_query(Query, {"limit": ["7"], "team_name": ["Payments"]})
     assert parsed.limit == 7
     assert parsed.team_name == "Payments"
+
+
+def test_a_scalar_given_twice_is_refused_by_name() -> None:
+    # Issue #13: `?limit=5&limit=7` used to resolve silently to 7; which one did the caller mean?
+    with pytest.raises(ValidationFailed) as caught:
+        parse_query(Query, {"limit": ["5", "7"], "team_name": ["A", "B"], "status": ["new", "resolved"]})
+    assert fields_of(caught.value) == [
+        {"field": "limit", "message": "given more than once"},
+        {"field": "team_name", "message": "given more than once"},
+    ]
 
 
 def test_query_lists_accept_repeats_and_commas() -> None:

@@ -22,6 +22,7 @@ from chalicelib import clock
 from chalicelib.api import ratelimits
 from chalicelib.api.error_render import ErrorFamily, public_headers
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip, unexpected_error
+from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, ValidationFailed
 from chalicelib.statuspage import public
 from chalicelib.statuspage.public_models import (
@@ -91,7 +92,7 @@ def _serve(
         unknown = sorted(set(params) - allowed_query)
         if unknown:
             raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in unknown])
-        cursor = params.get("cursor", [None])[-1]
+        cursor = single_values(params).get("cursor")
         view = public.load_view(slug)
         if view is None:
             raise NotFound("Status page not found.")

@@ -32,6 +32,7 @@ from chalicelib.integration.gate import Admitted, admit
 from chalicelib.integration.ingest import IngestResult, ingest
 from chalicelib.integration.models import PagerDutyAcceptedV1, WebhookAcceptedV1, WebhookIncidentV1
 from chalicelib.integration.replay import deliver_once
+from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.webhooks")
@@ -260,8 +261,8 @@ def enqueue(request: Request, path: dict[str, str]) -> Response:
     now = clock.now()
     body = _raw_body(request)
     try:
-        document = json.loads(body or b"null")
-    except (ValueError, RecursionError):  # RecursionError: deeply nested arrays or objects
+        document = read_json(body) if body else None  # the gate checks the size once the key is known
+    except JsonBodyError:
         raise InvalidPayload("Request body is not valid JSON") from None
     routing_key = document.get("routing_key") if isinstance(document, dict) else None
     if not isinstance(routing_key, str) or not routing_key:

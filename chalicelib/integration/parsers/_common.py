@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -11,6 +10,7 @@ from urllib.parse import urlsplit
 
 from chalicelib.errors import InvalidPayload
 from chalicelib.integration.alert import stringify
+from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.severity import SEVERITIES, Severity
 
 URL_MAX: Final = 2048
@@ -20,7 +20,8 @@ _SEV_TOKEN_RE: Final = re.compile(r"(?<![A-Za-z0-9])SEV[-_ ]?([0-4])(?![0-9])", 
 
 
 def load_json_object(body: bytes | str, what: str = "The body") -> dict[str, Any]:
-    """The body as a JSON object, or INVALID_PAYLOAD (not UTF-8, not JSON, not an object)."""
+    """The body as a JSON object, or INVALID_PAYLOAD (not UTF-8, not JSON, too deep, not an
+    object). The gate bounded its size already."""
     try:
         text = body.decode("utf-8-sig") if isinstance(body, bytes | bytearray) else body
     except UnicodeDecodeError:
@@ -28,20 +29,12 @@ def load_json_object(body: bytes | str, what: str = "The body") -> dict[str, Any
     if not text.strip():
         raise InvalidPayload(f"{what} is empty; a JSON object is required.")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        raise InvalidPayload(f"{what} is not valid JSON: {_short(exc)}") from None
+        value = read_json(text)
+    except JsonBodyError as exc:
+        raise InvalidPayload(f"{what} is not valid JSON: {exc.problem}") from None
     if not isinstance(value, dict):
         raise InvalidPayload(f"{what} must be a JSON object, not {json_type(value)}.")
     return value
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed")
-
-
-def _short(exc: Exception) -> str:
-    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
 def json_type(value: object) -> str:

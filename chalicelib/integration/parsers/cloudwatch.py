@@ -12,7 +12,6 @@ The SNS signature is always verified first (`sns.verify_sns_message`). Then:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from datetime import datetime
@@ -40,6 +39,7 @@ from chalicelib.integration.parsers.sns import (
     SnsMessage,
     verify_sns_message,
 )
+from chalicelib.json_body import JsonBodyError, read_json
 
 STATE_ACTION: Final[Mapping[str, Action]] = {"ALARM": "trigger", "OK": "resolve", "INSUFFICIENT_DATA": "note"}
 TITLE_PREFIX: Final = "CloudWatch alarm: "
@@ -97,8 +97,8 @@ def sns_to_alert(message: SnsMessage) -> NormalizedAlert:
 
 def _alarm(raw: str) -> dict[str, Any]:
     try:
-        alarm = json.loads(raw, parse_constant=lambda name: None)
-    except (ValueError, RecursionError):
+        alarm = read_json(raw, nan_as_null=True)
+    except JsonBodyError:
         raise InvalidPayload("The SNS Message is not a CloudWatch alarm (not JSON).") from None
     if not isinstance(alarm, dict):
         raise InvalidPayload(f"The SNS Message must be a JSON object, not {json_type(alarm)}.")
