@@ -42,6 +42,19 @@ _RATE_HEADERS = {
 }
 
 
+# What a path parameter holds, where its name alone does not say.
+_PATH_PARAMETER_DESCRIPTIONS = {
+    "id": "The incident number, INC-<year>-<n> (e.g. INC-2026-0042); letters in any case. Anything else is a 404.",
+}
+
+
+def _path_parameter(name: str) -> dict[str, Any]:
+    parameter: dict[str, Any] = {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+    if name in _PATH_PARAMETER_DESCRIPTIONS:
+        parameter["description"] = _PATH_PARAMETER_DESCRIPTIONS[name]
+    return parameter
+
+
 def _envelope_schemas() -> dict[str, Any]:
     meta = {
         "type": "object",
@@ -204,10 +217,7 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         operation["description"] = (operation.get("description", "") + f"\n\nRequires scope `{op.scope}`.").strip()
     if op.public:
         operation["security"] = []
-    parameters = [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-        for name in re.findall(r"{([^}+]+)}", op.path)
-    ]
+    parameters = [_path_parameter(name) for name in re.findall(r"{([^}+]+)}", op.path)]
     if op.query is not None:
         parameters.extend(_query_parameters(op.query))
     for header in op.headers:
