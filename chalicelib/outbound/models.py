@@ -145,7 +145,7 @@ class SubscriptionListV1(ApiModel):
     items: list[SubscriptionV1]
 
 
-class DeliveryV1(ApiModel):
+class WebhookDeliveryV1(ApiModel):
     delivery_id: str = Field(description="<occurred_at>#<event_id>")
     event_id: str
     event_type: str
@@ -158,7 +158,7 @@ class DeliveryV1(ApiModel):
     created_at: datetime
 
     @classmethod
-    def of(cls, record: WebhookDeliveryRecord) -> DeliveryV1:
+    def of(cls, record: WebhookDeliveryRecord) -> WebhookDeliveryV1:
         return cls(
             delivery_id=record.delivery_key,
             event_id=record.event_id,
@@ -173,10 +173,10 @@ class DeliveryV1(ApiModel):
         )
 
 
-class DeliveryPageV1(ApiModel):
-    items: list[DeliveryV1]
+class WebhookDeliveryPageV1(ApiModel):
+    items: list[WebhookDeliveryV1]
     next_cursor: str | None = Field(description="Pass as cursor for the next (older) page; null on the last page.")
 
     @classmethod
-    def of(cls, page: DeliveryPage) -> DeliveryPageV1:
-        return cls(items=[DeliveryV1.of(record) for record in page.items], next_cursor=page.next_cursor)
+    def of(cls, page: DeliveryPage) -> WebhookDeliveryPageV1:
+        return cls(items=[WebhookDeliveryV1.of(record) for record in page.items], next_cursor=page.next_cursor)

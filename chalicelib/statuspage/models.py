@@ -87,7 +87,7 @@ class ComponentPatch(PatchModel):
     group_id: RefId | None = Field(default=None, description="null takes it out of its group.")
 
 
-class IncidentCreate(RequestModel):
+class StatusIncidentCreate(RequestModel):
     title: Title
     status: IncidentStatus = "investigating"
     impact: Impact = "minor"
