@@ -6,10 +6,19 @@ then pays only for the models its route touches, not for all of them at import.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Strict, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
+
+# What pydantic's whitespace stripping removes (Unicode White_Space, as `\s` in its Rust regexes),
+# spelled out as a regex class body: `\s` means something else in the document's ECMA regexes
+# (adds U+FEFF, lacks U+0085) and in Python's `re` (adds U+001C-U+001F).
+WHITESPACE = "\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+# A trimmed string that must not be empty: at least one character trimming keeps.
+NOT_BLANK = f"[^{WHITESPACE}]"
+# JSON true or false only: pydantic's lax bool would also take 0, 1 and "yes", which the document refuses.
+StrictBool = Annotated[bool, Strict()]
 
 
 class ApiModel(BaseModel):
@@ -22,13 +31,36 @@ class RequestModel(ApiModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+def not_nullable(prop: dict[str, Any]) -> None:
+    """Schema of an optional field that may be left out but not null: no null branch, no null default."""
+    if prop.get("default", "") is None:
+        del prop["default"]
+    branches = [branch for branch in prop.pop("anyOf", []) if branch.get("type") != "null"]
+    if len(branches) == 1:
+        prop.update(branches[0])
+    elif branches:
+        prop["anyOf"] = branches
+
+
+def version_schema(prop: dict[str, Any]) -> None:
+    """`ge=1` on an `int | None` version: pydantic writes `ge`, a keyword JSON Schema does not know."""
+    prop.pop("ge", None)
+    prop["minimum"] = 1
+
+
+def require_one_of(schema: dict[str, Any], names: list[str]) -> None:
+    """The body must carry at least one of these fields (minProperties would count `version` too)."""
+    schema["anyOf"] = [{"required": [name]} for name in names]
+
+
 def patch_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
-    """A field that may not be null documents no (null) default; an empty body is invalid."""
+    """A field that may not be null documents no null; a body with nothing to change is invalid."""
     nullable: frozenset[str] = getattr(model, "nullable", frozenset())
+    not_changes: frozenset[str] = getattr(model, "not_changes", frozenset())
     for name, prop in schema.get("properties", {}).items():
-        if name not in nullable and "default" in prop and prop["default"] is None:
-            del prop["default"]
-    schema["minProperties"] = 1
+        if name not in nullable:
+            not_nullable(prop)
+    require_one_of(schema, [name for name in schema.get("properties", {}) if name not in not_changes])
 
 
 class PatchModel(RequestModel):

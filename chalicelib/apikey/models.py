@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, WithJsonSchema
 
 from chalicelib.apikey.service import ApiKey
+from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.model_base import ApiModel
+
+# Checked by the service (400 on field scopes, naming the unknown ones); the document lists them.
+Scope = Annotated[str, WithJsonSchema({"type": "string", "enum": list(ALL_SCOPES)})]
 
 
 class ApiKeyCreate(ApiModel):
@@ -14,7 +18,7 @@ class ApiKeyCreate(ApiModel):
 
     name: str = Field(min_length=1, max_length=100)
     kind: Literal["personal", "service_account"] = "service_account"
-    scopes: list[str] = Field(min_length=1, max_length=32)
+    scopes: list[Scope] = Field(min_length=1, max_length=32)
     user_id: str | None = Field(default=None, description="Owner of a personal key; defaults to the calling user.")
 
 

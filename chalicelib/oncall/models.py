@@ -13,7 +13,7 @@ from pydantic import AwareDatetime, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, RequestModel
+from chalicelib.model_base import ApiModel, RequestModel, version_schema
 from chalicelib.model_base import PatchModel as BasePatchModel
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
@@ -46,7 +46,9 @@ class PatchModel(BasePatchModel):
 
     not_changes: ClassVar[frozenset[str]] = frozenset({"version"})
 
-    version: int | SkipJsonSchema[None] = Field(default=None, ge=1, description=VERSION_DESCRIPTION)
+    version: int | SkipJsonSchema[None] = Field(
+        default=None, ge=1, description=VERSION_DESCRIPTION, json_schema_extra=version_schema
+    )
 
 
 class DeletedV1(ApiModel):

@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory import rules
-from chalicelib.model_base import ApiModel, RequestModel
+from chalicelib.model_base import ApiModel, RequestModel, StrictBool
 from chalicelib.oncall.models import PatchModel
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.subscriptions import (
@@ -62,7 +62,7 @@ class SubscriptionCreate(RequestModel):
     url: TargetUrl
     event_types: EventTypes
     description: Description | None = None
-    enabled: bool = True
+    enabled: StrictBool = True
     owner_email: OwnerEmail | None = Field(
         default=None, description="Defaults to the calling user's email (null for a service-account key)."
     )
@@ -75,7 +75,7 @@ class SubscriptionPatch(PatchModel):
     url: TargetUrl | SkipJsonSchema[None] = None
     event_types: EventTypes | SkipJsonSchema[None] = None
     description: Description | None = None
-    enabled: bool | SkipJsonSchema[None] = Field(
+    enabled: StrictBool | SkipJsonSchema[None] = Field(
         default=None, description="true re-enables a disabled subscription and clears disabled_reason/disabled_at."
     )
     owner_email: OwnerEmail | None = None

@@ -17,7 +17,7 @@ from pydantic_core import PydanticCustomError
 
 from chalicelib.errors import InvalidStatus
 from chalicelib.incident.models import EmailAddress, Timestamp
-from chalicelib.model_base import ApiModel, PatchModel, RequestModel
+from chalicelib.model_base import ApiModel, PatchModel, RequestModel, version_schema
 from chalicelib.postmortem.rules import STATUSES, STRUCTURED_FIELDS, ActionItemStatus, Level, Status
 from chalicelib.postmortem.tables import PostmortemRecord
 
@@ -149,7 +149,10 @@ class PostmortemPatch(PatchModel, _Content):
     )
     response_timeline: ResponseTimelineV1 | None = Field(default=None, description="Replaces the whole object.")
     version: int | SkipJsonSchema[None] = Field(
-        default=None, ge=1, description="The version you read: the change is refused with 409 if it moved since."
+        default=None,
+        ge=1,
+        description="The version you read: the change is refused with 409 if it moved since.",
+        json_schema_extra=version_schema,
     )
 
     def changes_to_apply(self) -> dict[str, Any]:
