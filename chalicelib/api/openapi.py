@@ -53,8 +53,17 @@ _PATH_PARAMETER_DESCRIPTIONS = {
 }
 
 
+# Parameters whose values the code checks against a pattern: the document states it.
+_PARAMETER_SCHEMAS: dict[str, dict[str, Any]] = {
+    "sink_name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"},
+    # Trimmed, then 1 to 255 printable characters (what an HTTP header can carry: ASCII).
+    "Idempotency-Key": {"type": "string", "maxLength": 255, "pattern": "^[ -~]*[!-~][ -~]*$"},
+}
+
+
 def _path_parameter(name: str) -> dict[str, Any]:
-    parameter: dict[str, Any] = {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+    schema = _PARAMETER_SCHEMAS.get(name, {"type": "string"})
+    parameter: dict[str, Any] = {"name": name, "in": "path", "required": True, "schema": schema}
     if name in _PATH_PARAMETER_DESCRIPTIONS:
         parameter["description"] = _PATH_PARAMETER_DESCRIPTIONS[name]
     return parameter
@@ -254,7 +263,8 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     if op.query is not None:
         parameters.extend(_query_parameters(op.query))
     for header in op.headers:
-        parameters.append({"name": header, "in": "header", "required": False, "schema": {"type": "string"}})
+        schema = _PARAMETER_SCHEMAS.get(header, {"type": "string"})
+        parameters.append({"name": header, "in": "header", "required": False, "schema": schema})
     if parameters:
         operation["parameters"] = parameters
     if op.body is not None:

@@ -273,7 +273,9 @@ class IncidentListQuery(PageQuery):
     model_config = ConfigDict(extra="forbid")
 
     status: list[StatusName] | None = Field(
-        default=None, description="Canonical status names; without it only open incidents are listed."
+        default=None,
+        description="Canonical status names of the organization's workflow (another name: 400 INVALID_STATUS); "
+        "without it only open incidents are listed.",
     )
     severity: list[Severity] | None = None
     team_name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] | None = Field(

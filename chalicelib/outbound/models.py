@@ -19,7 +19,7 @@ from chalicelib.outbound.subscriptions import (
     event_types_of,
 )
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
-from chalicelib.outbound.targets import MAX_URL_LENGTH
+from chalicelib.outbound.targets import MAX_URL_LENGTH, URL_PATTERN
 
 # Checked by the service, so every problem is one field message (event_types.<n>).
 EventTypeName = Annotated[
@@ -29,7 +29,7 @@ EventTypeName = Annotated[
 EventTypes = Annotated[
     list[EventTypeName],
     Field(
-        description='Event types to receive, or ["*"] for every type (present and future).',
+        description='Event types to receive, or ["*"] for every type (present and future): "*" only alone.',
         json_schema_extra={"minItems": 1, "maxItems": MAX_EVENT_TYPE_ENTRIES},
     ),
 ]
@@ -40,6 +40,7 @@ TargetUrl = Annotated[
         max_length=MAX_URL_LENGTH,
         description="Where deliveries are POSTed: https, and a host that resolves only to public addresses "
         "(checked on every write and again before every delivery).",
+        json_schema_extra={"pattern": URL_PATTERN},
     ),
 ]
 Description = Annotated[str, Field(max_length=rules.DESCRIPTION_MAX)]

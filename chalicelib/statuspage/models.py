@@ -11,7 +11,14 @@ from pydantic.json_schema import SkipJsonSchema
 from chalicelib.model_base import ApiModel, PatchModel, RequestModel
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import PublicIncidentUpdate
-from chalicelib.statuspage.rules import ComponentStatus, Impact, IncidentStatus, MaintenanceStatus
+from chalicelib.statuspage.rules import (
+    RESERVED_SLUGS,
+    SLUG_PATTERN,
+    ComponentStatus,
+    Impact,
+    IncidentStatus,
+    MaintenanceStatus,
+)
 from chalicelib.statuspage.store import item_id
 from chalicelib.statuspage.tables import StatusPageItem
 
@@ -24,6 +31,7 @@ Slug = Annotated[
         min_length=1,
         max_length=63,
         description="The public URL's last segment: lowercase letters, digits and hyphens, globally unique.",
+        json_schema_extra={"pattern": SLUG_PATTERN.pattern, "not": {"enum": sorted(RESERVED_SLUGS)}},
     ),
 ]
 RefId = Annotated[str, Field(min_length=1, max_length=64)]

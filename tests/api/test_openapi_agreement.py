@@ -8,6 +8,7 @@ tests/e2e/test_api_contract.py sweeps every operation the same way against the r
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -118,3 +119,40 @@ def test_the_pagerduty_drop_in_answers_its_documented_error_body(document: dict[
     assert response.status_code == 400
     schema = document["paths"]["/v2/enqueue"]["post"]["responses"]["400"]["content"]["application/json"]["schema"]
     Draft202012Validator({**document, **schema}).validate(json.loads(response.body))
+
+
+@pytest.mark.parametrize(
+    ("url", "valid"),
+    [
+        ("https://hooks.example.com/x?a=1", True),
+        ("http://x.example/", True),
+        ("ftp://x.example/", False),
+        ("https://x.example/a b", False),
+        ("example.com/hook", False),
+    ],
+)
+def test_the_target_url_pattern_is_the_code_check(document: dict[str, Any], url: str, valid: bool) -> None:
+    from chalicelib.errors import ValidationFailed
+    from chalicelib.outbound.targets import parse_target
+
+    pattern = document["components"]["schemas"]["SubscriptionCreate"]["properties"]["url"]["pattern"]
+    try:
+        parse_target(url, allow_local=True)
+        accepted = True
+    except ValidationFailed:
+        accepted = False
+    assert (re.search(pattern, url) is not None, accepted) == (valid, valid)
+
+
+@pytest.mark.parametrize("slug", ["status", "a", "a-b-9", "-a", "a-", "A", "a_b", "", "a" * 64])
+def test_the_slug_pattern_is_the_code_check(document: dict[str, Any], slug: str) -> None:
+    from chalicelib.errors import ValidationFailed
+    from chalicelib.statuspage.rules import check_slug
+
+    schema = document["components"]["schemas"]["PageCreate"]["properties"]["slug"]
+    try:
+        check_slug(slug)
+        accepted = True
+    except ValidationFailed:
+        accepted = False
+    assert Draft202012Validator(schema).is_valid(slug) == accepted
