@@ -54,7 +54,7 @@ REQUIRED_CHECKS = {
     "request_model_accepts_valid_input",
 }
 UNLIMITED = "1000000"
-EXAMPLES_PER_OPERATION = 5
+EXAMPLES_PER_OPERATION = 3
 
 
 @schemathesis.check
