@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
+    Strict,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -26,6 +27,15 @@ from pydantic import (
 )
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+
+# What pydantic's whitespace stripping removes (Unicode White_Space, as `\s` in its Rust regexes),
+# spelled out as a regex class body: `\s` means something else in the document's ECMA regexes
+# (adds U+FEFF, lacks U+0085) and in Python's `re` (adds U+001C-U+001F).
+WHITESPACE = "\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+# A trimmed string that must not be empty: at least one character trimming keeps.
+NOT_BLANK = f"[^{WHITESPACE}]"
+# JSON true or false only: pydantic's lax bool would also take 0, 1 and "yes", which the document refuses.
+StrictBool = Annotated[bool, Strict()]
 
 
 class ApiModel(BaseModel):
@@ -38,13 +48,36 @@ class RequestModel(ApiModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+def not_nullable(prop: dict[str, Any]) -> None:
+    """Schema of an optional field that may be left out but not null: no null branch, no null default."""
+    if prop.get("default", "") is None:
+        del prop["default"]
+    branches = [branch for branch in prop.pop("anyOf", []) if branch.get("type") != "null"]
+    if len(branches) == 1:
+        prop.update(branches[0])
+    elif branches:
+        prop["anyOf"] = branches
+
+
+def version_schema(prop: dict[str, Any]) -> None:
+    """`ge=1` on an `int | None` version: pydantic writes `ge`, a keyword JSON Schema does not know."""
+    prop.pop("ge", None)
+    prop["minimum"] = 1
+
+
+def require_one_of(schema: dict[str, Any], names: list[str]) -> None:
+    """The body must carry at least one of these fields (minProperties would count `version` too)."""
+    schema["anyOf"] = [{"required": [name]} for name in names]
+
+
 def patch_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
-    """A field that may not be null documents no (null) default; an empty body is invalid."""
+    """A field that may not be null documents no null; a body with nothing to change is invalid."""
     nullable: frozenset[str] = getattr(model, "nullable", frozenset())
+    not_changes: frozenset[str] = getattr(model, "not_changes", frozenset())
     for name, prop in schema.get("properties", {}).items():
-        if name not in nullable and "default" in prop and prop["default"] is None:
-            del prop["default"]
-    schema["minProperties"] = 1
+        if name not in nullable:
+            not_nullable(prop)
+    require_one_of(schema, [name for name in schema.get("properties", {}) if name not in not_changes])
 
 
 class PatchModel(RequestModel):
@@ -144,11 +177,13 @@ def scrub_text(value: str, *, multiline: bool) -> str:
     return _FORBIDDEN.sub("", _CONTROLS.sub(" ", value))
 
 
-def _json_pattern(characters: str) -> str:
-    # ECMA-262 (JSON Schema) and Python both read \uXXXX; beyond the BMP ECMA-262 would need the
-    # u flag, so the document's pattern leaves out the supplementary noncharacters (still refused).
-    escaped = "".join("-" if ch == "-" else f"\\u{ord(ch):04x}" for ch in characters if ord(ch) <= 0xFFFF)
-    return f"^[^{escaped}]*$"
+def _json_class(characters: str) -> str:
+    """The characters as the body of a regex class.
+
+    ECMA-262 (JSON Schema) and Python both read \\uXXXX; beyond the BMP ECMA-262 would need the
+    u flag, so the document's pattern leaves out the supplementary noncharacters (still refused)."""
+    return "".join("-" if ch == "-" else f"\\u{ord(ch):04x}" for ch in characters if ord(ch) <= 0xFFFF)
+
 
 
 # Validation context of a response model built from stored data that shares a request type: what
@@ -186,7 +221,14 @@ class TextRule:
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         json_schema = handler(schema)
         refused = FORBIDDEN_CHARACTERS if self.multiline else FORBIDDEN_CHARACTERS + LINE_BREAKS
-        json_schema.setdefault("pattern", _json_pattern(refused))
+        rule = _json_class(refused)
+        existing = json_schema.get("pattern")
+        if existing is None:
+            json_schema["pattern"] = f"^[^{rule}]*$"
+        elif existing == NOT_BLANK:  # both in one regex: generators handle one pattern far better
+            json_schema["pattern"] = f"^[^{rule}]*[^{rule}{WHITESPACE}][^{rule}]*$"
+        else:  # a field's own pattern (an email, a Slack id) and the text rule must both hold
+            json_schema.setdefault("allOf", []).append({"pattern": f"^[^{rule}]*$"})
         return json_schema
 
 

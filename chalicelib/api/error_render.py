@@ -23,7 +23,7 @@ from typing import Any
 from chalice.app import Response
 
 from chalicelib.api import envelope
-from chalicelib.errors import AppError, PayloadTooLarge, RateLimited
+from chalicelib.errors import AppError, MethodNotAllowed, PayloadTooLarge, RateLimited
 
 
 class ErrorFamily(StrEnum):
@@ -79,6 +79,8 @@ def _pagerduty(error: AppError, _: Mapping[str, str]) -> Response:
         return _json(429, PAGERDUTY_THROTTLED, error.headers)
     if isinstance(error, PayloadTooLarge):
         return _json(413, {"status": "invalid event", "message": "Request entity too large"}, error.headers)
+    if isinstance(error, MethodNotAllowed):  # HTTP's answer (with Allow), in PagerDuty's error shape
+        return _json(405, {"status": "invalid event", "message": error.message}, error.headers)
     if error.status >= 500:
         return _json(500, {"status": "error", "message": error.message}, error.headers)
     from chalicelib.integration.parsers.pagerduty import invalid_event_body

@@ -6,11 +6,14 @@ import re
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
+from pydantic_core import core_schema
 
+from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.routing import Operation, operations
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.errors import ERROR_TYPES
+from chalicelib.model_base import NOT_BLANK
 
 _STATUS_TEXT = {
     200: "OK",
@@ -18,7 +21,9 @@ _STATUS_TEXT = {
     202: "Accepted",
     204: "No content",
     304: "Not modified",
-    400: "Validation error",
+    400: "Invalid request: the body, query or a header breaks its schema, or a rule the schema cannot state "
+    "(an id that names nothing in this organization, a window whose end precedes its start, a rule named in "
+    "the operation's or the field's description). The API's error.details.fields names each problem.",
     401: "Missing, invalid or revoked credential",
     403: "The credential lacks the required scope",
     404: "Not found",
@@ -43,6 +48,44 @@ _RATE_HEADERS = {
 }
 
 
+# What a path parameter holds, where its name alone does not say.
+_PATH_PARAMETER_DESCRIPTIONS = {
+    "id": "The incident number, INC-<year>-<n> (e.g. INC-2026-0042); letters in any case. Anything else is a 404.",
+}
+
+
+# Parameters whose values the code checks against a pattern: the document states it.
+_PARAMETER_SCHEMAS: dict[str, dict[str, Any]] = {
+    "sink_name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"},
+    # Trimmed, then 1 to 255 printable characters (what an HTTP header can carry: ASCII).
+    "Idempotency-Key": {"type": "string", "maxLength": 255, "pattern": "^[ -~]*[!-~][ -~]*$"},
+}
+
+
+def _path_parameter(name: str) -> dict[str, Any]:
+    schema = _PARAMETER_SCHEMAS.get(name, {"type": "string"})
+    parameter: dict[str, Any] = {"name": name, "in": "path", "required": True, "schema": schema}
+    if name in _PATH_PARAMETER_DESCRIPTIONS:
+        parameter["description"] = _PATH_PARAMETER_DESCRIPTIONS[name]
+    return parameter
+
+
+class DocumentSchema(GenerateJsonSchema):
+    """JSON Schema as the models enforce it, where pydantic's own schema says less.
+
+    A string the model trims before checking its length (`str_strip_whitespace`, or
+    `StringConstraints(strip_whitespace=True)`) refuses whitespace alone even where minLength
+    allows it: such strings carry a pattern that needs a character trimming keeps."""
+
+    def str_schema(self, schema: core_schema.StringSchema) -> JsonSchemaValue:
+        json_schema = super().str_schema(schema)
+        # `_config` is the config of the model being described (pydantic keeps a stack of them).
+        trims = schema.get("strip_whitespace") or self._config.config_dict.get("str_strip_whitespace")
+        if trims and json_schema.get("minLength", 0) >= 1 and "pattern" not in json_schema:
+            json_schema["pattern"] = NOT_BLANK
+        return json_schema
+
+
 def _envelope_schemas() -> dict[str, Any]:
     meta = {
         "type": "object",
@@ -51,6 +94,15 @@ def _envelope_schemas() -> dict[str, Any]:
     }
     return {
         "Meta": meta,
+        "PagerDutyError": {
+            "type": "object",
+            "required": ["status", "message"],
+            "properties": {
+                "status": {"type": "string", "description": "invalid event, throttle event or error."},
+                "message": {"type": "string"},
+                "errors": {"type": "array", "items": {"type": "string"}},
+            },
+        },
         "WebhookError": {
             "type": "object",
             "required": ["success", "error"],
@@ -97,7 +149,7 @@ def _success_schema(data_schema: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
-    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}", schema_generator=DocumentSchema)
     required = set(schema.get("required", []))
     parameters = []
     for name, prop in schema.get("properties", {}).items():
@@ -130,7 +182,9 @@ def build_document(base_url: str | None = None) -> dict[str, Any]:
     ops = sorted(operations(), key=lambda o: (o.path, o.method))
     models = _collect_models(ops)
     refs, definitions = models_json_schema(
-        [(m, "validation") for m in models], ref_template="#/components/schemas/{model}"
+        [(m, "validation") for m in models],
+        ref_template="#/components/schemas/{model}",
+        schema_generator=DocumentSchema,
     )
     schemas: dict[str, Any] = dict(definitions.get("$defs", {}))
     schemas.update(_envelope_schemas())
@@ -166,24 +220,25 @@ def build_document(base_url: str | None = None) -> dict[str, Any]:
     return document
 
 
+# The error body of each route family (chalicelib.api.error_render); the others answer WebhookError.
+_ERROR_SCHEMAS = {ErrorFamily.API: "ErrorEnvelope", ErrorFamily.PAGERDUTY: "PagerDutyError"}
+
+
 def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     data_schema = refs.get((op.response, "validation")) if op.response is not None else None
     success_schema = (data_schema or {}) if op.raw else _success_schema(data_schema)
     if op.content_type != "application/json":
         success_schema = {"type": "string"}
-    responses: dict[str, Any] = {
-        str(op.status): {
-            "description": _STATUS_TEXT.get(op.status, "Success"),
-            "headers": dict(_RATE_HEADERS),
-            "content": {op.content_type: {"schema": success_schema}},
-        }
-    }
+    success: dict[str, Any] = {"description": _STATUS_TEXT.get(op.status, "Success"), "headers": dict(_RATE_HEADERS)}
+    if op.status != 204:  # a 204 has no body
+        success["content"] = {op.content_type: {"schema": success_schema}}
+    responses: dict[str, Any] = {str(op.status): success}
     if "If-None-Match" in op.headers:
         responses["304"] = {"description": "Not modified: the ETag sent in If-None-Match still matches"}
     statuses = set(op.errors) | {400, 429, 500, 503}
     if not op.public:
         statuses |= {401, 403}
-    error_schema = {"$ref": "#/components/schemas/WebhookError" if op.raw else "#/components/schemas/ErrorEnvelope"}
+    error_schema = {"$ref": f"#/components/schemas/{_ERROR_SCHEMAS.get(op.error_family, 'WebhookError')}"}
     # An HTML page answers its errors as small HTML pages too.
     error_content = (
         {op.content_type: {"schema": {"type": "string"}}}
@@ -208,14 +263,12 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         operation["description"] = (operation.get("description", "") + f"\n\nRequires scope `{op.scope}`.").strip()
     if op.public:
         operation["security"] = []
-    parameters = [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-        for name in re.findall(r"{([^}+]+)}", op.path)
-    ]
+    parameters = [_path_parameter(name) for name in re.findall(r"{([^}+]+)}", op.path)]
     if op.query is not None:
         parameters.extend(_query_parameters(op.query))
     for header in op.headers:
-        parameters.append({"name": header, "in": "header", "required": False, "schema": {"type": "string"}})
+        schema = _PARAMETER_SCHEMAS.get(header, {"type": "string"})
+        parameters.append({"name": header, "in": "header", "required": False, "schema": schema})
     if parameters:
         operation["parameters"] = parameters
     if op.body is not None:

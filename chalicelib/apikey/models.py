@@ -3,10 +3,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, WithJsonSchema
 
 from chalicelib.apikey.service import ApiKey
+from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.model_base import ApiModel, SingleLine
+
+# Checked by the service (400 on field scopes, naming the unknown ones); the document lists them.
+Scope = Annotated[str, WithJsonSchema({"type": "string", "enum": list(ALL_SCOPES)})]
 
 
 class ApiKeyCreate(ApiModel):
@@ -14,7 +18,7 @@ class ApiKeyCreate(ApiModel):
 
     name: Annotated[str, SingleLine] = Field(min_length=1, max_length=100)
     kind: Literal["personal", "service_account"] = "service_account"
-    scopes: list[Annotated[str, SingleLine]] = Field(min_length=1, max_length=32)
+    scopes: list[Scope] = Field(min_length=1, max_length=32)
     user_id: Annotated[str, SingleLine] | None = Field(
         default=None, description="Owner of a personal key; defaults to the calling user."
     )

@@ -9,7 +9,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.service import Service
 from chalicelib.directory.models import ActiveFilter, Description, ItemId, Name, Severity
-from chalicelib.model_base import ApiModel, PatchModel, RequestModel
+from chalicelib.model_base import ApiModel, PatchModel, RequestModel, StrictBool
 
 
 class ServiceV1(ApiModel):
@@ -53,7 +53,7 @@ class ServicePatch(PatchModel):
     description: Description | None = None
     team_id: ItemId | None = None
     default_severity: Severity | None = None
-    is_active: bool | SkipJsonSchema[None] = None
+    is_active: StrictBool | SkipJsonSchema[None] = None
     escalation_policy_id: ItemId | None = None
 
 

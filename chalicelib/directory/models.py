@@ -10,7 +10,7 @@ from pydantic.json_schema import SkipJsonSchema
 from chalicelib.directory import rules
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, SingleLine
+from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, SingleLine, StrictBool
 from chalicelib.pagination import PageQuery
 
 Role = Literal["owner", "admin", "responder", "viewer"]
@@ -75,7 +75,7 @@ class UserPatch(_Patch):
     name: Name | None = None
     email: Email | SkipJsonSchema[None] = None
     slack_user_id: SlackUserId | None = None
-    is_active: bool | SkipJsonSchema[None] = None
+    is_active: StrictBool | SkipJsonSchema[None] = None
     role: Role | SkipJsonSchema[None] = None
 
 
@@ -119,7 +119,7 @@ class TeamPatch(_Patch):
 
     name: Name | SkipJsonSchema[None] = None
     description: Description | None = None
-    is_active: bool | SkipJsonSchema[None] = None
+    is_active: StrictBool | SkipJsonSchema[None] = None
     member_ids: MemberIds | SkipJsonSchema[None] = Field(default=None, description="Replaces the member list.")
 
 

@@ -8,6 +8,7 @@ import string
 
 from chalicelib.auth.scopes import ROLES
 from chalicelib.errors import ValidationFailed
+from chalicelib.model_base import WHITESPACE
 from chalicelib.severity import SEVERITIES
 
 __all__ = ["SEVERITIES"]
@@ -25,7 +26,7 @@ SERVICE_KEY_BODY_LENGTH = 10
 SERVICE_ID_PREFIX = "SER-"
 
 # Deliberately simple: one @, no whitespace, a dot in the domain. Delivery proves the rest.
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+EMAIL_PATTERN = rf"^[^@{WHITESPACE}]+@[^@{WHITESPACE}]+\.[^@{WHITESPACE}]+$"
 _EMAIL_RE = re.compile(EMAIL_PATTERN)
 _SERVICE_KEY_RE = re.compile(rf"^{SERVICE_KEY_PREFIX}[a-z0-9]{{{SERVICE_KEY_BODY_LENGTH}}}$")
 _SERVICE_ID_RE = re.compile(r"^SER-\d{5,}$")

@@ -27,7 +27,8 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from chalicelib import clock
-from chalicelib.model_base import ApiModel, DateTimeIn, MultiLine, SingleLine
+from chalicelib.directory.rules import EMAIL_PATTERN
+from chalicelib.model_base import ApiModel, DateTimeIn, MultiLine, SingleLine, not_nullable, require_one_of
 from chalicelib.pagination import Page, PageQuery
 from chalicelib.severity import Severity, parse_severity
 
@@ -40,7 +41,7 @@ MAX_PAGE_MESSAGE = 500
 MAX_COMMENT = 10_000
 UPDATABLE_FIELDS = ("title", "description", "severity", "assigned_to")
 
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_EMAIL = re.compile(EMAIL_PATTERN)
 _SERVICE_KEY = re.compile(r"^svc_[a-z0-9]{10}$")
 
 
@@ -67,7 +68,9 @@ def _unique(values: list[Any]) -> list[Any]:
 
 
 EmailAddress = Annotated[
-    str, AfterValidator(_email), WithJsonSchema({"type": "string", "format": "email", "maxLength": 254})
+    str,
+    AfterValidator(_email),
+    WithJsonSchema({"type": "string", "maxLength": 254, "pattern": EMAIL_PATTERN}),
 ]
 ServiceKey = Annotated[
     str, AfterValidator(_service_key), WithJsonSchema({"type": "string", "pattern": _SERVICE_KEY.pattern})
@@ -80,16 +83,6 @@ StatusName = Annotated[
 UtcDateTime = Annotated[DateTimeIn, AfterValidator(_utc)]
 Timestamp = Annotated[datetime, PlainSerializer(clock.isoformat, return_type=str, when_used="json")]
 Channel = Literal["slack", "email"]
-
-
-def _not_nullable(schema: dict[str, Any]) -> None:
-    """Schema of an optional field that may be left out but not null: drop the null branch and default."""
-    schema.pop("default", None)
-    branches = [branch for branch in schema.pop("anyOf", []) if branch.get("type") != "null"]
-    if len(branches) == 1:
-        schema.update(branches[0])
-    elif branches:
-        schema["anyOf"] = branches
 
 
 # ---------------------------------------------------------------- responses
@@ -207,15 +200,19 @@ class IncidentCreate(ApiModel):
         return None if value is None else parse_severity(value)
 
 
+def _one_updatable_field(schema: dict[str, Any]) -> None:
+    require_one_of(schema, list(UPDATABLE_FIELDS))
+
+
 class IncidentUpdate(ApiModel):
     """Partial update: only the fields given change. description and assigned_to accept null to clear."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_one_updatable_field)
 
     # title and severity may be left out but not set to null; `changes()` gives what was sent.
-    title: Title | None = Field(default=None, json_schema_extra=_not_nullable)
+    title: Title | None = Field(default=None, json_schema_extra=not_nullable)
     description: Description | None = None
-    severity: Severity | None = Field(default=None, json_schema_extra=_not_nullable)
+    severity: Severity | None = Field(default=None, json_schema_extra=not_nullable)
     assigned_to: EmailAddress | None = Field(
         default=None, description="Email of the engineer to assign; null unassigns."
     )
@@ -278,7 +275,9 @@ class IncidentListQuery(PageQuery):
     model_config = ConfigDict(extra="forbid")
 
     status: list[StatusName] | None = Field(
-        default=None, description="Canonical status names; without it only open incidents are listed."
+        default=None,
+        description="Canonical status names of the organization's workflow (another name: 400 INVALID_STATUS); "
+        "without it only open incidents are listed.",
     )
     severity: list[Severity] | None = None
     team_name: (
@@ -287,9 +286,9 @@ class IncidentListQuery(PageQuery):
     assigned_to: EmailAddress | None = Field(default=None, description="Email of the current assignee.")
     resolved_by: EmailAddress | None = Field(default=None, description="Email of the resolver.")
     created_after: UtcDateTime | None = None
-    created_before: UtcDateTime | None = None
+    created_before: UtcDateTime | None = Field(default=None, description="Not earlier than created_after (400).")
     resolved_after: UtcDateTime | None = None
-    resolved_before: UtcDateTime | None = None
+    resolved_before: UtcDateTime | None = Field(default=None, description="Not earlier than resolved_after (400).")
 
     @field_validator("status", mode="after")
     @classmethod

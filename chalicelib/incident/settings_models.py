@@ -65,7 +65,8 @@ SlaMinutes = Annotated[int, Field(ge=1, le=MAX_SLA_MINUTES)]
 
 
 class SlaTargetUpdate(ApiModel):
-    """A field left out keeps its value; null clears it (incidents of that severity then cannot be created)."""
+    """A field left out keeps its value; null clears it (incidents of that severity then cannot be created).
+    acknowledge_within_minutes may not exceed resolve_within_minutes (400)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.integration.admin import Integration, IssuedIntegration
-from chalicelib.model_base import ApiModel, SingleLine
+from chalicelib.model_base import ApiModel, SingleLine, StrictBool
 
 IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
 
@@ -34,6 +34,26 @@ class PagerDutyAcceptedV1(ApiModel):
     dedup_key: str
 
 
+class WebhookPayloadV1(ApiModel):
+    """The monitoring tool's own JSON object (custom, New Relic, Sentry, Alertmanager, SNS). Documents
+    the body only: the route reads it with the integration's parser, which answers 400 INVALID_PAYLOAD
+    for an object that is not that source's shape."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+
+class PagerDutyEventV1(ApiModel):
+    """A PagerDuty Events API v2 event. Documents the body only: the route checks it as PagerDuty does
+    (400 `invalid event` listing every problem, e.g. a trigger without payload)."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    routing_key: str = Field(min_length=1, description="The integration's routing key.")
+    event_action: Literal["trigger", "acknowledge", "resolve"]
+    dedup_key: str | None = None
+    payload: dict[str, Any] | None = Field(default=None, description="Required to trigger: summary, source, severity.")
+
+
 class IntegrationCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -42,7 +62,7 @@ class IntegrationCreate(ApiModel):
     default_service: Annotated[str, SingleLine] | None = Field(
         default=None, description="Service key (svc_...) used when an alert names none."
     )
-    signing: bool = Field(
+    signing: StrictBool = Field(
         default=False, description="Custom webhooks: require X-Service-Signature (secret shown once)."
     )
     client_secret: Annotated[str, StringConstraints(min_length=8, max_length=200), SingleLine] | None = Field(

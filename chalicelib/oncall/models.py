@@ -16,6 +16,7 @@ from chalicelib.directory.users import User
 from chalicelib.model_base import ApiModel, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
+from chalicelib.oncall.wallclock import ZONE_KEY_PATTERN
 from chalicelib.pagination import PageQuery
 
 Name = Annotated[str, Field(min_length=1, max_length=100), SingleLine]
@@ -24,7 +25,14 @@ LocalTime = Annotated[
     str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="Local wall-clock time HH:MM (00:00 to 23:59).")
 ]
 TimeZone = Annotated[
-    str, Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/Berlin."), SingleLine
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="IANA time zone, e.g. Europe/Berlin; a name the time zone database lacks is a 400.",
+        json_schema_extra={"pattern": ZONE_KEY_PATTERN.pattern},
+    ),
+    SingleLine,
 ]
 Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
 RotationKind = Literal["hourly", "daily", "weekly", "custom"]

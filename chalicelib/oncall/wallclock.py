@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 HHMM_PATTERN = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
-_ZONE_KEY_PATTERN = re.compile(r"^[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+)*$")
+ZONE_KEY_PATTERN = re.compile(r"^[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+)*$")
 # Keys zoneinfo can load that are not real, portable IANA zones.
 _REJECTED_ZONE_KEYS = frozenset({"localtime", "posixrules", "Factory"})
 _ONE_SECOND = timedelta(seconds=1)
@@ -52,7 +52,7 @@ def is_valid_zone(name: object) -> bool:
     """True for an IANA zone key zoneinfo can load ("Europe/Berlin", "UTC"); False otherwise."""
     if not isinstance(name, str) or len(name) > 64 or name in _REJECTED_ZONE_KEYS:
         return False
-    if not _ZONE_KEY_PATTERN.match(name):
+    if not ZONE_KEY_PATTERN.match(name):
         return False
     try:
         ZoneInfo(name)

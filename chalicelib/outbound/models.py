@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory import rules
-from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine
+from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine, StrictBool
 from chalicelib.oncall.models import PatchModel
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.subscriptions import (
@@ -19,7 +19,7 @@ from chalicelib.outbound.subscriptions import (
     event_types_of,
 )
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
-from chalicelib.outbound.targets import MAX_URL_LENGTH
+from chalicelib.outbound.targets import MAX_URL_LENGTH, URL_PATTERN
 
 # Checked by the service, so every problem is one field message (event_types.<n>).
 EventTypeName = Annotated[
@@ -29,7 +29,7 @@ EventTypeName = Annotated[
 EventTypes = Annotated[
     list[EventTypeName],
     Field(
-        description='Event types to receive, or ["*"] for every type (present and future).',
+        description='Event types to receive, or ["*"] for every type (present and future): "*" only alone.',
         json_schema_extra={"minItems": 1, "maxItems": MAX_EVENT_TYPE_ENTRIES},
     ),
 ]
@@ -40,6 +40,7 @@ TargetUrl = Annotated[
         max_length=MAX_URL_LENGTH,
         description="Where deliveries are POSTed: https, and a host that resolves only to public addresses "
         "(checked on every write and again before every delivery).",
+        json_schema_extra={"pattern": URL_PATTERN},
     ),
     SingleLine,
 ]
@@ -63,7 +64,7 @@ class SubscriptionCreate(RequestModel):
     url: TargetUrl
     event_types: EventTypes
     description: Description | None = None
-    enabled: bool = True
+    enabled: StrictBool = True
     owner_email: OwnerEmail | None = Field(
         default=None, description="Defaults to the calling user's email (null for a service-account key)."
     )
@@ -76,7 +77,7 @@ class SubscriptionPatch(PatchModel):
     url: TargetUrl | SkipJsonSchema[None] = None
     event_types: EventTypes | SkipJsonSchema[None] = None
     description: Description | None = None
-    enabled: bool | SkipJsonSchema[None] = Field(
+    enabled: StrictBool | SkipJsonSchema[None] = Field(
         default=None, description="true re-enables a disabled subscription and clears disabled_reason/disabled_at."
     )
     owner_email: OwnerEmail | None = None
@@ -148,7 +149,7 @@ class SubscriptionListV1(ApiModel):
     items: list[SubscriptionV1]
 
 
-class DeliveryV1(ApiModel):
+class WebhookDeliveryV1(ApiModel):
     delivery_id: str = Field(description="<occurred_at>#<event_id>")
     event_id: str
     event_type: str
@@ -161,7 +162,7 @@ class DeliveryV1(ApiModel):
     created_at: datetime
 
     @classmethod
-    def of(cls, record: WebhookDeliveryRecord) -> DeliveryV1:
+    def of(cls, record: WebhookDeliveryRecord) -> WebhookDeliveryV1:
         return cls(
             delivery_id=record.delivery_key,
             event_id=record.event_id,
@@ -176,10 +177,10 @@ class DeliveryV1(ApiModel):
         )
 
 
-class DeliveryPageV1(ApiModel):
-    items: list[DeliveryV1]
+class WebhookDeliveryPageV1(ApiModel):
+    items: list[WebhookDeliveryV1]
     next_cursor: str | None = Field(description="Pass as cursor for the next (older) page; null on the last page.")
 
     @classmethod
-    def of(cls, page: DeliveryPage) -> DeliveryPageV1:
-        return cls(items=[DeliveryV1.of(record) for record in page.items], next_cursor=page.next_cursor)
+    def of(cls, page: DeliveryPage) -> WebhookDeliveryPageV1:
+        return cls(items=[WebhookDeliveryV1.of(record) for record in page.items], next_cursor=page.next_cursor)

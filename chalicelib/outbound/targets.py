@@ -33,6 +33,8 @@ FIELD = "url"
 # RFC 3986 characters only: anything else (spaces, backslashes, control characters) is where
 # URL parsers disagree, and a disagreement between this check and the HTTP client is an SSRF.
 _URL_CHARACTERS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$")
+# What the document says of a target URL: http(s), then those characters (the rest is checked here).
+URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://" + _URL_CHARACTERS.pattern[1:]
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 HTTPS_PORT = 443
 # IANA special-purpose address registries (IPv4 and IPv6), whole blocks, globally reachable or

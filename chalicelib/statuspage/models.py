@@ -11,7 +11,14 @@ from pydantic.json_schema import SkipJsonSchema
 from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, ScheduleTime, SingleLine
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import PublicIncidentUpdate
-from chalicelib.statuspage.rules import ComponentStatus, Impact, IncidentStatus, MaintenanceStatus
+from chalicelib.statuspage.rules import (
+    RESERVED_SLUGS,
+    SLUG_PATTERN,
+    ComponentStatus,
+    Impact,
+    IncidentStatus,
+    MaintenanceStatus,
+)
 from chalicelib.statuspage.store import item_id
 from chalicelib.statuspage.tables import StatusPageItem
 
@@ -24,6 +31,7 @@ Slug = Annotated[
         min_length=1,
         max_length=63,
         description="The public URL's last segment: lowercase letters, digits and hyphens, globally unique.",
+        json_schema_extra={"pattern": SLUG_PATTERN.pattern, "not": {"enum": sorted(RESERVED_SLUGS)}},
     ),
     SingleLine,
 ]
@@ -90,7 +98,7 @@ class ComponentPatch(PatchModel):
     group_id: RefId | None = Field(default=None, description="null takes it out of its group.")
 
 
-class IncidentCreate(RequestModel):
+class StatusIncidentCreate(RequestModel):
     title: Title
     status: IncidentStatus = "investigating"
     impact: Impact = "minor"

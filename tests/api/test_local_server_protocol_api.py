@@ -94,8 +94,8 @@ def bare_405(document: dict[str, Any]) -> bool:
 @pytest.mark.parametrize(
     ("path", "status", "family_check"),
     [
-        # PagerDuty's Events API answers 400 "invalid event" for anything but 413, 429 and 5xx.
-        ("/v2/enqueue", 400, lambda document: document["status"] == "invalid event"),
+        # A method the route lacks is HTTP's 405 (with Allow), in PagerDuty's error shape.
+        ("/v2/enqueue", 405, lambda document: document["status"] == "invalid event"),
         ("/webhooks/abc", 405, bare_405),
         ("/status/acme/summary.json", 405, bare_405),
     ],

@@ -207,8 +207,10 @@ def test_every_operation_documents_rate_limits_and_errors(document: dict[str, An
         headers = responses[successes[0]].get("headers", {})
         for header in ("X-RateLimit-Category", "X-RateLimit-Remaining", "X-RateLimit-Reset"):
             assert header in headers, f"{name}: success response lacks {header}"
-        # The API answers in the error envelope; inbound webhooks in the providers' style.
+        # The API answers in the error envelope; inbound webhooks in the providers' style, and
+        # PagerDuty's Events API drop-in as PagerDuty does.
         expected = "WebhookError" if not path.startswith("/api/v1") else "ErrorEnvelope"
+        expected = "PagerDutyError" if path == "/v2/enqueue" else expected
         html_page = "text/html" in responses[successes[0]]["content"]
         for code, response in responses.items():
             if code == "304":
@@ -256,3 +258,77 @@ def test_api_key_operations_are_described(document: dict[str, Any]) -> None:
     assert "201" in create["responses"]
     verify = document["paths"]["/api/v1/auth/verify"]["get"]
     assert "401" in verify["responses"]
+
+
+def test_incident_paths_name_their_parameter_id(document: dict[str, Any]) -> None:
+    """The spec writes /api/v1/incidents/{id}/...; the value is the incident number."""
+    incident_paths = [path for path in document["paths"] if path.startswith("/api/v1/incidents/")]
+    assert len(incident_paths) == 6
+    for path in incident_paths:
+        assert path.startswith("/api/v1/incidents/{id}"), path
+        for method, operation in document["paths"][path].items():
+            [parameter] = [p for p in operation["parameters"] if p["in"] == "path"]
+            assert parameter["name"] == "id", f"{method.upper()} {path}"
+            assert "INC-" in parameter["description"], f"{method.upper()} {path}"
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _resolves(document: dict[str, Any], ref: str) -> bool:
+    if not ref.startswith("#/"):
+        return False
+    node: Any = document
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def test_every_ref_resolves(document: dict[str, Any]) -> None:
+    """A dangling $ref makes client generators drop the operation (openapi-python-client did)."""
+    refs = set(_refs(document))
+    assert refs, "the walk finds the document's references at all"
+    assert sorted(ref for ref in refs if not _resolves(document, ref)) == []
+
+
+def test_no_two_models_share_a_name(document: dict[str, Any]) -> None:
+    """pydantic qualifies a schema name with its module path when two models share a class name
+    (chalicelib__outbound__models__DeliveryV1): every documented model has a name of its own."""
+    from pydantic import BaseModel
+
+    def nested(model: type[BaseModel], seen: dict[type[BaseModel], None]) -> None:
+        if model in seen:
+            return
+        seen[model] = None
+        for field in model.model_fields.values():
+            for candidate in _annotation_types(field.annotation):
+                if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                    nested(candidate, seen)
+
+    models: dict[type[BaseModel], None] = {}
+    for op in operations():
+        for model in (op.body, op.query, op.response):
+            if isinstance(model, type) and issubclass(model, BaseModel):
+                nested(model, models)
+    names = [model.__name__ for model in models]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+    assert [name for name in document["components"]["schemas"] if "__" in name] == []
+
+
+def _annotation_types(annotation: Any) -> Iterator[Any]:
+    import typing
+
+    yield annotation
+    for argument in typing.get_args(annotation):
+        yield from _annotation_types(argument)

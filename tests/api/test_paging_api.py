@@ -244,6 +244,6 @@ def test_incident_number_is_case_insensitive(
 
 def test_the_operation_is_documented(client: Any) -> None:
     document = json.loads(client.http.get("/api/v1/openapi.json").body)
-    operation = document["paths"]["/api/v1/incidents/{incident_number}/page"]["post"]
+    operation = document["paths"]["/api/v1/incidents/{id}/page"]["post"]
     assert operation["x-required-scope"] == "incidents:write"
     assert {"200", "400", "401", "403", "404", "409", "502"} <= set(operation["responses"])

@@ -25,13 +25,15 @@ from chalicelib.incident.presenters import incident_detail_v1, incident_v1
 api = ApiBlueprint(__name__, tag="incidents")
 
 INCIDENT_NUMBER = re.compile(r"^INC-\d{4}-\d{1,12}$")
-ITEM = "/api/v1/incidents/{incident_number}"
+# The spec names the parameter {id}; its value is the incident number (INC-<year>-<n>).
+ITEM = "/api/v1/incidents/{id}"
 
 
 def incident_number_of(call: Call) -> str:
-    number = call.path["incident_number"].upper()
+    given = call.path["id"]
+    number = given.upper()
     if not INCIDENT_NUMBER.match(number):
-        raise NotFound(f"Incident {call.path['incident_number']} was not found.")
+        raise NotFound(f"Incident {given} was not found.")
     return number
 
 

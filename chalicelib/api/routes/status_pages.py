@@ -21,7 +21,6 @@ from chalicelib.statuspage.models import (
     ComponentV1,
     GroupCreate,
     GroupV1,
-    IncidentCreate,
     IncidentUpdateCreate,
     MaintenanceCreate,
     MaintenancePatch,
@@ -31,6 +30,7 @@ from chalicelib.statuspage.models import (
     PagePatch,
     SectionCreate,
     SectionV1,
+    StatusIncidentCreate,
     StatusIncidentV1,
     StatusPageV1,
 )
@@ -315,7 +315,7 @@ def list_incidents(call: Call) -> Any:
     PAGE + "/incidents",
     "createStatusIncident",
     "Open a public incident",
-    body=IncidentCreate,
+    body=StatusIncidentCreate,
     response=StatusIncidentV1,
     description=_INCIDENT_RULES + " incident_number must name an internal incident (400).",
 )

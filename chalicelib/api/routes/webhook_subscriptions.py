@@ -7,13 +7,13 @@ from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.models import (
-    DeliveryPageV1,
     DeliveryQuery,
     SubscriptionCreate,
     SubscriptionIssuedV1,
     SubscriptionListV1,
     SubscriptionPatch,
     SubscriptionV1,
+    WebhookDeliveryPageV1,
 )
 
 api = ApiBlueprint(__name__, tag="webhook-subscriptions")
@@ -152,10 +152,10 @@ def rotate_secret(call: Call) -> SubscriptionIssuedV1:
     summary="Deliveries of a subscription, newest first (kept 30 days)",
     scope=SCOPE,
     query=DeliveryQuery,
-    response=DeliveryPageV1,
+    response=WebhookDeliveryPageV1,
     errors=(400, 404),
 )
-def list_deliveries(call: Call) -> DeliveryPageV1:
+def list_deliveries(call: Call) -> WebhookDeliveryPageV1:
     query: DeliveryQuery = call.query
     page = subscriptions.list_deliveries(
         organization_id=call.principal.organization_id,
@@ -164,4 +164,4 @@ def list_deliveries(call: Call) -> DeliveryPageV1:
         limit=query.limit,
         cursor=query.cursor,
     )
-    return DeliveryPageV1.of(page)
+    return WebhookDeliveryPageV1.of(page)

@@ -30,7 +30,13 @@ from chalicelib.integration import fetch
 from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.gate import Admitted, admit
 from chalicelib.integration.ingest import IngestResult, ingest
-from chalicelib.integration.models import PagerDutyAcceptedV1, WebhookAcceptedV1, WebhookIncidentV1
+from chalicelib.integration.models import (
+    PagerDutyAcceptedV1,
+    PagerDutyEventV1,
+    WebhookAcceptedV1,
+    WebhookIncidentV1,
+    WebhookPayloadV1,
+)
 from chalicelib.integration.replay import deliver_once
 from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.settings import get_settings
@@ -193,6 +199,7 @@ _DESCRIPTION = (
     "POST",
     "/webhooks/{routing_key}",
     operation_id="deliverWebhook",
+    body=WebhookPayloadV1,
     error_family=ErrorFamily.WEBHOOK,
     summary="Inbound webhook of an integration",
     description=_DESCRIPTION,
@@ -210,6 +217,7 @@ def deliver(request: Request, path: dict[str, str]) -> Response:
     "POST",
     "/webhooks/custom/{routing_key}",
     operation_id="deliverCustomWebhook",
+    body=WebhookPayloadV1,
     error_family=ErrorFamily.WEBHOOK,
     summary="Older form of the inbound webhook URL",
     description=_DESCRIPTION,
@@ -226,6 +234,7 @@ def deliver_custom(request: Request, path: dict[str, str]) -> Response:
     "POST",
     "/v1/incidents",
     operation_id="deliverLegacyIncident",
+    body=WebhookPayloadV1,
     error_family=ErrorFamily.WEBHOOK,
     summary="Legacy custom payload; the routing key is sent as Authorization: Bearer <routing key>",
     description=_DESCRIPTION,
@@ -248,6 +257,7 @@ def deliver_legacy(request: Request, path: dict[str, str]) -> Response:
     "POST",
     "/v2/enqueue",
     operation_id="enqueuePagerDutyEvent",
+    body=PagerDutyEventV1,
     error_family=ErrorFamily.PAGERDUTY,
     summary="PagerDuty Events API v2 drop-in",
     description="Answers exactly as PagerDuty does: 202 {status, message, dedup_key}; 400 "
