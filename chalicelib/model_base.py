@@ -185,7 +185,6 @@ def _json_class(characters: str) -> str:
     return "".join("-" if ch == "-" else f"\\u{ord(ch):04x}" for ch in characters if ord(ch) <= 0xFFFF)
 
 
-
 # Validation context of a response model built from stored data that shares a request type: what
 # was stored before the rule existed is served as it is, not refused with a 500.
 STORED: dict[str, Any] = {"stored": True}
