@@ -10,7 +10,8 @@ from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.model_base import ApiModel, SingleLine
 
 # Checked by the service (400 on field scopes, naming the unknown ones); the document lists them.
-Scope = Annotated[str, WithJsonSchema({"type": "string", "enum": list(ALL_SCOPES)})]
+# The document lists the scopes; the service answers 400 naming an unknown one.
+Scope = Annotated[str, SingleLine, WithJsonSchema({"type": "string", "enum": list(ALL_SCOPES)})]
 
 
 class ApiKeyCreate(ApiModel):
