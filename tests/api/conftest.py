@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -18,3 +20,19 @@ def local_routes() -> Iterator[None]:
     routes.mount(app)
     yield
     routes.unmount(app)
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    """The OpenAPI document the app serves (built once per module)."""
+    from chalice.test import Client
+
+    from app import app
+    from chalicelib.settings import get_settings, reset_settings
+
+    reset_settings()
+    get_settings()
+    with Client(app) as client:
+        parsed: dict[str, Any] = json.loads(client.http.get("/api/v1/openapi.json").body)
+    reset_settings()
+    return parsed

@@ -61,21 +61,6 @@ ROWS: list[tuple[type[BaseModel], dict[str, Any], bool]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def document() -> dict[str, Any]:
-    from chalice.test import Client
-
-    from app import app
-    from chalicelib.settings import get_settings, reset_settings
-
-    reset_settings()
-    get_settings()
-    with Client(app) as client:
-        parsed: dict[str, Any] = json.loads(client.http.get("/api/v1/openapi.json").body)
-    reset_settings()
-    return parsed
-
-
 def document_allows(document: dict[str, Any], model: type[BaseModel], body: dict[str, Any]) -> bool:
     validator = Draft202012Validator({**document, "$ref": f"#/components/schemas/{model.__name__}"})
     return validator.is_valid(body)

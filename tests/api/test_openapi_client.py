@@ -27,21 +27,6 @@ def snake_case(operation_id: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", operation_id).lower()
 
 
-@pytest.fixture(scope="module")
-def document() -> dict[str, Any]:
-    from chalice.test import Client
-
-    from app import app
-    from chalicelib.settings import get_settings, reset_settings
-
-    reset_settings()
-    get_settings()
-    with Client(app) as client:
-        parsed: dict[str, Any] = json.loads(client.http.get("/api/v1/openapi.json").body)
-    reset_settings()
-    return parsed
-
-
 @pytest.mark.skipif(not GENERATOR.exists(), reason="openapi-python-client is installed by requirements-dev.txt")
 def test_the_generated_client_has_every_operation_and_no_warning(document: dict[str, Any], tmp_path: Path) -> None:
     (tmp_path / "openapi.json").write_text(json.dumps(document))

@@ -3,7 +3,6 @@ scheduling fields a plausible year (chalicelib.model_base.DateTimeIn / ScheduleT
 
 from __future__ import annotations
 
-import types
 import typing
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -14,6 +13,7 @@ from pydantic import AwareDatetime, BaseModel, ValidationError
 
 from chalicelib.api import routing
 from chalicelib.errors import AppError
+from tests.model_walk import Leaf, arms
 
 # Scheduling fields: when something happens (maintenance windows, rotations, overrides, the
 # shift window asked for). The years 2000-2100 are accepted there; other date-times (listing
@@ -31,17 +31,6 @@ SCHEDULING = {
     ("MaintenancePatch", "scheduled_end"),
 }
 
-Leaf = tuple[str, str, tuple[Any, ...], Any]
-
-
-def _arms(annotation: Any) -> list[Any]:
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _arms(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return [arm for arg in typing.get_args(annotation) for arm in _arms(arg)]
-    return [annotation]
-
 
 def leaves(model: type[BaseModel], value: Any, seen: frozenset[type] = frozenset()) -> Iterator[Leaf]:
     for name, field in model.model_fields.items():
@@ -50,7 +39,7 @@ def leaves(model: type[BaseModel], value: Any, seen: frozenset[type] = frozenset
 
 
 def _values(annotation: Any, value: Any, seen: frozenset[type]) -> Iterator[tuple[Any, tuple[Any, ...], str, str]]:
-    for arm in _arms(annotation):
+    for arm in arms(annotation):
         if arm in (datetime, AwareDatetime):
             yield value, (), "", ""
         elif typing.get_origin(arm) in (list, tuple):

@@ -3,7 +3,6 @@ string of every request body and query follows it or a stricter pattern."""
 
 from __future__ import annotations
 
-import types
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from chalicelib.api import routing
 from chalicelib.errors import AppError
 from chalicelib.model_base import MultiLine, SingleLine, forbidden_character
+from tests.model_walk import Leaf, arms
 
 # The fields where a newline belongs (descriptions, bodies, comments, messages, postmortem prose);
 # every other string is one line.
@@ -59,17 +59,6 @@ MULTI_LINE = {
 }
 MULTI_LINE.add(("StatusIncidentCreate", "body"))
 
-Leaf = tuple[str, str, tuple[Any, ...], Any]  # model, field, location, document builder input
-
-
-def _arms(annotation: Any) -> list[Any]:
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _arms(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return [arm for arg in typing.get_args(annotation) for arm in _arms(arg)]
-    return [annotation]
-
 
 def leaves(model: type[BaseModel], text: str, seen: frozenset[type] = frozenset()) -> Iterator[Leaf]:
     """(model, field, location, document) for every string a document of `model` can hold."""
@@ -79,7 +68,7 @@ def leaves(model: type[BaseModel], text: str, seen: frozenset[type] = frozenset(
 
 
 def _values(annotation: Any, text: str, seen: frozenset[type]) -> Iterator[tuple[Any, tuple[Any, ...], str, str]]:
-    for arm in _arms(annotation):
+    for arm in arms(annotation):
         origin = typing.get_origin(arm)
         if arm is str:
             yield text, (), "", ""
