@@ -1,10 +1,15 @@
-"""Walking the annotations of request models (the text-rule and date-time tests share it)."""
+"""Walking the request models and their annotations (the text-rule and date-time tests share it)."""
 
 from __future__ import annotations
 
 import types
 import typing
 from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from chalicelib.api import routing
+from chalicelib.errors import AppError
 
 Leaf = tuple[str, str, tuple[Any, ...], Any]  # model, field, location, document builder input
 
@@ -17,3 +22,33 @@ def arms(annotation: Any) -> list[Any]:
     if origin in (typing.Union, types.UnionType):
         return [arm for arg in typing.get_args(annotation) for arm in arms(arg)]
     return [annotation]
+
+
+# Bodies the document describes but no model validates: the webhook routes read them with the
+# integration's parser, which cleans text out of alerts instead of refusing it (README).
+DOCUMENTATION_ONLY = {"PagerDutyEventV1", "WebhookPayloadV1"}
+
+
+def request_models() -> list[type[BaseModel]]:
+    found: dict[str, type[BaseModel]] = {}
+    for operation in routing.operations():
+        for model in (operation.body, operation.query):
+            if model is not None and model.__name__ not in DOCUMENTATION_ONLY:
+                found[f"{model.__module__}.{model.__qualname__}"] = model
+    return list(found.values())
+
+
+def refused_at(model: type[BaseModel], document: dict[str, Any], location: tuple[Any, ...]) -> bool:
+    """Whether validating `document` fails at `location` (union tags may sit between its parts)."""
+    try:
+        model.model_validate(document)
+    except AppError:
+        return True  # a validator refusing with its own 400 (INVALID_STATUS, INVALID_SEVERITY)
+    except ValidationError as error:
+        for problem in error.errors():
+            if problem["type"] == "missing":
+                continue
+            found = iter(problem["loc"])
+            if all(any(part == step for step in found) for part in location):
+                return True
+    return False

@@ -9,11 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from pydantic import AwareDatetime, BaseModel, ValidationError
+from pydantic import AwareDatetime, BaseModel
 
-from chalicelib.api import routing
-from chalicelib.errors import AppError
-from tests.model_walk import Leaf, arms
+from tests.model_walk import Leaf, arms, refused_at, request_models
 
 # Scheduling fields: when something happens (maintenance windows, rotations, overrides, the
 # shift window asked for). The years 2000-2100 are accepted there; other date-times (listing
@@ -48,30 +46,6 @@ def _values(annotation: Any, value: Any, seen: frozenset[type]) -> Iterator[tupl
         elif isinstance(arm, type) and issubclass(arm, BaseModel) and arm not in seen:
             for owner, leaf, location, document in leaves(arm, value, seen):
                 yield document, location, owner, leaf
-
-
-def request_models() -> list[type[BaseModel]]:
-    found: dict[str, type[BaseModel]] = {}
-    for operation in routing.operations():
-        for model in (operation.body, operation.query):
-            if model is not None:
-                found[f"{model.__module__}.{model.__qualname__}"] = model
-    return list(found.values())
-
-
-def refused_at(model: type[BaseModel], document: dict[str, Any], location: tuple[Any, ...]) -> bool:
-    try:
-        model.model_validate(document)
-    except AppError:
-        return True
-    except ValidationError as error:
-        for problem in error.errors():
-            if problem["type"] == "missing":
-                continue
-            found = iter(problem["loc"])
-            if all(any(part == step for step in found) for part in location):
-                return True
-    return False
 
 
 MODELS = request_models()

@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from chalicelib.api import routing
-from chalicelib.errors import AppError
 from chalicelib.model_base import MultiLine, SingleLine, forbidden_character
-from tests.model_walk import Leaf, arms
+from tests.model_walk import Leaf, arms, refused_at, request_models
 
 # The fields where a newline belongs (descriptions, bodies, comments, messages, postmortem prose);
 # every other string is one line.
@@ -81,36 +79,6 @@ def _values(annotation: Any, text: str, seen: frozenset[type]) -> Iterator[tuple
         elif isinstance(arm, type) and issubclass(arm, BaseModel) and arm not in seen:
             for owner, leaf, location, document in leaves(arm, text, seen):
                 yield document, location, owner, leaf
-
-
-# Bodies the document describes but no model validates: the webhook routes read them with the
-# integration's parser, which cleans text out of alerts instead of refusing it (README).
-DOCUMENTATION_ONLY = {"PagerDutyEventV1", "WebhookPayloadV1"}
-
-
-def request_models() -> list[type[BaseModel]]:
-    found: dict[str, type[BaseModel]] = {}
-    for operation in routing.operations():
-        for model in (operation.body, operation.query):
-            if model is not None and model.__name__ not in DOCUMENTATION_ONLY:
-                found[f"{model.__module__}.{model.__qualname__}"] = model
-    return list(found.values())
-
-
-def refused_at(model: type[BaseModel], document: dict[str, Any], location: tuple[Any, ...]) -> bool:
-    """Whether validating `document` fails at `location` (union tags may sit between its parts)."""
-    try:
-        model.model_validate(document)
-    except AppError:
-        return True  # a validator refusing with its own 400 (INVALID_STATUS, INVALID_SEVERITY)
-    except ValidationError as error:
-        for problem in error.errors():
-            if problem["type"] == "missing":
-                continue
-            found = iter(problem["loc"])
-            if all(any(part == step for step in found) for part in location):
-                return True
-    return False
 
 
 MODELS = request_models()
