@@ -26,14 +26,15 @@ def arms(annotation: Any) -> list[Any]:
 
 # Bodies the document describes but no model validates: the webhook routes read them with the
 # integration's parser, which cleans text out of alerts instead of refusing it (README).
-DOCUMENTATION_ONLY = {"PagerDutyEventV1", "WebhookPayloadV1"}
+DOCUMENTATION_ONLY = frozenset({"PagerDutyEventV1", "WebhookPayloadV1"})
 
 
-def request_models() -> list[type[BaseModel]]:
+def request_models(*, exclude: frozenset[str] = frozenset()) -> list[type[BaseModel]]:
+    """Every body and query model of an operation, except those named in `exclude`."""
     found: dict[str, type[BaseModel]] = {}
     for operation in routing.operations():
         for model in (operation.body, operation.query):
-            if model is not None and model.__name__ not in DOCUMENTATION_ONLY:
+            if model is not None and model.__name__ not in exclude:
                 found[f"{model.__module__}.{model.__qualname__}"] = model
     return list(found.values())
 
