@@ -152,4 +152,10 @@ def _data_lines(data_dir: Path, restored: bool) -> list[str]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # Everything is stopped and the emulator has saved its state: skip interpreter finalization,
+    # which can wait on a worker thread still inside a request to the stopped emulator (a boto3
+    # retry, a webhook delivery timeout) and hold up Ctrl-C, as the emulator's own stop does.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
