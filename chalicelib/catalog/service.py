@@ -25,6 +25,7 @@ from chalicelib.store import (
     owner_of,
     release_unique,
     retry_on_conflict,
+    scope,
 )
 
 SERVICE_COUNTER = "service"
@@ -199,8 +200,12 @@ def get_services(*, organization_id: str, service_keys: list[str]) -> dict[str, 
     wanted = [key for key in rules.unique_in_order(service_keys) if rules.is_service_key(key)]
     if not wanted:
         return {}
+    return scope.remembered_many("service", organization_id, wanted, lambda keys: _read_services(organization_id, keys))
+
+
+def _read_services(organization_id: str, service_keys: list[str]) -> dict[str, Service]:
     aws.bind_tables()
-    found = ServiceRecord.batch_get([(organization_id, key) for key in wanted])
+    found = ServiceRecord.batch_get([(organization_id, key) for key in service_keys])
     return {record.service_key: _to_domain(record) for record in found}
 
 

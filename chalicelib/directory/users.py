@@ -23,6 +23,7 @@ from chalicelib.store import (
     claim_unique,
     release_unique,
     retry_on_conflict,
+    scope,
 )
 
 
@@ -121,6 +122,11 @@ def _get_record(organization_id: str, user_id: str, *, consistent: bool = False)
 
 
 def get_user(*, organization_id: str, user_id: str) -> User:
+    if scope.active():
+        found = get_users(organization_id=organization_id, user_ids=[user_id]).get(user_id)
+        if found is None:
+            raise NotFound("User not found.")
+        return found
     return _to_domain(_get_record(organization_id, user_id))
 
 
@@ -129,15 +135,31 @@ def get_users(*, organization_id: str, user_ids: list[str]) -> dict[str, User]:
     wanted = [u for u in rules.unique_in_order(user_ids) if rules.is_item_id(u)]
     if not wanted:
         return {}
+    return scope.remembered_many("user", organization_id, wanted, lambda ids: _read_users(organization_id, ids))
+
+
+def _read_users(organization_id: str, user_ids: list[str]) -> dict[str, User]:
     aws.bind_tables()
-    found = UserRecord.batch_get([(organization_id, user_id) for user_id in wanted])
-    return {record.user_id: _to_domain(record) for record in found}
+    found = {
+        record.user_id: _to_domain(record)
+        for record in UserRecord.batch_get([(organization_id, user_id) for user_id in user_ids])
+    }
+    for user in found.values():
+        if user.email:  # a later lookup by email (assignment by email) needs no Query
+            scope.remember(("user-email", organization_id, user.email), user)
+    return found
 
 
 def find_user_by_email(*, organization_id: str, email: str) -> User | None:
     normalized = email.strip().lower()
     if not rules.is_valid_email(normalized):
         return None
+    return scope.remembered(
+        ("user-email", organization_id, normalized), lambda: _query_email(organization_id, normalized)
+    )
+
+
+def _query_email(organization_id: str, normalized: str) -> User | None:
     aws.bind_tables()
     for record in UserRecord.by_email.query(_email_key(organization_id, normalized), limit=1):
         return _to_domain(record)

@@ -23,7 +23,7 @@ from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.escalation.steps import EscalationPolicy, Level, validate_policy
 from chalicelib.escalation.tables import EscalationPolicyRecord
 from chalicelib.oncall.tables import ScheduleRecord
-from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if
+from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if, scope
 
 
 @dataclass(frozen=True)
@@ -153,10 +153,14 @@ def list_policies(*, organization_id: str) -> list[StoredPolicy]:
 
 def load_policy(*, organization_id: str, policy_id: str) -> EscalationPolicy | None:
     """The policy (to snapshot onto an incident), or None when it no longer exists. One GetItem."""
-    try:
-        return get_policy(organization_id=organization_id, policy_id=policy_id).policy
-    except NotFound:
-        return None
+
+    def read() -> EscalationPolicy | None:
+        try:
+            return get_policy(organization_id=organization_id, policy_id=policy_id).policy
+        except NotFound:
+            return None
+
+    return scope.remembered(("policy", organization_id, policy_id), read)
 
 
 def update_policy(

@@ -28,6 +28,7 @@ from chalicelib.store import (
     TransactionCancelled,
     conditional,
     retry_on_conflict,
+    scope,
 )
 
 T = TypeVar("T")
@@ -66,11 +67,19 @@ def timeline_entry(
 
 
 def get_incident(organization_id: str, incident_number: str) -> IncidentRecord:
+    """A consistent read; inside a read scope (one queue message) the item is read once and each
+    call gets its own copy, so a caller's changes stay its own until it commits them."""
+    key = incident_partition(organization_id, incident_number)
+    if not scope.active():
+        return _read_incident(key, incident_number)
+    raw = scope.remembered(("incident", key), lambda: _read_incident(key, incident_number).serialize())
+    return IncidentRecord.from_raw_data(raw)
+
+
+def _read_incident(incident_key: str, incident_number: str) -> IncidentRecord:
     aws.bind_tables()
     try:
-        return IncidentRecord.get(
-            incident_partition(organization_id, incident_number), INCIDENT_SORT_KEY, consistent_read=True
-        )
+        return IncidentRecord.get(incident_key, INCIDENT_SORT_KEY, consistent_read=True)
     except DoesNotExist:
         raise NotFound(f"Incident {incident_number} was not found.") from None
 
@@ -113,7 +122,12 @@ def commit(
     condition = IncidentRecord.incident_key.does_not_exist() if new else None
     transaction.put("incident", incident, condition)
     _add_entries(transaction, entries)
-    transaction.commit()
+    try:
+        transaction.commit()
+    except TransactionCancelled:
+        scope.forget(("incident", incident.incident_key))  # ours may be stale: the retry reads again
+        raise
+    scope.remember(("incident", incident.incident_key), incident.serialize())
 
 
 def _time_after_previous_commits(incident: IncidentRecord, entries: list[TimelineRecord]) -> None:
@@ -191,6 +205,7 @@ def record_alert(organization_id: str, incident_number: str, *, now: datetime, s
             )
     except ConditionFailed:
         return None
+    scope.remember(("incident", incident_partition(organization_id, incident_number)), response["Attributes"])
     return IncidentRecord.from_raw_data(response["Attributes"])
 
 

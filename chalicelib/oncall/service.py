@@ -32,7 +32,7 @@ from chalicelib.oncall.rotation import FinalShift, final_shifts
 from chalicelib.oncall.schedule import Layer, Override, Schedule
 from chalicelib.oncall.tables import ScheduleRecord
 from chalicelib.oncall.validation import validate_override, validate_schedule
-from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if
+from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if, scope
 
 OVERRIDE_RETENTION = timedelta(days=30)
 MAX_SHIFTS_WINDOW = timedelta(days=93)
@@ -204,8 +204,12 @@ def get_schedules(*, organization_id: str, schedule_ids: Sequence[str]) -> dict[
     wanted = [s for s in rules.unique_in_order(list(schedule_ids)) if rules.is_item_id(s)]
     if not wanted:
         return {}
+    return scope.remembered_many("schedule", organization_id, wanted, lambda ids: _read_schedules(organization_id, ids))
+
+
+def _read_schedules(organization_id: str, schedule_ids: list[str]) -> dict[str, StoredSchedule]:
     aws.bind_tables()
-    found = ScheduleRecord.batch_get([(organization_id, s) for s in wanted])
+    found = ScheduleRecord.batch_get([(organization_id, s) for s in schedule_ids])
     return {record.schedule_id: to_domain(record) for record in found}
 
 

@@ -11,6 +11,7 @@ from pynamodb.exceptions import DoesNotExist
 from chalicelib import aws
 from chalicelib.errors import NotFound
 from chalicelib.organization.tables import OrganizationRecord
+from chalicelib.store import scope
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,18 @@ def create_organization(*, name: str, now: datetime, organization_id: str | None
 
 
 def get_organization(*, organization_id: str) -> Organization:
+    found = scope.remembered(("organization", organization_id), lambda: _read_organization(organization_id))
+    if found is None:
+        raise NotFound("Organization not found.")
+    return found
+
+
+def _read_organization(organization_id: str) -> Organization | None:
     aws.bind_tables()
     try:
         return _to_domain(OrganizationRecord.get(organization_id))
     except DoesNotExist:
-        raise NotFound("Organization not found.") from None
+        return None
 
 
 def find_organization(*, organization_id: str) -> Organization | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from chalicelib.queue.consumers import handle
 from chalicelib.queue.messages import Message
+from chalicelib.store.scope import read_scope
 
 logger = logging.getLogger("tocsin.workers")
 
@@ -26,7 +27,10 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
             # A body we cannot read will never succeed; dropping it beats poisoning the batch.
             logger.error("unreadable message dropped", extra={"sqs_message_id": message_id})
             continue
-        if not handle(message):
+        # Every consumer of the message shares one read scope: each item is read once per message.
+        with read_scope():
+            handled = handle(message)
+        if not handled:
             failures.append({"itemIdentifier": message_id})
     return {"batchItemFailures": failures}
 
