@@ -36,7 +36,7 @@ from chalicelib.outbound.retry_schedule import AttemptResult
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
-from chalicelib.store import update_if
+from chalicelib.store import ConditionFailed, conditional, update_if
 
 logger = logging.getLogger("tocsin.outbound")
 SUBSCRIPTION_DISABLED = "webhook.subscription_disabled"
@@ -69,6 +69,9 @@ def deliver(
 ) -> Outcome:
     """Run attempt `attempt` if it is due and unclaimed; returns what happened (logs and tests)."""
     aws.bind_tables()
+    claimed = _claim_at_once(organization_id, subscription_id, delivery_key, attempt, now)
+    if claimed is not None:
+        return _send(claimed, attempt, now)
     record = _get_delivery(subscription_id, delivery_key)
     if record is None or record.organization_id != organization_id:
         return "gone"
@@ -93,6 +96,23 @@ def deliver(
         return "not_sent"
     if not _claim(record, attempt, now):
         return "claimed"
+    return _send(record, attempt, now, subscription)
+
+
+def _send(
+    record: WebhookDeliveryRecord,
+    attempt: int,
+    now: datetime,
+    subscription: WebhookSubscriptionRecord | None = None,
+) -> Outcome:
+    """The claimed attempt: POST, record the outcome, schedule the next attempt or disable."""
+    if subscription is None:
+        subscription = _get_subscription(record.organization_id, record.subscription_id)
+        if subscription is None or not subscription.enabled:
+            reason = "the subscription was deleted" if subscription is None else "the subscription is disabled"
+            _stop_claimed(record, f"not sent: {reason}", now)
+            return "not_sent"
+    delivery_key = record.delivery_key
     result = post(subscription.url, record.body.encode(), _headers(subscription, record, attempt))
     status = retry_schedule.status_after(result, attempt)
     next_due = retry_schedule.next_attempt_at(attempt, now) if status == "retrying" else None
@@ -126,6 +146,51 @@ def _get_subscription(organization_id: str, subscription_id: str) -> WebhookSubs
         return WebhookSubscriptionRecord.get(organization_id, subscription_id, consistent_read=True)
     except DoesNotExist:
         return None
+
+
+def _claim_at_once(
+    organization_id: str, subscription_id: str, delivery_key: str, attempt: int, now: datetime
+) -> WebhookDeliveryRecord | None:
+    """The usual case in one request: claim the attempt without reading the record first, on
+    condition that it is this organization's, unfinished, at exactly `attempt - 1` attempts, due
+    and unclaimed, and get the record back. None when any of that does not hold (or it is gone):
+    the caller then reads the record and finds out which (`_claim` below)."""
+    d = WebhookDeliveryRecord
+    condition = (
+        (d.organization_id == organization_id)
+        & (d.attempts == attempt - 1)
+        & d.status.is_in(*UNFINISHED)
+        & (d.next_attempt_at.does_not_exist() | (d.next_attempt_at <= now))
+        & (d.claimed_until.does_not_exist() | (d.claimed_until <= now))
+    )
+    try:
+        with conditional():
+            answer = d._get_connection().update_item(
+                subscription_id,
+                delivery_key,
+                actions=[d.claimed_until.set(now + timedelta(seconds=CLAIM_SECONDS)), d.version.add(1)],
+                condition=condition,
+                return_values="ALL_NEW",
+            )
+    except ConditionFailed:
+        return None
+    return WebhookDeliveryRecord.from_raw_data(answer["Attributes"])
+
+
+def _stop_claimed(record: WebhookDeliveryRecord, reason: str, now: datetime) -> None:
+    """`_stop` for a record this worker claimed: finish it and release the claim."""
+    d = WebhookDeliveryRecord
+    update_if(
+        record,
+        [
+            d.status.set("failed"),
+            d.last_error.set(reason),
+            d.next_attempt_at.remove(),
+            d.claimed_until.remove(),
+            d.updated_at.set(now),
+        ],
+        d.status.is_in(*UNFINISHED),
+    )
 
 
 def _claim(record: WebhookDeliveryRecord, attempt: int, now: datetime) -> bool:
