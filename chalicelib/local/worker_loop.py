@@ -43,6 +43,7 @@ class QueueWorker(threading.Thread):
         self.stop_event = stop
         self.wait_seconds = wait_seconds
         self.processed = 0
+        self._queue_arn: str | None = None
 
     def run(self) -> None:
         while not self.stop_event.is_set():
@@ -57,7 +58,11 @@ class QueueWorker(threading.Thread):
         """Receive one batch, hand it to the handler, delete what succeeded; returns the count done."""
         sqs = aws.client("sqs")
         url = aws.queue_url(short_queue_name(self.config.queue))
-        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        if self._queue_arn is None:  # asked once: a round trip before every receive delayed each message
+            self._queue_arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
+                "QueueArn"
+            ]
+        arn = self._queue_arn
         region = get_settings().aws_region
         received = sqs.receive_message(
             QueueUrl=url,

@@ -29,7 +29,7 @@ def system_principal(organization_id: str, name: str) -> Principal:
     return Principal(organization_id=organization_id, credential_kind="system", scopes=frozenset(), display_name=name)
 
 
-@handles("incident.created")
+@handles("incident.created", first=True)
 def on_incident_created(message: Message) -> None:
     """After the 201: assign the service's primary on-call person, start escalating, watch the SLA."""
     now = clock.now()

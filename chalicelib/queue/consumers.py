@@ -27,17 +27,24 @@ CONSUMER_RETRY_DELAY_SECONDS = 30
 class Consumer:
     name: str
     function: MessageHandler
+    first: bool = False  # runs before the others of its message type (paging people beats webhooks)
 
 
 _consumers: dict[str, list[Consumer]] = {}
 
 
-def handles(message_type: str, *, name: str | None = None) -> Callable[[MessageHandler], MessageHandler]:
+def handles(
+    message_type: str, *, name: str | None = None, first: bool = False
+) -> Callable[[MessageHandler], MessageHandler]:
+    """Register a consumer. Consumers run in registration order, those registered with `first`
+    before the rest: the one that pages people should not wait for webhook fan-out."""
+
     def register(function: MessageHandler) -> MessageHandler:
-        consumer = Consumer(name or f"{function.__module__}.{function.__qualname__}", function)
+        consumer = Consumer(name or f"{function.__module__}.{function.__qualname__}", function, first)
         registered = _consumers.setdefault(message_type, [])
         registered[:] = [existing for existing in registered if existing.name != consumer.name]
         registered.append(consumer)
+        registered.sort(key=lambda existing: not existing.first)  # stable: order kept within each group
         return function
 
     return register

@@ -104,6 +104,32 @@ def test_every_consumer_of_a_type_runs(aws_env: None) -> None:
     assert consumers.consumers_of("test.shared") == ["test.first", "test.second"]
 
 
+@consumers.handles("test.ordered", name="test.later")
+def _ordered_later(message: Message) -> None:
+    shared_calls.append("later")
+
+
+@consumers.handles("test.ordered", name="test.pages", first=True)
+def _ordered_pages(message: Message) -> None:
+    shared_calls.append("pages")
+
+
+def test_a_consumer_registered_first_runs_before_those_registered_earlier(aws_env: None) -> None:
+    shared_calls.clear()
+    record = {"messageId": "a", "body": Message("test.ordered", "o", {}).to_json()}
+    assert dispatch.handle_records([record]) == {"batchItemFailures": []}
+    assert shared_calls == ["pages", "later"]
+    assert consumers.consumers_of("test.ordered") == ["test.pages", "test.later"]
+
+
+def test_paging_follows_a_new_incident_before_the_webhook_fan_out() -> None:
+    import chalicelib.workers.handlers  # noqa: F401
+
+    names = consumers.consumers_of("incident.created")
+    assert names[0] == "chalicelib.paging.handlers.on_incident_created"
+    assert "outbound.fanout" in names[1:]
+
+
 def test_a_failed_consumer_is_retried_alone(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     shared_calls.clear()
     shared_failures["second"] = 1
