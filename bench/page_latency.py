@@ -1,0 +1,289 @@
+"""From a new incident to the first page: latency on the local stack, and the DynamoDB requests the
+workers make for it.
+
+    .venv/bin/python bench/page_latency.py [--rounds 25] [--interval 0.5] [--skip-stack]
+
+(a) Latency, over HTTP against a real local stack (`python -m chalicelib.local` in a temporary
+    directory, stopped at the end): each round posts a SEV1 custom webhook to the demo integration
+    (a new dedup key, so a new incident on the demo's first service, whose level 1 is the on-call
+    schedule), then polls `GET /local/outbox?channel=...&incident_number=...` (SMS, Slack, voice)
+    until the first page to a person appears there. Latency is the page's `sent_at` (stamped by
+    the stack when the provider or sink took it; same machine clock) minus the moment the webhook
+    was sent, so the polling does not count. After each round the incident is
+    resolved, so its escalation and rule steps stop. A few warm-up rounds are not counted.
+(b) DynamoDB requests in the workers for one new incident, counted in-process (moto mock_aws with
+    the demo data seeded, chalice.test.Client for the webhook, the events queue drained by hand
+    through the Lambda entry point, a botocore counter on the app's DynamoDB clients:
+    bench/_support.py). Every message that is receivable right away is handled (post-create work,
+    paging, the rules' delay-0 steps, outbound webhook fan-out and deliveries); delayed ones
+    (escalation timers, later rule steps, the SLA check) are not: they belong to later moments.
+    Slack, the voice provider and the webhook receiver are a tiny HTTP server on 127.0.0.1 that
+    answers as they do.
+
+Prints figures next to the targets; never fails on them, always exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench._support import DynamoCounter, configure_environment, moto_account, table  # noqa: E402
+
+P50_TARGET_MS = 300.0
+P99_TARGET_MS = 1000.0
+REQUESTS_TARGET = 25
+WARM_UP_ROUNDS = 3
+VERBOSE = "--verbose" in sys.argv
+# The outbox reads emails back from the emulator's whole state dump, which grows with every
+# incident; the people the demo pages first are reached by SMS or Slack, so those are polled.
+POLLED_CHANNELS = ("sms", "slack", "voice")
+_ORIGINAL_ENVIRONMENT = dict(os.environ)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile (p99 of 25 values is the largest)."""
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), int(-(-fraction * len(ordered) // 1))))
+    return ordered[rank - 1]
+
+
+# ---------------------------------------------------------------- (a) latency on the local stack
+
+
+def measure_latency(rounds: int, interval: float) -> None:
+    import requests
+
+    from bench import _stack
+
+    os.environ.clear()
+    os.environ.update(_ORIGINAL_ENVIRONMENT)
+    with tempfile.TemporaryDirectory(prefix="tocsin-page-latency-") as directory:
+        print("(a) latency: starting the local stack ...", flush=True)
+        stack = _stack.start(Path(directory), fresh=True)
+        try:
+            print(f"    up in {stack.ready_seconds:.1f} s at {stack.base_url}", flush=True)
+            latencies = _rounds(stack, rounds, interval, requests.Session())
+        finally:
+            _stack.stop(stack)
+    if not latencies:
+        print("    no round produced a page")
+        return
+    p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
+    print(
+        table(
+            ["figure", "measured", "target"],
+            [
+                ["rounds", str(len(latencies)), ">= 20"],
+                ["p50 (ms)", f"{p50:.0f}", f"<= {P50_TARGET_MS:.0f}"],
+                ["p99 (ms)", f"{p99:.0f}", f"<= {P99_TARGET_MS:.0f}"],
+                ["max (ms)", f"{max(latencies):.0f}", ""],
+                ["mean (ms)", f"{statistics.fmean(latencies):.0f}", ""],
+            ],
+            right=frozenset({1}),
+        )
+    )
+
+
+def _rounds(stack: Any, rounds: int, interval: float, session: Any) -> list[float]:
+    url = stack.demo["integrations"]["custom"]["url"]
+    service_id = stack.demo["services"][0]["service_id"]
+    headers = {"Authorization": f"Bearer {stack.owner_key}"}
+    latencies: list[float] = []
+    firsts: Counter[str] = Counter()
+    for index in range(rounds + WARM_UP_ROUNDS):
+        body = {
+            "title": f"Page latency round {index}",
+            "service_id": service_id,
+            "severity": "SEV1",
+            "dedup_key": f"page-latency-{uuid.uuid4().hex}",
+        }
+        sent, sent_wall = time.monotonic(), time.time()
+        answer = session.post(url, json=body, timeout=30)
+        answer.raise_for_status()
+        number = str(answer.json()["incident"]["id"])
+        page = _wait_for_page(session, stack.base_url, number, headers, sent_wall, deadline=sent + 30)
+        if index >= WARM_UP_ROUNDS and page is not None:
+            latencies.append(page[1])
+            firsts[page[0]] += 1
+        shown = f"{page[1]:.0f} ms by {page[0]}" if page else "no page within 30 s"
+        print(f"    round {index:>2}{' (warm-up)' if index < WARM_UP_ROUNDS else ''}: {number} {shown}", flush=True)
+        session.post(
+            f"{stack.base_url}/api/v1/incidents/{number}/resolve",
+            json={"resolution": "bench/page_latency.py"},
+            headers=headers,
+            timeout=30,
+        )
+        time.sleep(interval)
+    print(f"    first page by channel: {dict(firsts)}")
+    return latencies
+
+
+def _wait_for_page(
+    session: Any, base_url: str, number: str, headers: dict[str, str], sent_wall: float, deadline: float
+) -> tuple[str, float] | None:
+    """(channel, latency in ms) of the incident's first page. The latency is the item's own
+    `sent_at` (stamped by the stack when the sink or the provider took it) minus the moment the
+    webhook was sent, so the polling itself does not count; a poll every 20 ms finds it."""
+    while time.monotonic() < deadline:
+        found: list[tuple[float, str]] = []
+        for channel in POLLED_CHANNELS:
+            answer = session.get(
+                f"{base_url}/local/outbox",
+                params={"channel": channel, "incident_number": number, "limit": 20},
+                headers=headers,
+                timeout=30,
+            )
+            if not answer.ok:
+                continue
+            for item in answer.json()["data"]["items"]:
+                at = _timestamp(item.get("sent_at"))
+                if at is not None:
+                    found.append((at, str(item["channel"])))
+        if found:
+            at, channel = min(found)
+            return channel, max(0.0, (at - sent_wall) * 1000)
+        time.sleep(0.02)
+    return None
+
+
+def _timestamp(value: object) -> float | None:
+    if not isinstance(value, str):
+        return None
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------- (b) DynamoDB requests in the workers
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    """Slack, the voice provider and webhook receivers, as far as the senders need."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        if "/Calls.json" in self.path:
+            self._answer(201, {"sid": "CA" + uuid.uuid4().hex, "status": "queued"})
+        elif "chat.postMessage" in self.path:
+            self._answer(200, {"ok": True, "ts": f"{time.time():.6f}"})
+        else:
+            self._answer(204, None)
+
+    def _answer(self, status: int, body: Any) -> None:
+        raw = json.dumps(body).encode() if body is not None else b""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+def measure_requests() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    configure_environment(PUBLIC_BASE_URL=base, LOCAL_ALLOW_HTTP_WEBHOOKS="true", VOICE_API_BASE_URL=base)
+    try:
+        with moto_account():
+            _count_requests()
+    finally:
+        server.shutdown()
+
+
+def _count_requests() -> None:
+    from chalice.test import Client
+
+    from app import app
+    from chalicelib import aws, clock
+    from chalicelib.local import demo
+    from chalicelib.queue.messages import Message
+    from chalicelib.workers import dispatch
+
+    facts = demo.seed(clock.now())
+    counter = DynamoCounter()
+    counter.install_on_app_clients()
+    sqs = aws.client("sqs")
+    queue_url = aws.queue_url("events")
+    rows: list[list[str]] = []
+    with Client(app) as client:
+        routing_path = "/" + facts["integrations"]["custom"]["url"].split("/", 3)[3]
+        # A first incident warms the caches a running worker has (organization settings, clients).
+        for label in ("warm-up", "measured"):
+            body = {
+                "title": f"Page latency {label}",
+                "service_id": facts["services"][0]["service_id"],
+                "severity": "SEV1",
+                "dedup_key": f"requests-{uuid.uuid4().hex}",
+            }
+            answer = client.http.post(routing_path, headers={"Content-Type": "application/json"}, body=json.dumps(body))
+            if answer.status_code not in (200, 201, 202):
+                print(f"(b) the webhook answered {answer.status_code}: {answer.body!r}")
+                return
+            per_type: Counter[str] = Counter()
+            messages: Counter[str] = Counter()
+            for _ in range(200):
+                received = sqs.receive_message(
+                    QueueUrl=queue_url, MaxNumberOfMessages=1, WaitTimeSeconds=0, AttributeNames=["All"]
+                ).get("Messages", [])
+                if not received:
+                    break
+                raw = received[0]
+                message_type = Message.from_json(raw["Body"]).message_type
+                with counter.measure() as measured:
+                    dispatch.handle_records([{"messageId": raw["MessageId"], "body": raw["Body"], "attributes": {}}])
+                sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=raw["ReceiptHandle"])
+                per_type[message_type] += measured.total
+                if VERBOSE and label == "measured":
+                    print(f"    {message_type}:")
+                    for call in measured.calls:
+                        print(f"      {call.describe()}")
+                messages[message_type] += 1
+            if label == "measured":
+                rows = [[name, str(messages[name]), str(count)] for name, count in per_type.most_common()]
+                total = sum(per_type.values())
+                rows.append(["total", str(sum(messages.values())), str(total)])
+    print("(b) DynamoDB requests in the workers for one new incident (receivable messages only):")
+    print(table(["message type", "messages", "requests"], rows, right=frozenset({1, 2})))
+    print(f"    target: <= {REQUESTS_TARGET}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--interval", type=float, default=0.5, help="seconds between rounds")
+    parser.add_argument("--skip-stack", action="store_true", help="only (b), in-process")
+    parser.add_argument("--verbose", action="store_true", help="(b): list every request")
+    parser.add_argument("--skip-requests", action="store_true", help="only (a), on the local stack")
+    arguments = parser.parse_args()
+    if not arguments.skip_stack:
+        measure_latency(arguments.rounds, arguments.interval)
+    if not arguments.skip_requests:
+        measure_requests()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
