@@ -251,7 +251,7 @@ def update_service(
     if team_id is not ...:
         actions.append(assign(ServiceRecord.team_id, _check_team(organization_id, team_id)))
     if urgency_rule is not ...:
-        # Open incidents keep the urgency (and the rule) they were opened under (README, "Services").
+        # Open incidents keep the urgency (and the rule) they were opened under (README, "Incidents": urgency).
         actions.append(assign(ServiceRecord.urgency_rule, check_rule(urgency_rule).to_dict()))
     new_name = rules.clean_name(name) if name is not ... else None
     service_key = _get_record(organization_id, service_ref).service_key
