@@ -2,14 +2,76 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.service import Service
+from chalicelib.catalog.urgency import RuleType, SupportHours, UrgencyRule, Weekday, canonical_days
 from chalicelib.directory.models import ActiveFilter, Description, ItemId, Name, Severity
 from chalicelib.model_base import ApiModel, PatchModel, RequestModel, StrictBool
+from chalicelib.oncall.models import LocalTime, TimeZone
+
+RULE_DESCRIPTION = (
+    "Which urgency the service's incidents page with: high, low, or severity_based (SEV0 and SEV1 high, "
+    "SEV2 to SEV4 low). Default {type: severity_based, support_hours: null}. Open incidents keep the urgency "
+    "they were opened with when the rule changes; a change of an incident's severity recomputes it."
+)
+SUPPORT_HOURS_DESCRIPTION = (
+    "Inside these hours the rule applies; outside them incidents are low urgency. On each listed day from "
+    "start to end local time (end excluded); an end before start runs overnight into the next day; end must "
+    "differ from start (400). Local wall-clock times: across DST, times the clock skips never happen and times "
+    "it shows twice count twice."
+)
+
+
+class SupportHoursV1(ApiModel):
+    time_zone: str = Field(description="IANA time zone, e.g. Europe/Berlin.")
+    days: list[Weekday] = Field(description="The days a window starts on, Monday first.")
+    start: str = Field(description="Local time HH:MM.")
+    end: str = Field(description="Local time HH:MM; before start: the window ends the next day.")
+
+
+class UrgencyRuleV1(ApiModel):
+    type: RuleType
+    support_hours: SupportHoursV1 | None = Field(description=SUPPORT_HOURS_DESCRIPTION)
+
+    @classmethod
+    def of(cls, rule: UrgencyRule) -> UrgencyRuleV1:
+        hours = rule.support_hours
+        return cls(
+            type=rule.type,
+            support_hours=SupportHoursV1(
+                time_zone=hours.time_zone, days=list(hours.days), start=hours.start, end=hours.end
+            )
+            if hours is not None
+            else None,
+        )
+
+
+class SupportHoursIn(RequestModel):
+    time_zone: TimeZone
+    days: list[Weekday] = Field(min_length=1, max_length=7, description="Days a window starts on; repeats ignored.")
+    start: LocalTime
+    end: LocalTime = Field(description="Local time HH:MM; before start runs overnight; must differ from start.")
+
+
+class UrgencyRuleIn(RequestModel):
+    type: RuleType = Field(description="high, low, or severity_based (SEV0 and SEV1 high, the rest low).")
+    support_hours: SupportHoursIn | None = Field(default=None, description=SUPPORT_HOURS_DESCRIPTION)
+
+    def rule(self) -> UrgencyRule:
+        """The domain rule; the service checks what JSON Schema cannot (zone known, end != start)."""
+        hours = self.support_hours
+        return UrgencyRule(
+            type=self.type,
+            support_hours=SupportHours(
+                time_zone=hours.time_zone, days=canonical_days(hours.days), start=hours.start, end=hours.end
+            )
+            if hours is not None
+            else None,
+        )
 
 
 class ServiceV1(ApiModel):
@@ -22,6 +84,7 @@ class ServiceV1(ApiModel):
     team_id: str | None
     team_name: str | None
     escalation_policy_id: str | None
+    urgency_rule: UrgencyRuleV1 = Field(description=RULE_DESCRIPTION)
 
     @classmethod
     def of(cls, service: Service, team_name: str | None = None) -> ServiceV1:
@@ -35,6 +98,7 @@ class ServiceV1(ApiModel):
             team_id=service.team_id,
             team_name=team_name,
             escalation_policy_id=service.escalation_policy_id,
+            urgency_rule=UrgencyRuleV1.of(service.urgency_rule),
         )
 
 
@@ -44,6 +108,10 @@ class ServiceCreate(RequestModel):
     team_id: ItemId | None = None
     default_severity: Severity | None = Field(default=None, description="Used when an incident names none.")
     escalation_policy_id: ItemId | None = None
+    urgency_rule: UrgencyRuleIn | None = Field(default=None, description=RULE_DESCRIPTION)
+
+    def rule(self) -> UrgencyRule | None:
+        return self.urgency_rule.rule() if self.urgency_rule is not None else None
 
 
 class ServicePatch(PatchModel):
@@ -55,6 +123,15 @@ class ServicePatch(PatchModel):
     default_severity: Severity | None = None
     is_active: StrictBool | SkipJsonSchema[None] = None
     escalation_policy_id: ItemId | None = None
+    # `| None` rather than SkipJsonSchema: errors then name urgency_rule.type, not a union branch;
+    # PatchModel documents no null and refuses one.
+    urgency_rule: UrgencyRuleIn | None = Field(default=None, description=RULE_DESCRIPTION + " Replaces the whole rule.")
+
+    def changes(self) -> dict[str, Any]:
+        changed = super().changes()
+        if self.urgency_rule is not None:
+            changed["urgency_rule"] = self.urgency_rule.rule()
+        return changed
 
 
 class ServiceListQuery(ActiveFilter):

@@ -10,6 +10,7 @@ from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
 from chalicelib import aws
+from chalicelib.catalog.urgency import DEFAULT_RULE, UrgencyRule, check_rule, rule_from_dict
 from chalicelib.directory import rules
 from chalicelib.directory.tables import ServiceRecord
 from chalicelib.directory.teams import get_team
@@ -43,6 +44,7 @@ class Service:
     escalation_policy_id: str | None
     is_active: bool
     created_at: datetime
+    urgency_rule: UrgencyRule = DEFAULT_RULE
 
 
 def _to_domain(record: ServiceRecord) -> Service:
@@ -57,6 +59,7 @@ def _to_domain(record: ServiceRecord) -> Service:
         escalation_policy_id=record.escalation_policy_id,
         is_active=bool(record.is_active),
         created_at=record.created_at,
+        urgency_rule=rule_from_dict(record.urgency_rule),
     )
 
 
@@ -111,11 +114,15 @@ def create_service(
     default_severity: str | None = None,
     service_key: str | None = None,
     escalation_policy_id: str | None = None,
+    urgency_rule: UrgencyRule | None = None,
 ) -> Service:
-    """A new service gets a random `svc_` key (unless one is given) and the next `SER-nnnnn` id."""
+    """A new service gets a random `svc_` key (unless one is given) and the next `SER-nnnnn` id.
+
+    Without an urgency rule it gets the default one (severity_based, no support hours)."""
     clean_name = rules.clean_name(name)
     clean_description = rules.clean_description(description)
     _check_severity(default_severity)
+    rule = check_rule(urgency_rule or DEFAULT_RULE)
     _check_policy_id(organization_id, escalation_policy_id)
     if service_key is not None and not rules.is_service_key(service_key):
         raise ValidationFailed.for_field("service_key", "must be svc_ followed by 10 characters a-z or 0-9")
@@ -138,6 +145,7 @@ def create_service(
             team_id=team_id,
             default_severity=default_severity,
             escalation_policy_id=escalation_policy_id,
+            urgency_rule=rule.to_dict(),
             is_active=True,
             created_at=now,
         )
@@ -231,6 +239,7 @@ def update_service(
     default_severity: str | EllipsisType | None = ...,
     is_active: bool | EllipsisType = ...,
     escalation_policy_id: str | EllipsisType | None = ...,
+    urgency_rule: UrgencyRule | EllipsisType = ...,
 ) -> Service:
     """Change only the arguments given (`...` means unchanged); a rename moves the name guard atomically."""
     actions: list[Action] = [assign(ServiceRecord.updated_at, now)]
@@ -246,6 +255,9 @@ def update_service(
         )
     if team_id is not ...:
         actions.append(assign(ServiceRecord.team_id, _check_team(organization_id, team_id)))
+    if urgency_rule is not ...:
+        # Open incidents keep the urgency (and the rule) they were opened under (README, "Incidents": urgency).
+        actions.append(assign(ServiceRecord.urgency_rule, check_rule(urgency_rule).to_dict()))
     new_name = rules.clean_name(name) if name is not ... else None
     service_key = _get_record(organization_id, service_ref).service_key
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pynamodb.attributes import (
     BooleanAttribute,
+    JSONAttribute,
     ListAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
@@ -84,6 +85,8 @@ class ServiceRecord(TocsinModel):
     team_id = UnicodeAttribute(null=True)
     default_severity = UnicodeAttribute(null=True)
     escalation_policy_id = UnicodeAttribute(null=True)
+    # chalicelib.catalog.urgency.UrgencyRule.to_dict(); absent on services created before it: the default rule.
+    urgency_rule = JSONAttribute(null=True)
     is_active = BooleanAttribute(default=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute(null=True)

@@ -19,6 +19,7 @@ from chalicelib.incident import repository
 from chalicelib.incident import sla as sla_rules
 from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord, incident_partition, list_partition
+from chalicelib.incident.urgency import recompute_urgency
 from chalicelib.incident.workflow import (
     DONE_CATEGORIES,
     EVENT_ACKNOWLEDGED,
@@ -77,6 +78,7 @@ def update_incident(
             )
         if "severity" in changes and changes["severity"] != incident.severity:
             previous, incident.severity = incident.severity, parse_severity(changes["severity"])
+            urgency_before, urgency_after = recompute_urgency(incident, now)
             entries.append(
                 repository.timeline_entry(
                     incident,
@@ -84,6 +86,9 @@ def update_incident(
                     now=now,
                     user=actor,
                     title=f"Severity changed from {previous} to {incident.severity}",
+                    description=f"Urgency changed from {urgency_before} to {urgency_after}."
+                    if urgency_before != urgency_after
+                    else None,
                 )
             )
         if "assigned_to" in changes:

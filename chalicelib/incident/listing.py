@@ -17,6 +17,7 @@ from chalicelib import aws, clock
 from chalicelib.incident.models import IncidentListQuery
 from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord, list_partition
+from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import Workflow, validate_status_filter
 
 
@@ -80,6 +81,8 @@ def _matches(record: IncidentRecord, query: IncidentListQuery, statuses: list[st
     if statuses and record.status not in statuses:
         return False
     if query.severity and record.severity not in query.severity:
+        return False
+    if query.urgency and urgency_of(record) not in query.urgency:
         return False
     if query.team_name and (record.team_name or "").lower() != query.team_name.lower():
         return False

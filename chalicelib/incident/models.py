@@ -30,7 +30,7 @@ from chalicelib import clock
 from chalicelib.directory.rules import EMAIL_PATTERN
 from chalicelib.model_base import ApiModel, DateTimeIn, MultiLine, SingleLine, not_nullable, require_one_of
 from chalicelib.pagination import Page, PageQuery
-from chalicelib.severity import Severity, parse_severity
+from chalicelib.severity import Severity, Urgency, is_severity, parse_severity, urgency
 
 TIMELINE_LIMIT = 50
 MAX_TITLE = 200
@@ -106,6 +106,19 @@ class IncidentSlaV1(ApiModel):
     resolve_met: bool | None = None
 
 
+def _severity_urgency(data: dict[str, Any]) -> Urgency:
+    """An incident given without an urgency reads as its severity's (stored before the field existed)."""
+    severity = data.get("severity")
+    return urgency(severity) if isinstance(severity, str) and is_severity(severity) else "low"
+
+
+URGENCY_DESCRIPTION = (
+    "high or low: how responders are paged. Set from the service's urgency rule when the incident opens "
+    "(support hours included) and recomputed when its severity changes; a later change of the service's "
+    "rule leaves it as it is."
+)
+
+
 class IncidentV1(ApiModel):
     incident_number: str = Field(description="INC-<year>-<sequence>")
     title: str
@@ -121,6 +134,7 @@ class IncidentV1(ApiModel):
     service_keys: list[str] = Field(default_factory=list, description="Keys of the affected services.")
     resolved_by: AssigneeV1 | None = Field(default=None, description="Who resolved it; null while open.")
     sla: IncidentSlaV1 | None = None
+    urgency: Urgency = Field(default_factory=_severity_urgency, description=URGENCY_DESCRIPTION)
 
 
 class TimelineEntryV1(ApiModel):
@@ -280,6 +294,7 @@ class IncidentListQuery(PageQuery):
         "without it only open incidents are listed.",
     )
     severity: list[Severity] | None = None
+    urgency: list[Urgency] | None = Field(default=None, description="high, low, or both (repeat the parameter).")
     team_name: (
         Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), SingleLine] | None
     ) = Field(default=None, description="Case-insensitive team name.")
@@ -293,6 +308,11 @@ class IncidentListQuery(PageQuery):
     @field_validator("status", mode="after")
     @classmethod
     def _statuses(cls, value: list[str] | None) -> list[str] | None:
+        return _unique(value) or None if value else None
+
+    @field_validator("urgency", mode="after")
+    @classmethod
+    def _urgencies(cls, value: list[Urgency] | None) -> list[Urgency] | None:
         return _unique(value) or None if value else None
 
     @field_validator("severity", mode="before")

@@ -14,6 +14,7 @@ from chalicelib.incident.models import (
 )
 from chalicelib.incident.repository import IncidentWithTimeline
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
+from chalicelib.incident.urgency import urgency_of
 
 
 def incident_v1(record: IncidentRecord) -> IncidentV1:
@@ -50,6 +51,7 @@ def _fields(record: IncidentRecord) -> dict[str, object]:
         )
         if sla
         else None,
+        "urgency": urgency_of(record),
     }
 
 

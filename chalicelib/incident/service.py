@@ -16,6 +16,7 @@ from chalicelib.incident.repository import IncidentWithTimeline
 from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.sla import due_at, require_complete
 from chalicelib.incident.tables import IncidentRecord, incident_partition, list_partition
+from chalicelib.incident.urgency import set_urgency
 from chalicelib.incident.workflow import EVENT_CREATED
 from chalicelib.queue.messages import Message, publish
 from chalicelib.severity import severity_or_default
@@ -101,12 +102,14 @@ def create_incident(
         list_key=list_partition(organization_id, is_open=True),
         created_sort=created_sort_key(now, number),
     )
+    # The first service's rule, as its default severity and team are (README, "Incidents": urgency).
+    set_urgency(record, first_service.urgency_rule, now)
     entry = repository.timeline_entry(
         record,
         event_type=EVENT_CREATED,
         now=now,
         title=f"Incident created: {request.title}",
-        description=f"Severity {severity}; status {status}.",
+        description=f"Severity {severity}; status {status}; urgency {record.urgency}.",
         user=actor,
     )
     repository.commit(record, [entry], new=True, before=before_write)

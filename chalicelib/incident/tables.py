@@ -60,6 +60,9 @@ class IncidentRecord(TocsinModel):
     status = UnicodeAttribute()
     status_category = UnicodeAttribute()
     severity = UnicodeAttribute()
+    # "high" or "low" (chalicelib.incident.urgency); absent on incidents stored before the field.
+    urgency = UnicodeAttribute(null=True)
+    urgency_rule = JSONAttribute(null=True)  # the service's rule when the incident opened
     service_keys = ListAttribute(of=UnicodeAttribute, default=list)
     team_id = UnicodeAttribute(null=True)
     team_name = UnicodeAttribute(null=True)

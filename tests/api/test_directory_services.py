@@ -17,6 +17,7 @@ SERVICE_FIELDS = {
     "team_id",
     "team_name",
     "escalation_policy_id",
+    "urgency_rule",  # added by the urgency issue (not a spec field)
 }
 
 
@@ -49,6 +50,7 @@ def test_service_lifecycle(client, org):
     assert created["success"] is True
     service = created["data"]
     assert set(service) == SERVICE_FIELDS
+    assert service["urgency_rule"] == {"type": "severity_based", "support_hours": None}
     assert re.fullmatch(r"svc_[a-z0-9]{10}", service["service_key"])
     assert service["service_id"] == "SER-00001"
     assert (service["name"], service["description"], service["default_severity"], service["is_active"]) == (

@@ -64,7 +64,8 @@ def list_services(call: Call) -> Page[ServiceV1]:
     status=201,
     errors=(400, 409),
     description="Names are unique per organization, case-insensitively (409 otherwise). "
-    "A team_id must name a team of the organization.",
+    "A team_id must name a team of the organization. An urgency_rule's support_hours.time_zone must be "
+    "in the time zone database and its end must differ from its start (400 otherwise).",
 )
 def create_service(call: Call) -> ServiceV1:
     body: ServiceCreate = call.body
@@ -76,6 +77,7 @@ def create_service(call: Call) -> ServiceV1:
         team_id=body.team_id,
         default_severity=body.default_severity,
         escalation_policy_id=body.escalation_policy_id,
+        urgency_rule=body.rule(),
     )
     return _service_v1(service)
 
@@ -103,6 +105,8 @@ def get_service(call: Call) -> ServiceV1:
     body=ServicePatch,
     response=ServiceV1,
     errors=(400, 404, 409),
+    description="An urgency_rule replaces the whole rule; its support_hours.time_zone must be in the time zone "
+    "database and its end must differ from its start (400 otherwise). Open incidents keep their urgency.",
 )
 def update_service(call: Call) -> ServiceV1:
     body: ServicePatch = call.body

@@ -84,7 +84,7 @@ def create_incident(call: Call) -> Result:
     operation_id="listIncidents",
     summary="List incidents, newest first",
     description="Without a status filter only incidents still in progress are listed; resolved and closed "
-    "incidents appear when the status filter names them. Repeat status and severity to filter on several.",
+    "incidents appear when the status filter names them. Repeat status, severity and urgency to filter on several.",
     scope="incidents:read",
     query=IncidentListQuery,
     response=IncidentListV1,
