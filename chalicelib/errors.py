@@ -130,6 +130,23 @@ class ContactDetailsMissing(AppError):
     default_message = "The person lacks the contact details every requested channel needs."
 
 
+class InvalidVerificationCode(AppError):
+    """A wrong verification code for a contact method; `details.attempts_left` says how many remain."""
+
+    code = "INVALID_VERIFICATION_CODE"
+    status = 400
+    default_message = "The verification code is wrong."
+
+
+class NoVerificationCode(AppError):
+    """No code can be checked: none was sent, it expired, or it took too many wrong attempts
+    (`details.reason`: not_sent | expired | attempts_exhausted | replaced). A new one must be sent."""
+
+    code = "NO_VERIFICATION_CODE"
+    status = 409
+    default_message = "There is no usable verification code for this contact method; send a new one."
+
+
 class PayloadTooLarge(AppError):
     code = "PAYLOAD_TOO_LARGE"
     status = 413
@@ -269,6 +286,8 @@ ERROR_TYPES: tuple[type[AppError], ...] = (
     IdempotencyKeyReused,
     IdempotencyInProgress,
     ContactDetailsMissing,
+    InvalidVerificationCode,
+    NoVerificationCode,
     PayloadTooLarge,
     UriTooLong,
     HeadersTooLarge,

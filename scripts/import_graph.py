@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "auth",
                 "apikey",
                 "directory",
+                "contact",
                 "oncall",
                 "escalation",
                 "catalog",

@@ -260,7 +260,11 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         operation["description"] = op.description
     if op.scope:
         operation["x-required-scope"] = op.scope
-        operation["description"] = (operation.get("description", "") + f"\n\nRequires scope `{op.scope}`.").strip()
+        needs = f"Requires scope `{op.scope}`"
+        if op.self_param:
+            operation["x-scope-not-needed-for-self"] = op.self_param
+            needs += f", unless the credential is the user `{op.self_param}` names (a personal API key or a session)"
+        operation["description"] = (operation.get("description", "") + f"\n\n{needs}.").strip()
     if op.public:
         operation["security"] = []
     parameters = [_path_parameter(name) for name in re.findall(r"{([^}+]+)}", op.path)]

@@ -56,6 +56,9 @@ class Operation:
     raw: bool = False  # answers outside the envelope (webhooks, public status)
     content_type: str = "application/json"  # of the success response
     error_family: ErrorFamily = ErrorFamily.API  # how its errors are rendered
+    # A path parameter naming a user: a credential of that very user (a personal API key or a
+    # session) may call without `scope`; everyone else needs it (contact methods, notification rules).
+    self_param: str | None = None
 
 
 @dataclass
@@ -189,6 +192,7 @@ class ApiBlueprint:
         public: bool = False,
         description: str | None = None,
         headers: tuple[str, ...] = (),
+        self_param: str | None = None,
     ) -> Callable[[Handler], Handler]:
         operation = Operation(
             method=method,
@@ -205,6 +209,7 @@ class ApiBlueprint:
             errors=errors,
             description=description,
             headers=headers,
+            self_param=self_param,
         )
 
         def register(handler: Handler) -> Handler:
@@ -273,7 +278,7 @@ def run(operation: Operation, handler: Handler, request: Request, path_params: d
     now = clock.now()
     decision: RateLimitDecision | None = None
     try:
-        principal, decision = _admit(operation, request, now)
+        principal, decision = _admit(operation, request, now, path_params)
         if operation.body is None:
             check_no_body(request.raw_body)
         body = parse_body(operation.body, request.raw_body) if operation.body else None
@@ -304,7 +309,9 @@ def run(operation: Operation, handler: Handler, request: Request, path_params: d
 _PUBLIC_PRINCIPAL = Principal(organization_id="", credential_kind="anonymous", scopes=frozenset())
 
 
-def _admit(operation: Operation, request: Request, now: datetime) -> tuple[Principal, RateLimitDecision]:
+def _admit(
+    operation: Operation, request: Request, now: datetime, path_params: dict[str, str]
+) -> tuple[Principal, RateLimitDecision]:
     """Authenticate and charge the right bucket. 401s charge the caller's address, so they carry headers too."""
     if operation.public:
         return _PUBLIC_PRINCIPAL, ratelimits.charge_anonymous(source_ip(request), now)
@@ -315,9 +322,19 @@ def _admit(operation: Operation, request: Request, now: datetime) -> tuple[Princ
         error.headers.update(decision.headers())
         raise
     decision = ratelimits.charge_principal(principal, now)
+    if _acting_on_self(operation, principal, path_params):
+        return principal, decision
     try:
         principal.require(operation.scope)
     except AppError as error:
         error.headers.update(decision.headers())
         raise
     return principal, decision
+
+
+def _acting_on_self(operation: Operation, principal: Principal, path_params: dict[str, str]) -> bool:
+    """The credential is the very user the path names (a personal key or a session; a service
+    account has no user), so the operation's scope is not needed."""
+    if operation.self_param is None or principal.user_id is None:
+        return False
+    return path_params.get(operation.self_param) == principal.user_id
