@@ -93,6 +93,14 @@ def record_slack_message(*, channel: str, text: str, blocks: Any, metadata: Any,
     return OutboxItem("slack", channel, None, text, sent_at, incident_number, item_id, blocks=blocks)
 
 
+def _block_list(stored: str | None) -> list[dict[str, Any]] | None:
+    """The blocks as sent, when they are Block Kit's array of objects (the sink refuses others)."""
+    blocks = json.loads(stored) if stored else None
+    if isinstance(blocks, list) and all(isinstance(block, dict) for block in blocks):
+        return blocks
+    return None
+
+
 def _incident_number_of(metadata: Any, text: str, blocks: Any) -> str | None:
     if isinstance(metadata, dict) and isinstance(metadata.get("event_payload"), dict):
         number = metadata["event_payload"].get("incident_number")
@@ -126,7 +134,7 @@ def slack_messages(limit: int = MAX_ITEMS) -> list[OutboxItem]:
                 sent_at=raw["sent_at"]["S"],
                 incident_number=raw.get("incident_number", {}).get("S"),
                 id=raw["sk"]["S"].rsplit("#", 1)[-1],
-                blocks=json.loads(raw["blocks"]["S"]) if "blocks" in raw else None,
+                blocks=_block_list(raw.get("blocks", {}).get("S")),
             )
         )
     return items

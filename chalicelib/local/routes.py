@@ -92,7 +92,8 @@ def _arguments(request: Request) -> dict[str, Any] | None:
     summary="Local stage only: a Slack Web API chat.postMessage sink",
     description="Answers like Slack (HTTP 200 with ok true, or ok false and an error) and keeps the message "
     "for GET /local/outbox. Needs an `Authorization: Bearer <token>` header (any token). The Slack user "
-    "id U_FAIL always answers ok false, error channel_not_found. Outside the local stage: 404.",
+    "id U_FAIL always answers ok false, error channel_not_found; `blocks` other than an array of objects "
+    "invalid_blocks_format. Outside the local stage: 404.",
     body=SlackPostMessageV1,
     response=SlackAnswerV1,
     errors=(404,),
@@ -112,6 +113,8 @@ def slack_post_message(request: Request, path: dict[str, str]) -> Response:
         return _slack({"ok": False, "error": "channel_not_found"})
     text = arguments.get("text")
     blocks = arguments.get("blocks")
+    if blocks is not None and not (isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks)):
+        return _slack({"ok": False, "error": "invalid_blocks_format"})  # Slack wants an array of objects
     if not (isinstance(text, str) and text) and not blocks:
         return _slack({"ok": False, "error": "no_text"})
     now = clock.now()

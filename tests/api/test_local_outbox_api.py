@@ -77,6 +77,8 @@ REFUSALS: list[tuple[Any, str | None, str]] = [
     ({"channel": "U0ANA"}, "xoxb-x", "no_text"),
     ("{not json", "xoxb-x", "invalid_json"),
     ("[1, 2]", "xoxb-x", "invalid_json"),
+    ({"channel": "U0ANA", "text": "hi", "blocks": -5.0}, "xoxb-x", "invalid_blocks_format"),
+    ({"channel": "U0ANA", "text": "hi", "blocks": [1]}, "xoxb-x", "invalid_blocks_format"),
 ]
 
 
