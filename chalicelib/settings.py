@@ -60,6 +60,10 @@ class Settings(BaseModel):  # built on first use, by get_settings
     api_key_last_used_resolution_seconds: int = 300
 
     public_base_url: str = "http://127.0.0.1:8000"
+    # The responder console, the base of every link a notification carries
+    # (`{public_app_url}/incidents/{incident_number}`); unset: `{public_base_url}/app`. No
+    # notification links to the JSON API, which a browser cannot open without a key.
+    public_app_url: str | None = None
     # Inbound webhooks: only the local stage may accept plain HTTP, and only when this says so.
     local_allow_http_webhooks: bool = False
     # SNS certificate URL host pattern; only the local stage may widen it (to the emulator).
@@ -77,6 +81,19 @@ class Settings(BaseModel):  # built on first use, by get_settings
     slack_api_base_url: str | None = None
     slack_bot_token: str | None = None
     slack_timeout_seconds: float = 5.0
+    # SMS through Amazon SNS (Publish to a phone number, transactional). Both optional: a sender
+    # id where the destination country supports one, an origination number (E.164) otherwise.
+    sms_sender_id: str | None = None
+    sms_origination_number: str | None = None
+    # Voice calls through Twilio's Calls API (or a provider speaking the same API): base URL,
+    # account SID and auth token (HTTP Basic), and the caller id. Left unset, the local stage
+    # points at its built-in sink ({public_base_url}/local/voice) with placeholder credentials;
+    # other stages use https://api.twilio.com and need all three set.
+    voice_api_base_url: str | None = None
+    voice_account_sid: str | None = None
+    voice_auth_token: str | None = None
+    voice_from_number: str | None = None
+    voice_timeout_seconds: float = 5.0
 
     # Local and test stages only (every other stage uses 1): the waits the workers schedule
     # (escalation level delays, SLA due times, webhook retry delays) are divided by this, so a
@@ -105,6 +122,30 @@ class Settings(BaseModel):  # built on first use, by get_settings
             return self.slack_bot_token
         return LOCAL_SLACK_TOKEN if self.is_local else None
 
+    def app_url(self) -> str:
+        """The responder console's base URL, without a trailing slash."""
+        if self.public_app_url:
+            return self.public_app_url.rstrip("/")
+        return f"{self.public_base_url.rstrip('/')}/app"
+
+    def voice_api_url(self) -> str:
+        """The voice provider's API base URL (Twilio's), without a trailing slash."""
+        if self.voice_api_base_url:
+            return self.voice_api_base_url.rstrip("/")
+        if self.is_local:
+            return f"{self.public_base_url.rstrip('/')}/local/voice"
+        return "https://api.twilio.com"
+
+    def voice_credentials(self) -> tuple[str, str, str] | None:
+        """(account SID, auth token, from number); the local stage's sink takes placeholders.
+        None when one is missing outside the local stage."""
+        sid = self.voice_account_sid or (LOCAL_VOICE_ACCOUNT_SID if self.is_local else None)
+        token = self.voice_auth_token or (LOCAL_VOICE_AUTH_TOKEN if self.is_local else None)
+        number = self.voice_from_number or (LOCAL_VOICE_FROM_NUMBER if self.is_local else None)
+        if not (sid and token and number):
+            return None
+        return sid, token, number
+
     def table_name(self, short_name: str) -> str:
         return f"{self.table_prefix}{short_name}"
 
@@ -114,6 +155,10 @@ class Settings(BaseModel):  # built on first use, by get_settings
 
 _INSECURE_DEFAULTS = {"local-insecure-api-key-secret"}
 LOCAL_SLACK_TOKEN = "xoxb-local-sink-token"
+# The local voice sink's credentials; refused outside the local stage (check_secrets).
+LOCAL_VOICE_ACCOUNT_SID = "AC00000000000000000000000000local"
+LOCAL_VOICE_AUTH_TOKEN = "local-voice-sink-token"
+LOCAL_VOICE_FROM_NUMBER = "+15005550006"
 
 
 def from_environment(environ: dict[str, str] | None = None) -> Settings:
@@ -135,8 +180,16 @@ def get_settings() -> Settings:
 
 
 def check_secrets(settings: Settings) -> None:
-    if not settings.is_local and settings.api_key_hmac_secret in _INSECURE_DEFAULTS:
+    if settings.is_local:
+        return
+    if settings.api_key_hmac_secret in _INSECURE_DEFAULTS:
         raise RuntimeError("API_KEY_HMAC_SECRET must be set outside the local stage")
+    if settings.voice_account_sid == LOCAL_VOICE_ACCOUNT_SID or settings.voice_auth_token == LOCAL_VOICE_AUTH_TOKEN:
+        raise RuntimeError(
+            "VOICE_ACCOUNT_SID and VOICE_AUTH_TOKEN must not be the local sink's outside the local stage"
+        )
+    if settings.voice_api_base_url and "/local/voice" in settings.voice_api_base_url:
+        raise RuntimeError("VOICE_API_BASE_URL must not point at the local voice sink outside the local stage")
 
 
 def reset_settings() -> None:

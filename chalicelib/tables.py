@@ -21,10 +21,10 @@ def all_models() -> list[type[Model]]:
     import chalicelib.idempotency.tables
     import chalicelib.incident.tables
     import chalicelib.integration.tables
+    import chalicelib.notification.deliveries
     import chalicelib.oncall.tables
     import chalicelib.organization.tables
     import chalicelib.outbound.tables
-    import chalicelib.paging.deliveries
     import chalicelib.postmortem.tables
     import chalicelib.ratelimit.tables
     import chalicelib.statuspage.tables

@@ -26,20 +26,34 @@ class LocalWebhookReceiptV1(ApiModel):
     headers: dict[str, str] = Field(description="The request headers as received, names lower-cased.")
 
 
+class LocalVoiceCallV1(ApiModel):
+    """How the local voice sink saw one call."""
+
+    from_: str = Field(alias="from", description="The caller id (From).")
+    twiml: str = Field(description="The call's TwiML, as sent.")
+
+
 class LocalOutboxItemV1(ApiModel):
-    channel: Literal["email", "slack", "webhook"]
-    to: str = Field(description="Email address(es), the Slack user id, or the webhook sink's name it went to.")
-    subject: str | None = Field(description="Email subject; the event type of a webhook; null for Slack messages.")
+    channel: Literal["email", "slack", "sms", "voice", "webhook"]
+    to: str = Field(
+        description="Email address(es), the Slack user id, the phone number (SMS, voice), or the webhook sink's "
+        "name it went to."
+    )
+    subject: str | None = Field(
+        description="Email subject; the event type of a webhook; null for Slack messages, SMS and calls."
+    )
     text: str = Field(
-        description="The message as plain text (an email's HTML part, tags removed); a webhook's raw body, "
-        "exactly the bytes that were signed."
+        description="The message as plain text (an email's HTML part, tags removed; what a call says); a "
+        "webhook's raw body, exactly the bytes that were signed."
     )
-    sent_at: str | None = Field(description="When it was sent (RFC 3339), when known.")
+    sent_at: str | None = Field(description="When it was sent (RFC 3339), when known (never for an SMS).")
     incident_number: str | None
-    id: str = Field(description="SES message id, or the sink's id of a Slack message or webhook request.")
-    webhook: LocalWebhookReceiptV1 | None = Field(
-        default=None, description="Webhook items only (absent on emails and Slack messages)."
+    id: str = Field(description="SES or SNS message id, or the sink's id of a Slack message, call or webhook request.")
+    webhook: LocalWebhookReceiptV1 | None = Field(default=None, description="Webhook items only.")
+    blocks: list[dict[str, Any]] | None = Field(
+        default=None, description="Slack items only: the Block Kit blocks as sent (null when none were)."
     )
+    voice: LocalVoiceCallV1 | None = Field(default=None, description="Voice items only.")
 
 
 class LocalOutboxV1(ApiModel):
@@ -64,6 +78,18 @@ class SlackPostMessageV1(ApiModel):
     text: str | None = None
     blocks: list[dict[str, Any]] | None = None
     metadata: dict[str, Any] | None = None
+
+
+class VoiceCallAnswerV1(ApiModel):
+    """The local voice sink's answer to a new call: Twilio's call resource (the fields it reads)."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True)
+
+    sid: str = Field(description="The call sid (CA...).")
+    account_sid: str
+    to: str
+    from_: str = Field(alias="from")
+    status: Literal["queued"]
 
 
 class SlackAnswerV1(ApiModel):

@@ -11,9 +11,16 @@
 - Outbound webhook deliveries are the requests the built-in webhook sink
   (POST /local/webhook-sink/{sink_name}, chalicelib/local/webhook_sink.py) received, kept in the
   same table under their own partition.
+- SMS are read back from SNS on the emulator (Publish to a phone number): moto server's
+  `/moto-api/data.json` (its `sns.SMS` records) or the in-process SNS backend's `sms_messages`.
+  moto keeps no time for them: `sent_at` is null, and they come in the order sent, newest first.
+- Voice calls are the ones the built-in Twilio sink (chalicelib/local/voice_sink.py) accepted,
+  with the words the call says as `text` and the TwiML in `voice`.
+Verification codes sent by SMS or voice show here like any other message.
 
 Production code never writes here: the notification channels send as they would on AWS (SES,
-Slack's Web API, HTTP webhooks), and the local stage points them at the emulator and the sinks.
+SNS, Slack's Web API, Twilio, HTTP webhooks), and the local stage points them at the emulator
+and the sinks.
 Local-only: the local server mounts the route that reads it (chalicelib/local/routes.py); it
 imports moto lazily.
 """
@@ -30,6 +37,7 @@ from typing import Any
 
 from chalicelib import aws, clock
 from chalicelib.local.outbox_table import outbox_table_name
+from chalicelib.local.voice_sink import recorded_calls
 from chalicelib.local.webhook_sink import received_webhooks
 from chalicelib.settings import get_settings
 
@@ -44,7 +52,7 @@ _BLOCK_END = re.compile(r"</(p|h[1-6]|div|li|tr)>|<br\s*/?>", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class OutboxItem:
-    channel: str  # email | slack | webhook
+    channel: str  # email | slack | webhook | sms | voice
     to: str
     subject: str | None
     text: str
@@ -52,11 +60,14 @@ class OutboxItem:
     incident_number: str | None
     id: str
     webhook: dict[str, Any] | None = field(default=None)  # webhook items only: how the sink saw it
+    blocks: Any = field(default=None)  # Slack items only: the Block Kit blocks as sent
+    voice: dict[str, Any] | None = field(default=None)  # voice items only: caller id and TwiML
 
     def as_json(self) -> dict[str, Any]:
         document = asdict(self)
-        if self.webhook is None:
-            del document["webhook"]
+        for name, only_on in (("webhook", "webhook"), ("blocks", "slack"), ("voice", "voice")):
+            if self.channel != only_on:
+                del document[name]
         return document
 
 
@@ -79,7 +90,15 @@ def record_slack_message(*, channel: str, text: str, blocks: Any, metadata: Any,
     if incident_number:
         item["incident_number"] = {"S": incident_number}
     aws.client("dynamodb").put_item(TableName=outbox_table_name(), Item=item)
-    return OutboxItem("slack", channel, None, text, sent_at, incident_number, item_id)
+    return OutboxItem("slack", channel, None, text, sent_at, incident_number, item_id, blocks=blocks)
+
+
+def _block_list(stored: str | None) -> list[dict[str, Any]] | None:
+    """The blocks as sent, when they are Block Kit's array of objects (the sink refuses others)."""
+    blocks = json.loads(stored) if stored else None
+    if isinstance(blocks, list) and all(isinstance(block, dict) for block in blocks):
+        return blocks
+    return None
 
 
 def _incident_number_of(metadata: Any, text: str, blocks: Any) -> str | None:
@@ -115,6 +134,7 @@ def slack_messages(limit: int = MAX_ITEMS) -> list[OutboxItem]:
                 sent_at=raw["sent_at"]["S"],
                 incident_number=raw.get("incident_number", {}).get("S"),
                 id=raw["sk"]["S"].rsplit("#", 1)[-1],
+                blocks=_block_list(raw.get("blocks", {}).get("S")),
             )
         )
     return items
@@ -123,13 +143,18 @@ def slack_messages(limit: int = MAX_ITEMS) -> list[OutboxItem]:
 # ---------------------------------------------------------------- emails, from SES on the emulator
 
 
-def _ses_messages_from_server(endpoint_url: str) -> list[dict[str, Any]]:
+def _emulator_records(endpoint_url: str, service: str, model: str) -> list[dict[str, Any]]:
+    """moto server's records of one model (e.g. ses Message, sns SMS), in the order created."""
     import urllib.request
 
     with urllib.request.urlopen(f"{endpoint_url.rstrip('/')}/moto-api/data.json", timeout=10) as response:
         data = json.loads(response.read())
-    messages = data.get("ses", {}).get("Message", [])
-    return [m for m in messages if isinstance(m, dict)]
+    records = data.get(service, {}).get(model, [])
+    return [record for record in records if isinstance(record, dict)]
+
+
+def _ses_messages_from_server(endpoint_url: str) -> list[dict[str, Any]]:
+    return _emulator_records(endpoint_url, "ses", "Message")
 
 
 def _ses_messages_in_process() -> list[dict[str, Any]]:
@@ -194,6 +219,65 @@ def emails() -> list[OutboxItem]:
     return items
 
 
+# ---------------------------------------------------------------- SMS, from SNS on the emulator
+
+
+def _sms_in_process() -> list[dict[str, Any]]:
+    from moto.sns.models import sns_backends
+
+    region = get_settings().aws_region
+    found: list[dict[str, Any]] = []
+    for account_id in list(sns_backends.keys()):
+        regions = sns_backends[account_id]
+        if region not in regions:
+            continue
+        for message_id, (phone_number, message) in list(regions[region].sms_messages.items()):
+            found.append({"message_id": message_id, "phone_number": phone_number, "message": message})
+    return found
+
+
+def sms_messages() -> list[OutboxItem]:
+    """What SNS on the emulator accepted for phone numbers, newest first."""
+    endpoint = get_settings().aws_endpoint_url
+    records = _emulator_records(endpoint, "sns", "SMS") if endpoint else _sms_in_process()
+    items = []
+    for record in reversed(records):
+        text = str(record.get("message") or "")
+        number = _INCIDENT_NUMBER.search(text)
+        items.append(
+            OutboxItem(
+                channel="sms",
+                to=str(record.get("phone_number") or ""),
+                subject=None,
+                text=text,
+                sent_at=None,  # moto keeps no time for an SMS
+                incident_number=number.group(0) if number else None,
+                id=str(record.get("message_id") or ""),
+            )
+        )
+    return items
+
+
+# ---------------------------------------------------------------- voice calls, from the local sink
+
+
+def voice_calls(limit: int = MAX_ITEMS) -> list[OutboxItem]:
+    """Newest first. `text` is what the call says; `voice` has the caller id and the TwiML."""
+    return [
+        OutboxItem(
+            channel="voice",
+            to=call.to,
+            subject=None,
+            text=call.spoken,
+            sent_at=call.sent_at,
+            incident_number=call.incident_number,
+            id=call.item_id,
+            voice={"from": call.from_number, "twiml": call.twiml},
+        )
+        for call in recorded_calls(limit)
+    ]
+
+
 # ---------------------------------------------------------------- outbound webhooks, from the local sink
 
 
@@ -226,19 +310,30 @@ def webhook_deliveries(limit: int = MAX_ITEMS) -> list[OutboxItem]:
 def list_outbox(
     *, channel: str | None = None, incident_number: str | None = None, to: str | None = None, limit: int = 50
 ) -> list[OutboxItem]:
-    """Emails, Slack messages and webhook deliveries merged, newest first (items without a known time last)."""
+    """Emails, Slack messages, SMS, voice calls and webhook deliveries merged, newest first (items
+    without a known time, SMS among them, last)."""
     items: list[OutboxItem] = []
     if channel in (None, "email"):
         items += emails()
     if channel in (None, "slack"):
         items += slack_messages()
+    if channel in (None, "sms"):
+        items += sms_messages()
+    if channel in (None, "voice"):
+        items += voice_calls()
     if channel in (None, "webhook"):
         items += webhook_deliveries()
     if incident_number:
         items = [item for item in items if item.incident_number == incident_number.upper()]
     if to:
-        wanted = to.strip().lower()
-        items = [item for item in items if wanted in [part.strip().lower() for part in item.to.split(",")]]
+        wanted = _address_key(to)
+        items = [item for item in items if wanted in [_address_key(part) for part in item.to.split(",")]]
     # Stable sort: within one time (or none), each source's own newest-first order is kept.
     items.sort(key=lambda item: item.sent_at or "", reverse=True)
     return items[:limit]
+
+
+def _address_key(address: str) -> str:
+    """Addresses compared without case, and phone numbers with or without their `+` (an unencoded
+    `+` in a query string arrives as a space)."""
+    return address.strip().lower().lstrip("+")

@@ -11,11 +11,14 @@ and its developer talk to it.
 - POST /local/slack/api/chat.postMessage answers like Slack's Web API (200 with ok true or
   false) and keeps what it accepted; `make run` points SLACK_API_BASE_URL here. The Slack user
   id U_FAIL always fails with channel_not_found, to show a provider failure.
+- POST /local/voice/2010-04-01/Accounts/{account_sid}/Calls.json answers like Twilio's Calls API
+  (201 with the call, or Twilio's error) and keeps the call (chalicelib/local/voice_sink.py);
+  `make run` points the voice channel here. To +15005550001 always fails with 21211.
 - POST /local/webhook-sink/{sink_name} receives outbound webhook deliveries (the demo
   subscription points at /local/webhook-sink/demo), keeps them and answers 204, or the status
   `?fail=` names (to watch retries).
-- GET /local/outbox lists the emails SES accepted on the emulator, the Slack messages and the
-  webhook requests the sinks received, newest first.
+- GET /local/outbox lists the emails and SMS SES and SNS accepted on the emulator, the Slack
+  messages, calls and webhook requests the sinks received, newest first.
 """
 
 from __future__ import annotations
@@ -28,22 +31,24 @@ from chalice.app import Chalice, Request, Response
 
 from chalicelib import clock
 from chalicelib.api import envelope, lazy, routing
+from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.route_table import RouteRow
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation
 from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, ValidationFailed
 from chalicelib.json_body import JsonBodyError, read_json
-from chalicelib.local import outbox
+from chalicelib.local import outbox, voice_sink
 from chalicelib.local import webhook_sink as sink
-from chalicelib.local.models import LocalOutboxResponseV1, SlackAnswerV1, SlackPostMessageV1
+from chalicelib.local.models import LocalOutboxResponseV1, SlackAnswerV1, SlackPostMessageV1, VoiceCallAnswerV1
 from chalicelib.settings import get_settings
 
 api = ApiBlueprint(__name__, tag="local")
 
 SLACK_SINK_PATH = "/local/slack/api/chat.postMessage"
 WEBHOOK_SINK_PATH = "/local/webhook-sink/{sink_name}"
+VOICE_SINK_PATH = "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json"
 OUTBOX_PATH = "/local/outbox"
-OUTBOX_CHANNELS = ("email", "slack", "webhook")
+OUTBOX_CHANNELS = ("email", "slack", "sms", "voice", "webhook")
 FAILING_SLACK_USER = "U_FAIL"
 OUTBOX_QUERY = ("channel", "incident_number", "to", "limit")
 MAX_LIMIT = 500
@@ -87,7 +92,8 @@ def _arguments(request: Request) -> dict[str, Any] | None:
     summary="Local stage only: a Slack Web API chat.postMessage sink",
     description="Answers like Slack (HTTP 200 with ok true, or ok false and an error) and keeps the message "
     "for GET /local/outbox. Needs an `Authorization: Bearer <token>` header (any token). The Slack user "
-    "id U_FAIL always answers ok false, error channel_not_found. Outside the local stage: 404.",
+    "id U_FAIL always answers ok false, error channel_not_found; `blocks` other than an array of objects "
+    "invalid_blocks_format. Outside the local stage: 404.",
     body=SlackPostMessageV1,
     response=SlackAnswerV1,
     errors=(404,),
@@ -107,6 +113,8 @@ def slack_post_message(request: Request, path: dict[str, str]) -> Response:
         return _slack({"ok": False, "error": "channel_not_found"})
     text = arguments.get("text")
     blocks = arguments.get("blocks")
+    if blocks is not None and not (isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks)):
+        return _slack({"ok": False, "error": "invalid_blocks_format"})  # Slack wants an array of objects
     if not (isinstance(text, str) and text) and not blocks:
         return _slack({"ok": False, "error": "no_text"})
     now = clock.now()
@@ -129,7 +137,7 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     values = {name: value for name, value in single_values(params).items() if value}
     channel = values.get("channel")
     if channel is not None and channel not in OUTBOX_CHANNELS:
-        raise ValidationFailed.for_field("channel", "must be email, slack or webhook")
+        raise ValidationFailed.for_field("channel", f"must be one of {', '.join(OUTBOX_CHANNELS)}")
     limit_text = values.get("limit", "50")
     if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIMIT:
         raise ValidationFailed.for_field("limit", f"must be an integer from 1 to {MAX_LIMIT}")
@@ -146,12 +154,14 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     "GET",
     OUTBOX_PATH,
     operation_id="listLocalOutbox",
-    summary="Local stage only: the emails, Slack messages and webhook deliveries sent, newest first",
-    description="Emails are read back from SES on the AWS emulator; Slack messages and webhook deliveries are "
-    "those the built-in sinks received (a webhook item's text is its raw body; `webhook` has its headers and "
-    "whether its signature verified). Query parameters (all optional): channel (email, slack or webhook), "
-    "incident_number, to (an email address, Slack user id or webhook sink name), limit (1-500, default 50). "
-    "Answers in the success envelope; outside the local stage: 404.",
+    summary="Local stage only: the emails, Slack messages, SMS, calls and webhook deliveries sent, newest first",
+    description="Emails and SMS are read back from SES and SNS on the AWS emulator (an SMS has no sent_at: "
+    "they come after the others); Slack messages, voice calls and webhook deliveries are those the built-in "
+    "sinks received (a Slack item carries its `blocks`; a call's text is what it says, `voice` has its TwiML; "
+    "a webhook item's text is its raw body, `webhook` has its headers and whether its signature verified). "
+    "Verification codes show as SMS or calls. Query parameters (all optional): channel (email, slack, sms, "
+    "voice or webhook), incident_number, to (an email address, Slack user id, phone number or webhook sink "
+    "name), limit (1-500, default 50). Answers in the success envelope; outside the local stage: 404.",
     response=LocalOutboxResponseV1,
     errors=(404,),
 )
@@ -198,6 +208,43 @@ def webhook_sink(request: Request, path: dict[str, str]) -> Response:
         return Response(body="", status_code=204, headers={})
     answer = {"sink": sink_name, "status": status, "note": "this sink was asked to answer this status (?fail=)"}
     return Response(body=json.dumps(answer), status_code=status, headers={"Content-Type": "application/json"})
+
+
+@raw_operation(
+    api,
+    "POST",
+    VOICE_SINK_PATH,
+    operation_id="localVoiceCreateCall",
+    summary="Local stage only: a Twilio Calls API sink for voice calls",
+    description="Answers like Twilio's Calls API: 201 with the call (`sid`, `status: queued`) and keeps it for "
+    "GET /local/outbox (channel voice). The body is form-encoded: To and From (E.164) and Twiml (a TwiML "
+    "<Response>; Url is not fetched). Needs HTTP Basic auth whose user is the path's account sid (any "
+    "password): else 401 with Twilio's code 20003. Other refusals are 400 with Twilio's code (To "
+    "+15005550001 always fails with 21211). Errors carry Twilio's `code`, `message`, `more_info` and "
+    "`status` and this app's `success`/`error`. Nothing is dialled. Outside the local stage: 404.",
+    response=VoiceCallAnswerV1,
+    status=201,
+    errors=(401, 404),
+    error_family=ErrorFamily.WEBHOOK,
+)
+def voice_create_call(request: Request, path: dict[str, str]) -> Response:
+    if not get_settings().is_local:
+        return _not_here(request)
+    raw = request.raw_body or b""
+    checked = voice_sink.check_call(
+        account_sid=path.get("account_sid", ""),
+        authorization=str(request.headers.get("authorization") or ""),
+        body=raw if isinstance(raw, bytes) else str(raw).encode(),
+    )
+    if isinstance(checked, voice_sink.Refusal):
+        return _json(checked.status, checked.body())
+    now = clock.now()
+    call_sid = voice_sink.record_call(checked, now)
+    return _json(201, voice_sink.call_answer(checked, call_sid, now))
+
+
+def _json(status: int, body: dict[str, Any]) -> Response:
+    return Response(body=json.dumps(body), status_code=status, headers={"Content-Type": "application/json"})
 
 
 # ---------------------------------------------------------------- mounting

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-ChannelName = Literal["email", "slack"]
+ChannelName = Literal["email", "slack", "sms", "voice"]
+# Every channel a person can be reached on (their contact method types).
+CONTACT_CHANNELS: tuple[ChannelName, ...] = ("email", "slack", "sms", "voice")
+# The spec's page operation (POST /api/v1/incidents/{id}/page) offers only these two.
 CHANNEL_NAMES: tuple[ChannelName, ...] = ("email", "slack")
 CONTACT_DETAILS_MISSING = "CONTACT_DETAILS_MISSING"
 PROVIDER_ERROR = "PROVIDER_ERROR"
@@ -25,7 +28,9 @@ Outcome = Literal["delivered", "missing_contact", "provider_failure"]
 
 @dataclass(frozen=True)
 class Notification:
-    """What to tell the person. `at` is when the page was asked for (the email shows it)."""
+    """What to tell the person. `url` is the incident's page in the responder console; `at` is
+    when the page was asked for (the email shows it); `assigned_to` is the assignee's name or
+    email (None: unassigned)."""
 
     incident_number: str
     title: str
@@ -34,6 +39,8 @@ class Notification:
     message: str | None
     url: str
     at: datetime | None = None
+    service_name: str | None = None
+    assigned_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,7 @@ class Recipient:
     name: str | None
     email: str | None
     slack_user_id: str | None
+    phone: str | None = None  # E.164, for SMS and voice
 
     @property
     def display_name(self) -> str:
@@ -56,7 +64,7 @@ class DeliveryResult:
     message: str | None = None
     missing_contact: bool = False
     provider_failure: bool = False
-    provider_message_id: str | None = None  # SES MessageId or Slack ts, when sent
+    provider_message_id: str | None = None  # SES or SNS MessageId, Slack ts, call sid, when sent
 
     @classmethod
     def delivered(cls, channel: ChannelName, provider_message_id: str | None = None) -> DeliveryResult:
@@ -101,6 +109,10 @@ def subject_line(notification: Notification) -> str:
     """`[SEV1][high] INC-2026-0001: Checkout down`, on one line whatever the title holds."""
     title = " ".join(notification.title.split())
     return f"[{notification.severity}][{notification.urgency}] {notification.incident_number}: {title}"
+
+
+def assignee_label(notification: Notification) -> str:
+    return notification.assigned_to or "Unassigned"
 
 
 def one_line(value: str, limit: int) -> str:

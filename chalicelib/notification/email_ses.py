@@ -20,11 +20,15 @@ from chalicelib.notification.channels import (
     DeliveryResult,
     Notification,
     Recipient,
+    assignee_label,
     subject_line,
 )
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.notification")
+# Text colours of the urgency line, both over 4.5:1 on white (WCAG AA).
+HIGH_URGENCY_ACCENT = "#b42318"
+LOW_URGENCY_ACCENT = "#1f2328"
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,8 @@ class RenderedEmail:
 
 
 def render(notification: Notification, recipient: Recipient) -> RenderedEmail:
-    """Subject, text part and HTML part (templates email/incident_page.txt and .html)."""
+    """Subject, text part and HTML part (templates email/incident_page.txt and .html); both link
+    to the incident's page in the responder console."""
     values = {
         "recipient_name": recipient.name,
         "incident_number": notification.incident_number,
@@ -44,6 +49,9 @@ def render(notification: Notification, recipient: Recipient) -> RenderedEmail:
         "urgency": notification.urgency,
         "message": notification.message,
         "url": notification.url,
+        "service_name": notification.service_name,
+        "assigned_to": assignee_label(notification),
+        "accent": HIGH_URGENCY_ACCENT if notification.urgency == "high" else LOW_URGENCY_ACCENT,
         "paged_at": clock.isoformat(notification.at) if notification.at is not None else None,
     }
     return RenderedEmail(

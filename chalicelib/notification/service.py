@@ -18,12 +18,14 @@ Both errors carry the per-channel deliveries in `details`.
 from __future__ import annotations
 
 import logging
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from chalicelib.auth.principal import Principal
+from chalicelib.catalog.service import find_service
 from chalicelib.directory.users import find_user_by_email
 from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, ValidationFailed
 from chalicelib.incident import repository
@@ -43,7 +45,7 @@ from chalicelib.severity import urgency
 from chalicelib.store import RetryableConflict, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
-CHANNEL_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack"}
+CHANNEL_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
 RECORD_ATTEMPTS = 3
 RECORD_BACKOFF_SECONDS = 0.05
 
@@ -67,23 +69,40 @@ def should_retry(results: Sequence[DeliveryResult]) -> bool:
 def default_channels() -> dict[str, Channel]:
     from chalicelib.notification.email_ses import SesEmailChannel
     from chalicelib.notification.slack import SlackChannel
+    from chalicelib.notification.sms import SnsSmsChannel
+    from chalicelib.notification.voice import TwilioVoiceChannel
 
-    return {"email": SesEmailChannel(), "slack": SlackChannel()}
-
-
-def incident_url(incident_number: str) -> str:
-    return f"{get_settings().public_base_url.rstrip('/')}/api/v1/incidents/{incident_number}"
+    return {"email": SesEmailChannel(), "slack": SlackChannel(), "sms": SnsSmsChannel(), "voice": TwilioVoiceChannel()}
 
 
-def build_notification(incident: IncidentRecord, message: str | None, now: datetime) -> Notification:
+def console_url(incident_number: str) -> str:
+    """The incident's page in the responder console: the only link a notification carries (a
+    browser cannot open the JSON API without a key)."""
+    return f"{get_settings().app_url()}/incidents/{urllib.parse.quote(incident_number, safe='')}"
+
+
+def service_name_of(incident: IncidentRecord) -> str | None:
+    """The name of the incident's first service (one GetItem); None when it has none or it is gone."""
+    keys = [str(key) for key in incident.service_keys or []]
+    if not keys:
+        return None
+    found = find_service(organization_id=incident.organization_id, service_ref=keys[0])
+    return found.name if found is not None else None
+
+
+def build_notification(
+    incident: IncidentRecord, message: str | None, now: datetime, *, service_name: str | None = None
+) -> Notification:
     return Notification(
         incident_number=incident.incident_number,
         title=incident.title,
         severity=incident.severity,
         urgency=urgency(incident.severity),
         message=message.strip() if message and message.strip() else None,
-        url=incident_url(incident.incident_number),
+        url=console_url(incident.incident_number),
         at=now,
+        service_name=service_name,
+        assigned_to=incident.assigned_name or incident.assigned_email or None,
     )
 
 
@@ -98,12 +117,16 @@ def notify(
     actor: str,
     providers: Mapping[str, Channel] | None = None,
     final_attempt: bool = True,
+    service_name: str | None = None,
 ) -> list[DeliveryResult]:
     """Send on each channel (in the order given, each once) and record the outcome; one result per
     channel. Not on the `final_attempt`, a provider failure that left nothing delivered records
-    nothing and raises NotSentYet (the caller retries)."""
+    nothing and raises NotSentYet (the caller retries). `service_name`: the caller's, when it
+    read the service already; otherwise it is read here."""
     available = providers if providers is not None else default_channels()
-    notification = build_notification(incident, message, now)
+    if service_name is None:
+        service_name = service_name_of(incident)
+    notification = build_notification(incident, message, now, service_name=service_name)
     results = []
     for name in dict.fromkeys(channels):
         if name not in available:

@@ -1,5 +1,6 @@
 """Slack through the Web API: `chat.postMessage` to the person's Slack user id (a direct message
-from the bot), authenticated with the bot token as `Authorization: Bearer`.
+from the bot), authenticated with the bot token as `Authorization: Bearer`. The page is Block Kit
+(`render`), with a plain fallback `text`.
 
 Slack answers HTTP 200 with `{"ok": false, "error": "..."}` when it refuses (SLACK_<error>,
 e.g. SLACK_channel_not_found); an HTTP error, a timeout or an unreadable answer is
@@ -15,7 +16,15 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from chalicelib.notification.channels import ChannelName, DeliveryResult, Notification, Recipient, subject_line
+from chalicelib.notification.channels import (
+    ChannelName,
+    DeliveryResult,
+    Notification,
+    Recipient,
+    assignee_label,
+    one_line,
+    subject_line,
+)
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.notification")
@@ -24,6 +33,10 @@ UNAVAILABLE = "SLACK_UNAVAILABLE"
 NOT_CONFIGURED = "SLACK_NOT_CONFIGURED"
 MAX_ANSWER_BYTES = 1 << 20
 METADATA_EVENT = "tocsin_incident_paged"
+# Block Kit limits: a section's text 3000 characters, a field's 2000.
+MAX_TITLE = 500
+MAX_FIELD = 200
+MAX_MESSAGE = 2800
 
 
 def escape(text: str) -> str:
@@ -31,29 +44,50 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _field(label: str, value: str) -> dict[str, str]:
+    return {"type": "mrkdwn", "text": f"*{label}*\n{escape(one_line(value, MAX_FIELD))}"}
+
+
 def render(notification: Notification, recipient: Recipient) -> dict[str, Any]:
-    """The chat.postMessage arguments: text (the notification's fallback) and blocks."""
+    """The chat.postMessage arguments: Block Kit blocks (the headline linking to the incident's
+    console page, the facts as fields, the message, an "Open incident" button) and `text`, the
+    fallback notifications and screen readers show. Every value is mrkdwn-escaped; the only
+    links are ours."""
     e = escape
     icon = ":rotating_light:" if notification.urgency == "high" else ":warning:"
-    headline = (
-        f"{icon} *<{e(notification.url)}|{e(notification.incident_number)}>*: {e(' '.join(notification.title.split()))}"
-    )
+    title = e(one_line(notification.title, MAX_TITLE))
+    headline = f"{icon} *<{e(notification.url)}|{e(notification.incident_number)}>*: {title}"
     blocks: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": headline}},
         {
-            "type": "context",
-            "elements": [
-                {
-                    "type": "mrkdwn",
-                    "text": f"Severity *{e(notification.severity)}*, {e(notification.urgency)} urgency",
-                }
+            "type": "section",
+            "fields": [
+                _field("Severity", notification.severity),
+                _field("Urgency", notification.urgency.capitalize()),
+                _field("Service", notification.service_name or "None"),
+                _field("Assignee", assignee_label(notification)),
             ],
         },
     ]
     text = e(subject_line(notification))
     if notification.message:
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": e(notification.message)}})
-        text += f"\n{e(notification.message)}"
+        message = notification.message[:MAX_MESSAGE]
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": e(message)}})
+        text += f"\n{e(message)}"
+    blocks.append(
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": "open_incident",
+                    "text": {"type": "plain_text", "text": "Open incident"},
+                    "url": notification.url,
+                    **({"style": "danger"} if notification.urgency == "high" else {}),
+                }
+            ],
+        }
+    )
     return {
         "channel": recipient.slack_user_id,
         "text": text,

@@ -1,46 +1,8 @@
-"""Delivery ids claimed with a conditional write, so a redelivered SQS message never sends twice."""
+"""The notification delivery claims, where the paging consumers have always found them: the table
+and its rules live in chalicelib/notification/deliveries.py (the verification consumer claims too)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from chalicelib.notification.deliveries import CLAIM_LEASE, KEEP_FOR, DeliveryRecord, claim, mark_sent, release
 
-from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
-
-from chalicelib import aws
-from chalicelib.store import best_effort, save_if
-from chalicelib.store.model import TocsinModel
-
-KEEP_FOR = timedelta(days=7)
-# A claim older than this whose send never completed (a crashed worker) may be taken over.
-CLAIM_LEASE = timedelta(minutes=5)
-
-
-@aws.register_model
-class DeliveryRecord(TocsinModel):
-    class Meta(TocsinModel.Meta):
-        table_name = "notification-deliveries"
-
-    delivery_id = UnicodeAttribute(hash_key=True)
-    state = UnicodeAttribute()  # sending | sent
-    claimed_at = UTCDateTimeAttribute()
-    expires_at = TTLAttribute()
-
-
-def claim(delivery_id: str, now: datetime) -> bool:
-    """True when this worker may send; False when it was sent already or another worker is sending."""
-    aws.bind_tables()
-    return save_if(
-        DeliveryRecord(delivery_id, state="sending", claimed_at=now, expires_at=now + KEEP_FOR),
-        DeliveryRecord.delivery_id.does_not_exist()
-        | ((DeliveryRecord.state == "sending") & (DeliveryRecord.claimed_at < now - CLAIM_LEASE)),
-    )
-
-
-def mark_sent(delivery_id: str, now: datetime) -> None:
-    DeliveryRecord(delivery_id, state="sent", claimed_at=now, expires_at=now + KEEP_FOR).save()
-
-
-def release(delivery_id: str) -> None:
-    """The send failed at the provider: let the retry claim it again."""
-    with best_effort("release a notification delivery"):
-        DeliveryRecord(delivery_id).delete(condition=DeliveryRecord.state == "sending")
+__all__ = ["CLAIM_LEASE", "KEEP_FOR", "DeliveryRecord", "claim", "mark_sent", "release"]

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 import chalicelib.incident.handlers
+import chalicelib.notification.verification
 import chalicelib.outbound.handlers
 import chalicelib.paging.handlers  # noqa: F401

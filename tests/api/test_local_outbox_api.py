@@ -63,7 +63,9 @@ def test_the_sink_answers_like_slack_and_the_outbox_lists_its_messages(client: A
         ("slack", "U0BO", "INC-2026-0002"),
         ("slack", "U0ANA", "INC-2026-0001"),
     ]
-    assert set(data["items"][0]) == {"channel", "to", "subject", "text", "sent_at", "incident_number", "id"}
+    assert set(data["items"][0]) == {"channel", "to", "subject", "text", "sent_at", "incident_number", "id", "blocks"}
+    assert data["items"][0]["blocks"] == [{"type": "section", "text": {"type": "mrkdwn", "text": "second"}}]
+    assert data["items"][1]["blocks"] is None
     assert data["items"][0]["subject"] is None and data["items"][0]["sent_at"].endswith("Z")
 
 
@@ -75,6 +77,8 @@ REFUSALS: list[tuple[Any, str | None, str]] = [
     ({"channel": "U0ANA"}, "xoxb-x", "no_text"),
     ("{not json", "xoxb-x", "invalid_json"),
     ("[1, 2]", "xoxb-x", "invalid_json"),
+    ({"channel": "U0ANA", "text": "hi", "blocks": -5.0}, "xoxb-x", "invalid_blocks_format"),
+    ({"channel": "U0ANA", "text": "hi", "blocks": [1]}, "xoxb-x", "invalid_blocks_format"),
 ]
 
 
@@ -94,7 +98,7 @@ def test_the_sink_accepts_form_bodies(client: Any) -> None:
 
 
 def test_outbox_query_validation(client: Any) -> None:
-    cases = [("?limit=0", "limit"), ("?limit=501", "limit"), ("?limit=x", "limit"), ("?channel=sms", "channel")]
+    cases = [("?limit=0", "limit"), ("?limit=501", "limit"), ("?limit=x", "limit"), ("?channel=fax", "channel")]
     for query, field in [*cases, ("?x=1", "x")]:
         response = get_outbox(client, query)
         assert response.status_code == 400, query

@@ -103,7 +103,7 @@ NOTE = Notification(
     severity="SEV1",
     urgency="high",
     message="Look at *pay* <!channel>",
-    url="http://127.0.0.1:8000/api/v1/incidents/INC-2026-0007",
+    url="http://127.0.0.1:8000/app/incidents/INC-2026-0007",
 )
 ANA = Recipient("u1", "Ana", "ana@example.com", "U123")
 

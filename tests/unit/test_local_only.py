@@ -16,7 +16,12 @@ ROOT = Path(__file__).resolve().parents[2]
 LOCAL_PACKAGE = "chalicelib.local"
 # The admin CLI provisions the emulator on request; everything else is production code.
 MAY_IMPORT_LOCAL = (ROOT / "chalicelib" / "local", ROOT / "chalicelib" / "cli.py")
-LOCAL_PATHS = ("/local/outbox", "/local/slack/api/chat.postMessage", "/local/webhook-sink/{sink_name}")
+LOCAL_PATHS = (
+    "/local/outbox",
+    "/local/slack/api/chat.postMessage",
+    "/local/webhook-sink/{sink_name}",
+    "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json",
+)
 
 
 def _production_modules() -> list[Path]:

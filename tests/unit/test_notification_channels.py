@@ -20,7 +20,7 @@ NOTE = Notification(
     severity="SEV1",
     urgency="high",
     message='Customers see "500" <b>now</b>',
-    url="http://127.0.0.1:8000/api/v1/incidents/INC-2026-0001",
+    url="http://127.0.0.1:8000/app/incidents/INC-2026-0001",
     at=AT,
 )
 ANA = Recipient("u1", "Ana <Ops>", "ana@example.com", "U1")
@@ -113,7 +113,8 @@ def test_slack_render_escapes_control_characters_and_targets_the_user() -> None:
     assert "&amp; co" in body["text"]
     section = body["blocks"][0]["text"]["text"]
     assert f"<{NOTE.url}|INC-2026-0001>" in section  # the only link is ours
-    assert "&lt;b&gt;now&lt;/b&gt;" in body["blocks"][-1]["text"]["text"]
+    [message] = [b for b in body["blocks"] if b["type"] == "section" and "text" in b and "now" in b["text"]["text"]]
+    assert "&lt;b&gt;now&lt;/b&gt;" in message["text"]["text"]
     assert body["metadata"] == {
         "event_type": "tocsin_incident_paged",
         "event_payload": {"incident_number": "INC-2026-0001", "severity": "SEV1"},
@@ -123,7 +124,7 @@ def test_slack_render_escapes_control_characters_and_targets_the_user() -> None:
 def test_low_urgency_slack_message_has_no_message_block_when_no_message() -> None:
     note = Notification("INC-2026-0003", "Slow", "SEV4", "low", None, "http://x")
     body = slack.render(note, ANA)
-    assert len(body["blocks"]) == 2
+    assert [block["type"] for block in body["blocks"]] == ["section", "section", "actions"]  # no message block
     assert body["text"] == "[SEV4][low] INC-2026-0003: Slow"
 
 
