@@ -193,6 +193,14 @@ class EscalationState:
     next_at: datetime | None
     stopped: bool = False
     sequence: int = 1
+    # The first level's token, kept while the escalation moves through its levels: a person's
+    # delayed notification-rule steps carry it and stop when the state stops (acknowledge,
+    # resolve) or when a new escalation replaces this one.
+    run: str = ""
+
+    @property
+    def run_token(self) -> str:
+        return self.run or self.token
 
     @property
     def level(self) -> int:
@@ -208,6 +216,7 @@ class EscalationState:
             "next_at": format_moment(self.next_at) if self.next_at is not None else None,
             "stopped": self.stopped,
             "sequence": self.sequence,
+            "run": self.run_token,
         }
 
     @classmethod
@@ -222,6 +231,7 @@ class EscalationState:
             next_at=reader.optional_moment(data, "next_at", "next_at"),
             stopped=reader.boolean(data, "stopped", "stopped"),
             sequence=reader.optional_int(data, "sequence", "sequence") or 1,
+            run=str(data["run"]) if isinstance(data.get("run"), str) else "",  # absent: stored before runs
         )
         if not reader.problems and not 0 <= state.level_index < len(state.policy.levels):
             reader.fail("level_index", "must point at one of the policy's levels")
@@ -263,7 +273,7 @@ def start(policy: EscalationPolicy, now: datetime, token: str) -> tuple[Escalati
     """Begin escalating: level 1 is notified now; the next step is due after level 1's delay."""
     level = policy.levels[0]
     next_at = now + level_delay(level)
-    state = EscalationState(policy, 0, 0, token, next_at, stopped=False, sequence=1)
+    state = EscalationState(policy, 0, 0, token, next_at, stopped=False, sequence=1, run=token)
     return state, Step(1, level.targets, next_at, token, 0, 1)
 
 

@@ -156,10 +156,13 @@ def _add_entries(transaction: Transaction, entries: list[TimelineRecord]) -> Non
         transaction.put("timeline", entry, TimelineRecord.item_key.does_not_exist())
 
 
-def add_entries(incident: IncidentRecord, entries: list[TimelineRecord]) -> None:
+def add_entries(
+    incident: IncidentRecord, entries: list[TimelineRecord], *, also: Callable[[Transaction], None] | None = None
+) -> None:
     """Add entries to a read incident's timeline, in their order, in one transaction that checks
-    the incident still exists. NotFound when it is gone; TransactionCancelled on contention."""
-    _add_if_exists(incident.incident_key, incident.incident_number, entries)
+    the incident still exists (`also` adds the caller's items to it). NotFound when it is gone;
+    TransactionCancelled on contention."""
+    _add_if_exists(incident.incident_key, incident.incident_number, entries, also=also)
 
 
 def add_entry_if_incident_exists(organization_id: str, incident_number: str, entry: TimelineRecord) -> None:
@@ -167,9 +170,16 @@ def add_entry_if_incident_exists(organization_id: str, incident_number: str, ent
     _add_if_exists(incident_partition(organization_id, incident_number), incident_number, [entry])
 
 
-def _add_if_exists(incident_key: str, incident_number: str, entries: list[TimelineRecord]) -> None:
+def _add_if_exists(
+    incident_key: str,
+    incident_number: str,
+    entries: list[TimelineRecord],
+    also: Callable[[Transaction], None] | None = None,
+) -> None:
     aws.bind_tables()
     transaction = Transaction()
+    if also is not None:
+        also(transaction)
     transaction.check("incident", IncidentRecord, incident_key, INCIDENT_SORT_KEY, IncidentRecord.incident_key.exists())
     _add_entries(transaction, entries)
     try:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
 
 from chalicelib import aws
-from chalicelib.store import best_effort, save_if
+from chalicelib.store import Transaction, best_effort, save_if
 from chalicelib.store.model import TocsinModel
 
 KEEP_FOR = timedelta(days=7)
@@ -41,7 +41,16 @@ def claim(delivery_id: str, now: datetime) -> bool:
 
 
 def mark_sent(delivery_id: str, now: datetime) -> None:
-    DeliveryRecord(delivery_id, state="sent", claimed_at=now, expires_at=now + KEEP_FOR).save()
+    _sent(delivery_id, now).save()
+
+
+def mark_sent_in(transaction: Transaction, delivery_id: str, now: datetime) -> None:
+    """mark_sent inside the caller's transaction (the one that records what was sent)."""
+    transaction.put("delivery", _sent(delivery_id, now))
+
+
+def _sent(delivery_id: str, now: datetime) -> DeliveryRecord:
+    return DeliveryRecord(delivery_id, state="sent", claimed_at=now, expires_at=now + KEEP_FOR)
 
 
 def release(delivery_id: str) -> None:

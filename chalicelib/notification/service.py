@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import logging
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from chalicelib.auth.principal import Principal
-from chalicelib.catalog.service import find_service
+from chalicelib.catalog.service import get_services
 from chalicelib.directory.users import find_user_by_email
 from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
+from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
 from chalicelib.notification.channels import (
     CHANNEL_NAMES,
@@ -41,8 +42,7 @@ from chalicelib.notification.channels import (
     classify,
 )
 from chalicelib.settings import get_settings
-from chalicelib.severity import urgency
-from chalicelib.store import RetryableConflict, TransactionCancelled, retry_on_conflict
+from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
 CHANNEL_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
@@ -82,11 +82,12 @@ def console_url(incident_number: str) -> str:
 
 
 def service_name_of(incident: IncidentRecord) -> str | None:
-    """The name of the incident's first service (one GetItem); None when it has none or it is gone."""
-    keys = [str(key) for key in incident.service_keys or []]
+    """The name of the incident's first service (one BatchGetItem, remembered for the rest of a
+    queue message); None when it has none or it is gone."""
+    keys = [str(key) for key in incident.service_keys or []][:1]
     if not keys:
         return None
-    found = find_service(organization_id=incident.organization_id, service_ref=keys[0])
+    found = get_services(organization_id=incident.organization_id, service_keys=keys).get(keys[0])
     return found.name if found is not None else None
 
 
@@ -97,7 +98,7 @@ def build_notification(
         incident_number=incident.incident_number,
         title=incident.title,
         severity=incident.severity,
-        urgency=urgency(incident.severity),
+        urgency=urgency_of(incident),
         message=message.strip() if message and message.strip() else None,
         url=console_url(incident.incident_number),
         at=now,
@@ -123,18 +124,55 @@ def notify(
     channel. Not on the `final_attempt`, a provider failure that left nothing delivered records
     nothing and raises NotSentYet (the caller retries). `service_name`: the caller's, when it
     read the service already; otherwise it is read here."""
+    return notify_targets(
+        incident=incident,
+        recipient=recipient,
+        targets=[Target(name, recipient) for name in dict.fromkeys(channels)],
+        message=message,
+        now=now,
+        actor=actor,
+        providers=providers,
+        final_attempt=final_attempt,
+        service_name=service_name,
+    )
+
+
+@dataclass(frozen=True)
+class Target:
+    """One send: a channel and the address to use on it (a contact method's, as a Recipient)."""
+
+    channel: str
+    address: Recipient
+
+
+def notify_targets(
+    *,
+    incident: IncidentRecord,
+    recipient: Recipient,
+    targets: Sequence[Target],
+    message: str | None,
+    now: datetime,
+    actor: str,
+    providers: Mapping[str, Channel] | None = None,
+    final_attempt: bool = True,
+    service_name: str | None = None,
+    also: Callable[[Transaction], None] | None = None,
+) -> list[DeliveryResult]:
+    """`notify` for a person's contact methods: each target in order (two SMS numbers are two
+    targets). `recipient` names the person on the timeline; `also` adds the caller's own items to
+    the transaction that records the outcome (a delivery marked sent, in the same write)."""
     available = providers if providers is not None else default_channels()
     if service_name is None:
         service_name = service_name_of(incident)
     notification = build_notification(incident, message, now, service_name=service_name)
     results = []
-    for name in dict.fromkeys(channels):
-        if name not in available:
-            raise ValueError(f"unknown notification channel {name!r}")
-        results.append(available[name].send(notification, recipient))
+    for target in targets:
+        if target.channel not in available:
+            raise ValueError(f"unknown notification channel {target.channel!r}")
+        results.append(available[target.channel].send(notification, target.address))
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
-    _record(incident, recipient, notification, results, now=now, actor=actor)
+    _record(incident, recipient, notification, results, now=now, actor=actor, also=also)
     return results
 
 
@@ -194,6 +232,7 @@ def _record(
     *,
     now: datetime,
     actor: str,
+    also: Callable[[Transaction], None] | None = None,
 ) -> None:
     """All entries in one transaction, on condition that the incident still exists.
 
@@ -207,7 +246,7 @@ def _record(
 
     def attempt() -> None:
         try:
-            repository.add_entries(incident, entries)
+            repository.add_entries(incident, entries, also=also)
         except TransactionCancelled as cancelled:
             logger.warning("retrying the notification timeline entries", extra={"contention": cancelled.contention})
             raise RetryableConflict() from cancelled

@@ -38,7 +38,7 @@ def minutes(value: float) -> datetime:
 def test_start_notifies_level_1_now_and_schedules_the_next_step():
     state, step = start(POLICY, T0, "tok-1")
     assert step == Step(level=1, targets=L1, next_at=minutes(5), token="tok-1", repeat=0, sequence=1)
-    assert state == EscalationState(POLICY, 0, 0, "tok-1", minutes(5), stopped=False, sequence=1)
+    assert state == EscalationState(POLICY, 0, 0, "tok-1", minutes(5), stopped=False, sequence=1, run="tok-1")
     assert state.level == 1
     assert current_and_next_level(state) == (1, 2)
     assert delay_seconds(state, T0) == 300
@@ -253,3 +253,15 @@ def test_manual_and_timer_steps_never_exceed_the_policy(policy, choices):
         )
     assert notified <= len(policy.levels) * (policy.repeat_count + 1)
     assert state.sequence == notified
+
+
+def test_the_run_token_is_the_first_levels_and_survives_every_move():
+    state, _ = start(POLICY, T0, "tok-1")
+    moved, step = advance(state, minutes(5), "tok-1")
+    assert step is not None and moved.token != "tok-1"
+    assert moved.run_token == "tok-1"
+    escalated, _ = escalate_now(moved, minutes(6), "tok-manual")
+    assert escalated.run_token == "tok-1"
+    assert EscalationState.from_dict(escalated.to_dict()).run_token == "tok-1"
+    stored_before_runs = {key: value for key, value in state.to_dict().items() if key != "run"}
+    assert EscalationState.from_dict(stored_before_runs).run_token == "tok-1"  # its token stands in
