@@ -38,3 +38,10 @@ def move_maintenance_windows(event: CloudWatchEvent) -> dict[str, int]:
     from chalicelib.statuspage import scheduled
 
     return scheduled.move_due_maintenance(event.to_dict())
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="send-handoff-notices")
+def send_handoff_notices(event: CloudWatchEvent) -> dict[str, int]:
+    from chalicelib.oncall import handoff_notices
+
+    return handoff_notices.send_handoff_notices(event.to_dict())

@@ -8,6 +8,8 @@
   means the instant the clock jumps over it), zone validation, UTC offset segments.
 - `intervals`: half-open interval algebra. `fields`: reading stored dictionaries.
 - `ical`: the RFC 5545 feed of a schedule's shifts.
+- `handoffs`: the boundaries where the person on call changes and who is told what at each;
+  `handoff_text`: the notice's words. The step that publishes them is `handoff_notices`.
 """
 
 from chalicelib.oncall.rotation import FinalShift, Shift, final_shifts, layer_shifts, on_call_at

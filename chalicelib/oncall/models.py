@@ -9,11 +9,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
 from chalicelib.model_base import ApiModel, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
+from chalicelib.oncall.handoffs import LEAD_MINUTES_MAX
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
 from chalicelib.oncall.wallclock import ZONE_KEY_PATTERN
@@ -36,6 +37,16 @@ TimeZone = Annotated[
 ]
 Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
 RotationKind = Literal["hourly", "daily", "weekly", "custom"]
+# Strict: "30" or true is refused, as the document says (an integer), rather than read as 30 or 1.
+LeadMinutes = Annotated[
+    StrictInt,
+    Field(
+        ge=0,
+        le=LEAD_MINUTES_MAX,
+        description="People on the schedule are told this many minutes ahead when they go on call or come off "
+        "call (0: at the handoff).",
+    ),
+]
 RestrictionKind = Literal["daily", "weekly"]
 
 
@@ -107,6 +118,7 @@ class ScheduleCreate(RequestModel):
     time_zone: TimeZone
     team_id: ItemId | None = None
     layers: Layers
+    handoff_notice_lead_minutes: LeadMinutes = 0
 
 
 class SchedulePatch(PatchModel):
@@ -116,6 +128,7 @@ class SchedulePatch(PatchModel):
     time_zone: TimeZone | SkipJsonSchema[None] = None
     team_id: ItemId | None = None
     layers: Layers | SkipJsonSchema[None] = Field(default=None, description="Replaces every layer.")
+    handoff_notice_lead_minutes: LeadMinutes | SkipJsonSchema[None] = None
 
     def domain_changes(self) -> dict[str, Any]:
         changes = self.changes()
@@ -201,6 +214,9 @@ class ScheduleV1(ApiModel):
     time_zone: str
     layers: list[LayerV1] = Field(description="Lowest first: a later layer wins where it has a shift.")
     overrides: list[OverrideV1] = Field(description="Win over every layer; a later override wins over an earlier one.")
+    handoff_notice_lead_minutes: int = Field(
+        description="Minutes ahead that people are told they go on call or come off call (0: at the handoff)."
+    )
     version: int = Field(description="Bumped by every write; send it back in a PATCH to make the change conditional.")
     created_at: datetime
     updated_at: datetime | None
@@ -215,6 +231,7 @@ class ScheduleV1(ApiModel):
             time_zone=schedule.time_zone,
             layers=[LayerV1.of(layer) for layer in schedule.layers],
             overrides=[OverrideV1.of(override) for override in schedule.overrides],
+            handoff_notice_lead_minutes=stored.handoff_notice_lead_minutes,
             version=stored.version,
             created_at=stored.created_at,
             updated_at=stored.updated_at,

@@ -6,7 +6,8 @@ Writes validate with the pure rules (`validate_schedule`, `validate_override`) a
 organization: layer members and override users must be its active users, a team its team.
 Every write checks and bumps the record's version: a PATCH naming the version it read gets a 409
 when someone wrote in between; other writes (overrides) re-read and re-apply. Overrides that
-ended more than OVERRIDE_RETENTION ago are pruned on every write.
+ended more than OVERRIDE_RETENTION ago are pruned on every write. Every write also replans the
+schedule's next handoff notice (chalicelib.oncall.notice_index).
 
 Who is on call now (which needs services and escalation policies too) is in
 `chalicelib.paging.on_call`.
@@ -28,6 +29,7 @@ from chalicelib.directory import rules
 from chalicelib.directory.teams import get_team
 from chalicelib.directory.users import User, get_users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.oncall.notice_index import check_lead_minutes, lead_of, plan_on_write
 from chalicelib.oncall.rotation import FinalShift, final_shifts
 from chalicelib.oncall.schedule import Layer, Override, Schedule
 from chalicelib.oncall.tables import ScheduleRecord
@@ -49,6 +51,7 @@ class StoredSchedule:
     version: int
     created_at: datetime
     updated_at: datetime | None
+    handoff_notice_lead_minutes: int = 0  # people are told of their handoffs this long ahead
 
     @property
     def schedule_id(self) -> str:
@@ -94,6 +97,7 @@ def to_domain(record: ScheduleRecord) -> StoredSchedule:
         int(record.version or 0),
         record.created_at,
         record.updated_at,
+        lead_of(record),
     )
 
 
@@ -144,9 +148,11 @@ def _prune(overrides: Sequence[Override], now: datetime) -> tuple[Override, ...]
     return tuple(override for override in overrides if override.end > now - OVERRIDE_RETENTION)
 
 
-def _write(record: ScheduleRecord, schedule: Schedule, now: datetime) -> bool:
+def _write(record: ScheduleRecord, schedule: Schedule, lead_minutes: int, now: datetime) -> bool:
     """Copy the schedule onto the record and save it, conditional on the version read; False
     when another writer changed (or deleted) it first."""
+    plan_on_write(record, schedule, lead_minutes, now)
+    record.handoff_notice_lead_minutes = lead_minutes
     record.name = schedule.name
     record.team_id = schedule.team_id
     record.time_zone = schedule.time_zone
@@ -164,9 +170,11 @@ def create_schedule(
     layers: Sequence[Layer],
     now: datetime,
     team_id: str | None = None,
+    handoff_notice_lead_minutes: int = 0,
 ) -> StoredSchedule:
     schedule = Schedule(new_schedule_id(), rules.clean_name(name), time_zone, tuple(layers), (), team_id)
     validate_schedule(schedule)
+    check_lead_minutes(handoff_notice_lead_minutes)
     _check_team(organization_id, team_id)
     _check_people(organization_id, _members(schedule.layers))
     aws.bind_tables()
@@ -180,7 +188,9 @@ def create_schedule(
         overrides=[],
         ical_token=secrets.token_urlsafe(32),
         created_at=now,
+        handoff_notice_lead_minutes=handoff_notice_lead_minutes,
     )
+    plan_on_write(record, schedule, handoff_notice_lead_minutes, now)
     record.save(condition=ScheduleRecord.schedule_id.does_not_exist())
     return to_domain(record)
 
@@ -230,6 +240,7 @@ def _modify(
     now: datetime,
     change: Callable[[Schedule], Schedule],
     expected_version: int | None = None,
+    lead_minutes: int | EllipsisType = ...,
 ) -> StoredSchedule:
     """Read, change, validate, prune, write; retried on a concurrent write unless a version was named."""
 
@@ -240,7 +251,7 @@ def _modify(
         changed = change(to_domain(record).schedule)
         changed = replace(changed, overrides=_prune(changed.overrides, now))
         validate_schedule(changed)
-        if not _write(record, changed, now):
+        if not _write(record, changed, lead_of(record) if lead_minutes is ... else lead_minutes, now):
             if expected_version is not None:
                 latest = get_record(organization_id, schedule_id, consistent=True)
                 raise _stale(expected_version, int(latest.version or 0))
@@ -260,8 +271,11 @@ def update_schedule(
     time_zone: str | EllipsisType = ...,
     team_id: str | EllipsisType | None = ...,
     layers: Sequence[Layer] | EllipsisType = ...,
+    handoff_notice_lead_minutes: int | EllipsisType = ...,
 ) -> StoredSchedule:
     """Change only the arguments given (`...` means unchanged); `layers` replaces every layer."""
+    if handoff_notice_lead_minutes is not ...:
+        check_lead_minutes(handoff_notice_lead_minutes)
     new_name = rules.clean_name(name) if name is not ... else ...
     if team_id is not ...:
         _check_team(organization_id, team_id)
@@ -277,7 +291,7 @@ def update_schedule(
             layers=schedule.layers if layers is ... else tuple(layers),
         )
 
-    return _modify(organization_id, schedule_id, now, change, expected_version)
+    return _modify(organization_id, schedule_id, now, change, expected_version, handoff_notice_lead_minutes)
 
 
 def delete_schedule(*, organization_id: str, schedule_id: str, used_by_policies: Sequence[str]) -> None:

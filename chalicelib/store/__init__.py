@@ -16,6 +16,7 @@ from chalicelib.store.conditions import (
     put_if_absent,
     save_if,
     update_if,
+    update_unversioned_if,
 )
 from chalicelib.store.failures import ConditionFailed, TransactionCancelled, condition_failed, throttled
 from chalicelib.store.retry import RetryableConflict, retry_on_conflict
@@ -42,4 +43,5 @@ __all__ = [
     "save_if",
     "throttled",
     "update_if",
+    "update_unversioned_if",
 ]

@@ -72,6 +72,23 @@ def update_if(record: Model, actions: Sequence[Action], condition: Condition | N
     return True
 
 
+def update_unversioned_if(record: Model, actions: Sequence[Action], condition: Condition) -> bool:
+    """UpdateItem that leaves the version attribute as it is (PynamoDB's `update` always bumps
+    it): for bookkeeping a background job keeps on an item whose version belongs to the people who
+    edit it, so their next conditional write does not fail over it. The record takes the stored
+    result; False when `condition` was false."""
+    hash_key, range_key = record._get_hash_range_key_serialized_values()
+    try:
+        with conditional():
+            stored = record._get_connection().update_item(
+                hash_key, range_key=range_key, actions=list(actions), condition=condition, return_values="ALL_NEW"
+            )
+    except ConditionFailed:
+        return False
+    record.deserialize(stored["Attributes"])
+    return True
+
+
 def delete_if(record: Model, condition: Condition | None = None, *, add_version_condition: bool = True) -> bool:
     """DeleteItem; False when `condition` (or the version, unless turned off) was false."""
     try:

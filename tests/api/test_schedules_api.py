@@ -10,7 +10,18 @@ from chalicelib.directory import users
 from tests.api.test_directory_services import call, error_of
 from tests.conftest import NOW
 
-SCHEDULE_FIELDS = {"id", "name", "team_id", "time_zone", "layers", "overrides", "version", "created_at", "updated_at"}
+SCHEDULE_FIELDS = {
+    "id",
+    "name",
+    "team_id",
+    "time_zone",
+    "layers",
+    "overrides",
+    "version",
+    "created_at",
+    "updated_at",
+    "handoff_notice_lead_minutes",  # added by issue 14 (handoff notices); the spec's fields stay
+}
 LAYER_FIELDS = {
     "layer_id",
     "name",
@@ -288,3 +299,31 @@ def test_deleting_a_schedule_in_use_is_409(client, setup):
     status, document = call(client, "DELETE", f"/api/v1/schedules/{schedule_id}", key)
     assert (status, error_of(document)["code"]) == (409, "CONFLICT")
     assert error_of(document)["details"] == {"policy_ids": [made["data"]["id"]]}
+
+
+def test_handoff_notice_lead_minutes(client, setup):
+    key, _, people = setup
+    status, created = call(client, "POST", "/api/v1/schedules", key, schedule_body(people))
+    assert (status, created["data"]["handoff_notice_lead_minutes"]) == (201, 0)  # the default
+    item = f"/api/v1/schedules/{created['data']['id']}"
+
+    status, led = call(client, "POST", "/api/v1/schedules", key, schedule_body(people, handoff_notice_lead_minutes=30))
+    assert (status, led["data"]["handoff_notice_lead_minutes"]) == (201, 30)
+
+    status, patched = call(client, "PATCH", item, key, {"handoff_notice_lead_minutes": 1440, "version": 1})
+    assert (status, patched["data"]["handoff_notice_lead_minutes"], patched["data"]["version"]) == (200, 1440, 2)
+    status, got = call(client, "GET", item, key)
+    assert got["data"]["handoff_notice_lead_minutes"] == 1440
+    assert got["data"]["name"] == created["data"]["name"]  # nothing else changed
+
+    for bad in (-1, 1441, "soon", "30", 1.5, True, [5], None):
+        status, document = call(
+            client, "POST", "/api/v1/schedules", key, schedule_body(people, handoff_notice_lead_minutes=bad)
+        )
+        assert status == 400, (bad, document)
+        error = error_of(document)
+        assert error["code"] == "VALIDATION_ERROR"
+        assert {f["field"] for f in error["details"]["fields"]} == {"handoff_notice_lead_minutes"}, (bad, error)
+        status, document = call(client, "PATCH", item, key, {"handoff_notice_lead_minutes": bad})
+        assert status == 400, (bad, document)
+    assert call(client, "GET", item, key)[1]["data"]["handoff_notice_lead_minutes"] == 1440

@@ -51,7 +51,9 @@ def test_the_local_runner_calls_the_scheduled_handler_like_eventbridge(org):
     demo_status.seed_status_page(organization_id=org.organization_id, now=NOW)
     stop = threading.Event()
     stop.set()  # build the workers without starting loops that outlive the test
-    [config] = [s for s in app.event_sources if isinstance(s, ScheduledEventConfig)]
+    [config] = [
+        s for s in app.event_sources if isinstance(s, ScheduledEventConfig) and s.name == "move-maintenance-windows"
+    ]
     worker = ScheduleWorker(config, stop, interval=15)
     clock.freeze(NOW + timedelta(hours=14, minutes=30))  # 02:30 the next day
     try:
@@ -73,7 +75,7 @@ def test_start_workers_includes_the_schedules(monkeypatch, aws_env):
     workers = start_workers(app, stop, wait_seconds=0)
     try:
         schedules = [w for w in workers if isinstance(w, ScheduleWorker)]
-        assert [w.config.name for w in schedules] == ["move-maintenance-windows"]
+        assert [w.config.name for w in schedules] == ["move-maintenance-windows", "send-handoff-notices"]
         assert schedules[0].interval == 3600
         # Several pollers per queue, as Lambda runs several batches at once.
         assert [w.config.queue for w in workers if not isinstance(w, ScheduleWorker)] == ["tocsin-events"] * 3

@@ -88,6 +88,19 @@ def test_the_version_condition_counts_as_a_failed_condition(aws_env: None) -> No
     assert store.delete_if(stale, add_version_condition=False)
 
 
+def test_an_unversioned_update_leaves_the_version_to_the_editors(aws_env: None) -> None:
+    aws.bind_tables()
+    team = TeamRecord(_organization(), "team-1", name="Core", created_at=NOW)
+    team.save()
+    editor = TeamRecord.get(team.organization_id, "team-1", consistent_read=True)
+    assert store.update_unversioned_if(team, [TeamRecord.description.set("bookkeeping")], TeamRecord.name == "Core")
+    assert (team.description, team.version) == ("bookkeeping", 1)  # the record took the stored result
+    assert not store.update_unversioned_if(team, [TeamRecord.description.set("no")], TeamRecord.name == "Other")
+    editor.name = "Platform"
+    assert store.save_if(editor)  # the editor's version still holds
+    assert TeamRecord.get(team.organization_id, "team-1", consistent_read=True).version == 2
+
+
 def test_a_transaction_names_the_items_that_failed(aws_env: None) -> None:
     organization_id = _organization()
     existing = _counter(organization_id, 5)

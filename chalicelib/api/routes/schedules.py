@@ -36,7 +36,8 @@ _SCHEDULE_RULES = (
     "Layers are listed lowest first and a later layer wins wherever it has a shift; overrides win over every "
     "layer. Handoffs are wall-clock times in the schedule's zone (a daily 09:00 handoff stays 09:00 across DST). "
     "Rotations: hourly, daily, weekly (on the weekday of the layer's start) or custom (rotation_hours). "
-    "Layer members must be active users of the organization; team_id must name one of its teams."
+    "Layer members must be active users of the organization; team_id must name one of its teams. "
+    "People are told when they go on call or come off call, handoff_notice_lead_minutes ahead."
 )
 
 
@@ -76,6 +77,7 @@ def create_schedule(call: Call) -> ScheduleV1:
         time_zone=body.time_zone,
         layers=[layer.to_domain() for layer in body.layers],
         team_id=body.team_id,
+        handoff_notice_lead_minutes=body.handoff_notice_lead_minutes,
         now=call.now,
     )
     return ScheduleV1.of(stored)
