@@ -22,13 +22,13 @@ from chalicelib.escalation.steps import EscalationState, Step
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import DONE_CATEGORIES, EVENT_ESCALATED
+from chalicelib.notification.service import service_name_of
 from chalicelib.paging.on_call import resolve_level_targets
 from chalicelib.queue.messages import Message, publish
 
 ESCALATION_TIMER = "escalation.timer"
 DELIVER_NOTIFICATION = "notification.deliver"
 INCIDENT_ESCALATED = "incident.escalated"
-DEFAULT_CHANNELS = ("email", "slack")
 
 
 @dataclass(frozen=True)
@@ -166,9 +166,12 @@ def deliver_for_sla(incident: IncidentRecord, step: Step, now: datetime) -> list
 def _deliver(
     incident: IncidentRecord, step: Step, now: datetime, reason: str | None = None, suffix: str = ""
 ) -> list[str]:
-    """One notification message per person of the level; returns their emails."""
+    """One notification message per person of the level (each runs that person's notification
+    rules: chalicelib/paging/reach.py); returns their emails."""
 
     people = resolve_level_targets(organization_id=incident.organization_id, targets=list(step.targets), now=now)
+    state = state_of(incident)
+    service_name = service_name_of(incident)  # read already by this message: the page need not read it again
     emails = []
     for person in people:
         if person.email:
@@ -180,10 +183,11 @@ def _deliver(
                 {
                     "incident_number": incident.incident_number,
                     "user_id": person.user_id,
-                    "channels": list(DEFAULT_CHANNELS),
                     "level": step.level,
                     "delivery_id": delivery_id(incident, step.sequence, person.user_id) + suffix,
                     "reason": reason or f"Escalation level {step.level}",
+                    "run_token": state.run_token if state is not None else None,
+                    "service_name": service_name,
                 },
             )
         )

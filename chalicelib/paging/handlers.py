@@ -14,9 +14,7 @@ from chalicelib.escalation import steps
 from chalicelib.incident import commands, repository
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import EVENT_SLA_BREACHED
-from chalicelib.notification.channels import Recipient
-from chalicelib.notification.service import notify
-from chalicelib.paging import deliveries, escalation
+from chalicelib.paging import deliveries, escalation, reach
 from chalicelib.paging.on_call import primary_on_call
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, due_in_seconds, publish
@@ -92,14 +90,21 @@ def on_deliver_notification(message: Message) -> None:
     try:
         incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
         user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
-        notify(
+        page = reach.Page(
+            incident_number=incident.incident_number,
+            user_id=user.user_id,
+            delivery_id=delivery,
+            reason=str(payload.get("reason") or ""),
+            run_token=payload.get("run_token"),
+            level=payload.get("level"),
+            service_name=payload.get("service_name"),
+        )
+        sent_now = reach.page_person(
             organization_id=message.organization_id,
             incident=incident,
-            recipient=Recipient(user.user_id, user.name, user.email, user.slack_user_id),
-            channels=list(payload.get("channels") or escalation.DEFAULT_CHANNELS),
-            message=str(payload.get("reason") or ""),
+            user=user,
+            page=page,
             now=now,
-            actor="escalation",
             final_attempt=message.final_attempt,
         )
     except NotFound:
@@ -108,7 +113,48 @@ def on_deliver_notification(message: Message) -> None:
     except Exception:
         deliveries.release(delivery)
         raise
-    deliveries.mark_sent(delivery, now)
+    if not sent_now:  # only later steps: the page itself is done
+        deliveries.mark_sent(delivery, now)
+
+
+@handles(reach.RULE_STEP)
+def on_rule_step(message: Message) -> None:
+    """A person's delayed notification-rule step came due: send it unless the incident was
+    acknowledged or resolved (or its escalation replaced) meanwhile; once, like a page."""
+    payload = message.payload
+    now = clock.now()
+    if reach.step_due_later(payload, message.organization_id, now):
+        return
+    try:
+        incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
+    except NotFound:
+        return
+    if not reach.still_wanted(incident, payload.get("run_token")):
+        return
+    delivery = str(payload["delivery_id"])
+    if not deliveries.claim(delivery, now):
+        return
+    try:
+        user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
+        if not user.is_active:
+            deliveries.release(delivery)
+            return
+        sent = reach.send_step(
+            organization_id=message.organization_id,
+            incident=incident,
+            user=user,
+            payload=payload,
+            now=now,
+            final_attempt=message.final_attempt,
+        )
+    except NotFound:
+        deliveries.release(delivery)
+        return
+    except Exception:
+        deliveries.release(delivery)
+        raise
+    if not sent:
+        deliveries.release(delivery)
 
 
 def _schedule_sla_check(organization_id: str, incident_number: str, due_at: str, now: datetime) -> None:

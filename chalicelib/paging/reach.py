@@ -1,0 +1,220 @@
+"""Reaching one person about an incident the way they chose: their notification rules.
+
+A page of a person (an escalation level, an acknowledge-SLA breach notice) runs the person's
+rules for the incident's urgency (docs/CONTACTS.md):
+- the steps at 0 minutes go out at once, in the worker that handles the page, as one
+  notification with one timeline entry;
+- each later step is a `notification.rule_step` message delayed by its minutes (TIME_SCALE
+  applies locally; SQS delays stop at 900 s, so a step that arrives early re-enqueues itself for
+  the rest). It carries the escalation's run token: when it comes due, it sends only if the
+  incident is neither acknowledged nor resolved and the same escalation is still running, so
+  acknowledging or resolving stops every pending step.
+Unverified methods are never paged. A person whose rules leave nothing to page for the urgency
+is reached at their account email, so nobody goes unpaged by a misconfiguration; the timeline
+says so.
+
+Each step is sent once: its delivery id is claimed before sending, and marked sent in the same
+transaction that writes the timeline entries.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from chalicelib import clock
+from chalicelib.contact.profile import ContactMethod, NotificationProfile, RuleStep
+from chalicelib.contact.service import profile
+from chalicelib.directory.users import User
+from chalicelib.escalation.steps import EscalationState
+from chalicelib.incident.tables import IncidentRecord
+from chalicelib.incident.urgency import urgency_of
+from chalicelib.incident.workflow import DONE_CATEGORIES
+from chalicelib.notification import deliveries
+from chalicelib.notification.channels import Recipient
+from chalicelib.notification.service import Target, notify_targets
+from chalicelib.queue.messages import Message, due_in_seconds, publish
+from chalicelib.store import Transaction
+
+logger = logging.getLogger("tocsin.paging")
+RULE_STEP = "notification.rule_step"
+SQS_MAX_DELAY_SECONDS = 900
+
+
+@dataclass(frozen=True)
+class Page:
+    """One person paged about one incident: what every step of theirs carries."""
+
+    incident_number: str
+    user_id: str
+    delivery_id: str  # of the page; each step's is this plus its position
+    reason: str
+    run_token: str | None  # the escalation's; None for a page outside an escalation
+    level: int | None = None
+    service_name: str | None = None
+
+
+def recipient_of(user: User) -> Recipient:
+    return Recipient(user.user_id, user.name, user.email, user.slack_user_id)
+
+
+def target_of(user: User, method: ContactMethod) -> Target:
+    """The person's recipient with the method's address on the method's channel."""
+    base = recipient_of(user)
+    if method.type == "email":
+        address = Recipient(base.user_id, base.name, method.address, None)
+    elif method.type == "slack":
+        address = Recipient(base.user_id, base.name, None, method.address)
+    else:  # sms, voice: an E.164 number
+        address = Recipient(base.user_id, base.name, None, None, phone=method.address)
+    return Target(method.type, address)
+
+
+def usable_steps(person: NotificationProfile, urgency: str) -> list[RuleStep]:
+    """The steps that may page: verified methods only, by delay (the profile keeps them sorted)."""
+    return [step for step in person.steps(urgency) if step.contact_method.verified]
+
+
+def account_email_step(person: NotificationProfile) -> RuleStep | None:
+    """The fallback when no step may page: the method that follows the account email."""
+    for method in person.methods:
+        if method.follows_account_email and method.verified:
+            return RuleStep(method, 0)
+    return None
+
+
+def page_person(
+    *, organization_id: str, incident: IncidentRecord, user: User, page: Page, now: datetime, final_attempt: bool
+) -> bool:
+    """Run the person's rules for the incident's urgency: later steps scheduled first (a retry of
+    this page schedules them again; their claims keep that harmless), then the steps due now.
+    True when something was sent now (and the page's delivery marked sent with its record)."""
+    person = profile(organization_id, user, now=now)
+    urgency = urgency_of(incident)
+    steps = usable_steps(person, urgency)
+    note: str | None = None
+    if not steps:
+        fallback = account_email_step(person)
+        if fallback is None:
+            logger.warning("a person has no way to be paged", extra={"user_id": user.user_id})
+            return False
+        steps = [fallback]
+        note = f"{user.name or user.email} has no verified {urgency}-urgency notification rules: paged by email."
+    now_steps = [step for step in steps if step.delay_minutes == 0]
+    for position, step in enumerate(steps):
+        if step.delay_minutes > 0:
+            _schedule_step(organization_id, page, step, position, now)
+    if not now_steps:
+        return False
+    reason = page.reason if note is None else f"{page.reason}. {note}"
+    _send(
+        organization_id,
+        incident,
+        user,
+        [step.contact_method for step in now_steps],
+        page,
+        reason,
+        page.delivery_id,
+        now,
+        final_attempt,
+    )
+    return True
+
+
+def _schedule_step(organization_id: str, page: Page, step: RuleStep, position: int, now: datetime) -> None:
+    due_at = now + clock.scaled(timedelta(minutes=step.delay_minutes))
+    payload: dict[str, Any] = {
+        "incident_number": page.incident_number,
+        "user_id": page.user_id,
+        "contact_method_id": step.contact_method.contact_method_id,
+        "delivery_id": f"{page.delivery_id}#step{position}",
+        "reason": page.reason,
+        "run_token": page.run_token,
+        "level": page.level,
+        "service_name": page.service_name,
+        "due_at": clock.isoformat(due_at),
+    }
+    publish(Message(RULE_STEP, organization_id, payload), delay_seconds=_delay(due_at, now))
+
+
+def _delay(due_at: datetime, now: datetime) -> int:
+    return min(due_in_seconds(due_at, now), SQS_MAX_DELAY_SECONDS)
+
+
+def _send(
+    organization_id: str,
+    incident: IncidentRecord,
+    user: User,
+    methods: list[ContactMethod],
+    page: Page,
+    reason: str,
+    delivery_id: str,
+    now: datetime,
+    final_attempt: bool,
+) -> None:
+    def mark_sent(transaction: Transaction) -> None:
+        deliveries.mark_sent_in(transaction, delivery_id, now)
+
+    notify_targets(
+        incident=incident,
+        recipient=recipient_of(user),
+        targets=[target_of(user, method) for method in methods],
+        message=reason,
+        now=now,
+        actor="escalation",
+        final_attempt=final_attempt,
+        service_name=page.service_name,
+        also=mark_sent,
+    )
+
+
+def still_wanted(incident: IncidentRecord, run_token: str | None) -> bool:
+    """A delayed step sends only while its incident is unacknowledged and unresolved and, for an
+    escalation's page, that escalation is still running (not stopped, not replaced)."""
+    if incident.acknowledged_at is not None or incident.status_category in DONE_CATEGORIES:
+        return False
+    if run_token is None:
+        return True
+    if not incident.escalation:
+        return False
+    state = EscalationState.from_dict(incident.escalation)
+    return not state.stopped and state.run_token == run_token
+
+
+def step_due_later(payload: dict[str, Any], organization_id: str, now: datetime) -> bool:
+    """An early arrival (a step more than 15 minutes out) re-enqueues itself for the rest."""
+    due_at = clock.parse(str(payload["due_at"]))
+    if now >= due_at:
+        return False
+    publish(Message(RULE_STEP, organization_id, dict(payload)), delay_seconds=_delay(due_at, now))
+    return True
+
+
+def send_step(
+    *,
+    organization_id: str,
+    incident: IncidentRecord,
+    user: User,
+    payload: dict[str, Any],
+    now: datetime,
+    final_attempt: bool,
+) -> bool:
+    """A due step: its method as it is now (removed or unverified since: nothing is sent).
+    True when something was sent."""
+    person = profile(organization_id, user, now=now)
+    method = person.method(str(payload["contact_method_id"]))
+    if method is None or not method.verified:
+        return False
+    page = Page(
+        incident_number=incident.incident_number,
+        user_id=user.user_id,
+        delivery_id=str(payload["delivery_id"]),
+        reason=str(payload.get("reason") or ""),
+        run_token=payload.get("run_token"),
+        level=payload.get("level"),
+        service_name=payload.get("service_name"),
+    )
+    _send(organization_id, incident, user, [method], page, page.reason, page.delivery_id, now, final_attempt)
+    return True
