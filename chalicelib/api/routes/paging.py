@@ -15,7 +15,8 @@ api = ApiBlueprint(__name__, tag="incidents")
     operation_id="pageIncident",
     summary="Page a person about the incident by email and/or Slack",
     description="Sends a real notification (email through SES, Slack as a direct message from the bot); "
-    "urgency follows the incident's severity (SEV0 and SEV1 page as high urgency). The person is found by "
+    "the notification shows the incident's urgency (from its service's urgency rule). The channels are the "
+    "ones asked for, whatever the person's notification rules say (those drive escalation pages). The person is found by "
     "email among the organization's users (an unknown email is a 400 on field email). 200 when at least one "
     "channel delivered, with per-channel results (sent is true); 409 CONTACT_DETAILS_MISSING when every "
     "channel failed because the person lacks its contact details (an email address, a Slack user id); 502 "
