@@ -45,9 +45,13 @@ def main() -> int:
     demo_path.unlink(missing_ok=True)  # written again once this run is ready: demo.json means ready
 
     stop = threading.Event()
+    # The handler only flips a flag: Event.set takes a lock, and a second signal arriving while
+    # the first handler held it (Ctrl-C reaches make and Python; `kill` of the process group
+    # and make's own forwarding) deadlocked the main thread. The main thread sets `stop`.
+    stop_requested: list[int] = []
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+        stop_requested.append(signum)
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
@@ -95,8 +99,8 @@ def main() -> int:
             len(workers),
             _data_lines(data_dir, restoring),
         )
-        while not stop.wait(0.5):
-            pass
+        while not stop_requested:
+            time.sleep(0.2)
         print("\nStopping Tocsin...", flush=True)
     except OSError as error:
         print(f"Could not start: {error} (is port {port} in use? set PORT=...)", file=sys.stderr)

@@ -16,8 +16,8 @@ api = ApiBlueprint(__name__, tag="incidents")
     summary="Page a person about the incident by email and/or Slack",
     description="Sends a real notification (email through SES, Slack as a direct message from the bot); "
     "the notification shows the incident's urgency (from its service's urgency rule). The channels are the "
-    "ones asked for, whatever the person's notification rules say (those drive escalation pages). The person is found by "
-    "email among the organization's users (an unknown email is a 400 on field email). 200 when at least one "
+    "ones asked for, whatever the person's notification rules say (those drive escalation pages). "
+    "The person is found by email among the organization's users (an unknown email is a 400 on field email). 200 when at least one "
     "channel delivered, with per-channel results (sent is true); 409 CONTACT_DETAILS_MISSING when every "
     "channel failed because the person lacks its contact details (an email address, a Slack user id); 502 "
     "DELIVERY_FAILED when no channel delivered and the provider failed on at least one. Both errors list the "
