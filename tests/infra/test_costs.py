@@ -22,8 +22,6 @@ EXPECTED = {
     "new incident, queued work": [
         "GetItem incidents (consistent)",
         "BatchGetItem services",
-        "GetItem incidents (consistent)",
-        "BatchGetItem services",
         "SendMessage events",
         "Query webhook-subscriptions",
     ],
