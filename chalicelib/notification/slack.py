@@ -1,6 +1,7 @@
 """Slack through the Web API: `chat.postMessage` to the person's Slack user id (a direct message
 from the bot), authenticated with the bot token as `Authorization: Bearer`. The page is Block Kit
-(`render`), with a plain fallback `text`.
+(`render`), with a plain fallback `text`. `post_message` makes the call for any message (pages,
+handoff notices: chalicelib/notification/notices.py).
 
 Slack answers HTTP 200 with `{"ok": false, "error": "..."}` when it refuses (SLACK_<error>,
 e.g. SLACK_channel_not_found); an HTTP error, a timeout or an unreadable answer is
@@ -100,6 +101,51 @@ def render(notification: Notification, recipient: Recipient) -> dict[str, Any]:
     }
 
 
+def post_message(
+    arguments: dict[str, Any],
+    *,
+    base_url: str | None = None,
+    token: str | None = None,
+    timeout: float | None = None,
+) -> DeliveryResult:
+    """One `chat.postMessage` call with `arguments` (channel, text, blocks...): the settings'
+    API base URL, bot token and timeout unless given. Never raises for a delivery problem."""
+    settings = get_settings()
+    token = token or settings.slack_token()
+    if not token:
+        return DeliveryResult.provider_failed("slack", NOT_CONFIGURED, "No Slack bot token is configured.")
+    base_url = (base_url or settings.slack_api_url()).rstrip("/")
+    timeout = timeout if timeout is not None else settings.slack_timeout_seconds
+    request = urllib.request.Request(
+        f"{base_url}/chat.postMessage",
+        data=json.dumps(arguments).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=utf-8"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read(MAX_ANSWER_BYTES)
+    except urllib.error.HTTPError as error:
+        logger.warning("Slack answered an HTTP error", extra={"status": error.code})
+        return DeliveryResult.provider_failed("slack", UNAVAILABLE, f"Slack answered HTTP {error.code}.")
+    except (OSError, http.client.HTTPException) as error:  # URLError, timeouts, resets
+        reason = getattr(error, "reason", None) or error
+        logger.warning("Slack unreachable", extra={"error": type(error).__name__})
+        return DeliveryResult.provider_failed("slack", UNAVAILABLE, f"Slack could not be reached: {reason}.")
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        return DeliveryResult.provider_failed("slack", UNAVAILABLE, "Slack's answer was not a Slack API answer.")
+    if answer.get("ok") is not True:
+        error_name = str(answer.get("error") or "unknown_error")
+        logger.warning("Slack refused a message", extra={"slack_error": error_name})
+        refusal = f"Slack refused the message: {error_name}."
+        return DeliveryResult.provider_failed("slack", f"SLACK_{error_name}", refusal)
+    return DeliveryResult.delivered("slack", str(answer.get("ts") or "") or None)
+
+
 class SlackChannel:
     name: ChannelName = "slack"
 
@@ -111,38 +157,6 @@ class SlackChannel:
     def send(self, notification: Notification, recipient: Recipient) -> DeliveryResult:
         if not recipient.slack_user_id:
             return DeliveryResult.contact_missing(self.name, "Slack user id")
-        settings = get_settings()
-        token = self._token or settings.slack_token()
-        if not token:
-            return DeliveryResult.provider_failed(self.name, NOT_CONFIGURED, "No Slack bot token is configured.")
-        base_url = (self._base_url or settings.slack_api_url()).rstrip("/")
-        timeout = self._timeout if self._timeout is not None else settings.slack_timeout_seconds
-        request = urllib.request.Request(
-            f"{base_url}/chat.postMessage",
-            data=json.dumps(render(notification, recipient)).encode(),
-            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=utf-8"},
-            method="POST",
+        return post_message(
+            render(notification, recipient), base_url=self._base_url, token=self._token, timeout=self._timeout
         )
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                raw = response.read(MAX_ANSWER_BYTES)
-        except urllib.error.HTTPError as error:
-            logger.warning("Slack answered an HTTP error", extra={"status": error.code})
-            return DeliveryResult.provider_failed(self.name, UNAVAILABLE, f"Slack answered HTTP {error.code}.")
-        except (OSError, http.client.HTTPException) as error:  # URLError, timeouts, resets
-            reason = getattr(error, "reason", None) or error
-            logger.warning("Slack unreachable", extra={"error": type(error).__name__})
-            return DeliveryResult.provider_failed(self.name, UNAVAILABLE, f"Slack could not be reached: {reason}.")
-        try:
-            answer = json.loads(raw)
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):
-            return DeliveryResult.provider_failed(self.name, UNAVAILABLE, "Slack's answer was not a Slack API answer.")
-        if answer.get("ok") is not True:
-            error_name = str(answer.get("error") or "unknown_error")
-            logger.warning("Slack refused a message", extra={"slack_error": error_name})
-            return DeliveryResult.provider_failed(
-                self.name, f"SLACK_{error_name}", f"Slack refused the message: {error_name}."
-            )
-        return DeliveryResult.delivered(self.name, str(answer.get("ts") or "") or None)

@@ -5,4 +5,5 @@ from __future__ import annotations
 import chalicelib.incident.handlers
 import chalicelib.notification.verification
 import chalicelib.outbound.handlers
-import chalicelib.paging.handlers  # noqa: F401
+import chalicelib.paging.handlers
+import chalicelib.paging.handoffs  # noqa: F401
