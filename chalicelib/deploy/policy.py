@@ -33,6 +33,8 @@ SEND_ACTIONS = ("sqs:GetQueueUrl", "sqs:SendMessage")
 CONSUME_ACTIONS = ("sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage")
 # Not called yet: the notification issue sends e-mail through SES from a verified identity.
 EMAIL_ACTIONS = ("ses:SendEmail",)
+SMS_ACTIONS = ("sns:Publish",)
+SNS_TOPICS = "arn:aws:sns:*:*:*"
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents")
 
 ARN = "arn:aws"
@@ -78,6 +80,9 @@ def build_policy(stage: StageConfig) -> dict[str, Any]:
         )
     statements += [
         {"Sid": "SendEmail", "Effect": "Allow", "Action": list(EMAIL_ACTIONS), "Resource": f"{ARN}:ses:*:*:identity/*"},
+        # SMS pages: SNS Publish to a phone number has no resource ARN (IAM sees "*"). Allowing
+        # Publish on everything that is NOT a topic grants phone numbers and no topic at all.
+        {"Sid": "SendSms", "Effect": "Allow", "Action": list(SMS_ACTIONS), "NotResource": SNS_TOPICS},
         {
             "Sid": "Logs",
             "Effect": "Allow",
@@ -103,9 +108,15 @@ def allowed(policy: dict[str, Any], action: str, resource: str) -> bool:
         if statement.get("Effect") != "Allow":
             continue
         actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        if not any(fnmatch.fnmatchcase(action, a) for a in actions):
+            continue
+        if "NotResource" in statement:
+            excluded = statement["NotResource"]
+            excluded = excluded if isinstance(excluded, list) else [excluded]
+            if not any(fnmatch.fnmatchcase(resource, pattern) for pattern in excluded):
+                return True
+            continue
         resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
-        if any(fnmatch.fnmatchcase(action, a) for a in actions) and any(
-            fnmatch.fnmatchcase(resource, pattern) for pattern in resources
-        ):
+        if any(fnmatch.fnmatchcase(resource, pattern) for pattern in resources):
             return True
     return False
