@@ -50,9 +50,14 @@ P99_TARGET_MS = 1000.0
 REQUESTS_TARGET = 25
 WARM_UP_ROUNDS = 3
 VERBOSE = "--verbose" in sys.argv
-# The outbox reads emails back from the emulator's whole state dump, which grows with every
-# incident; the people the demo pages first are reached by SMS or Slack, so those are polled.
-POLLED_CHANNELS = ("sms", "slack", "voice")
+# Slack messages and calls are read from the outbox table and carry the moment the sink took
+# them: polled every 20 ms. Emails and SMS are read back from the emulator's whole state dump
+# (moto keeps no time for an SMS), which grows with every incident and would slow the stack under
+# test if polled that often: SMS is polled every SLOW_POLL_SECONDS and timed when first seen (an
+# upper bound), emails not at all (the demo pages nobody by email alone).
+POLLED_CHANNELS = ("slack", "voice")
+SLOW_CHANNELS = ("sms",)
+SLOW_POLL_SECONDS = 0.25
 _ORIGINAL_ENVIRONMENT = dict(os.environ)
 
 
@@ -140,9 +145,14 @@ def _wait_for_page(
     """(channel, latency in ms) of the incident's first page. The latency is the item's own
     `sent_at` (stamped by the stack when the sink or the provider took it) minus the moment the
     webhook was sent, so the polling itself does not count; a poll every 20 ms finds it."""
+    next_slow = 0.0
     while time.monotonic() < deadline:
         found: list[tuple[float, str]] = []
-        for channel in POLLED_CHANNELS:
+        channels: tuple[str, ...] = POLLED_CHANNELS
+        if time.monotonic() >= next_slow:
+            channels += SLOW_CHANNELS
+            next_slow = time.monotonic() + SLOW_POLL_SECONDS
+        for channel in channels:
             answer = session.get(
                 f"{base_url}/local/outbox",
                 params={"channel": channel, "incident_number": number, "limit": 20},
@@ -153,8 +163,7 @@ def _wait_for_page(
                 continue
             for item in answer.json()["data"]["items"]:
                 at = _timestamp(item.get("sent_at"))
-                if at is not None:
-                    found.append((at, str(item["channel"])))
+                found.append((at if at is not None else time.time(), str(item["channel"])))
         if found:
             at, channel = min(found)
             return channel, max(0.0, (at - sent_wall) * 1000)
