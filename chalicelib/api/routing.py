@@ -334,7 +334,13 @@ def _admit(
 
 def _acting_on_self(operation: Operation, principal: Principal, path_params: dict[str, str]) -> bool:
     """The credential is the very user the path names (a personal key or a session; a service
-    account has no user), so the operation's scope is not needed."""
+    account has no user), so the operation's scope is not needed. A read-only API key (only
+    `:read` scopes) stays read-only on its owner too: it may read, never change (a leaked
+    read-only key must not reroute its owner's pages)."""
     if operation.self_param is None or principal.user_id is None:
         return False
-    return path_params.get(operation.self_param) == principal.user_id
+    if path_params.get(operation.self_param) != principal.user_id:
+        return False
+    changes = operation.method not in ("GET", "HEAD")
+    read_only_key = principal.credential_kind == "api_key" and all(s.endswith(":read") for s in principal.scopes)
+    return not (changes and read_only_key)

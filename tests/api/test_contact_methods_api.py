@@ -59,7 +59,7 @@ def sent_code() -> str:
 
 def test_defaults_then_add_verify_and_rules(client: Any, org: Org) -> None:
     ann = person(org, "ann@example.com", slack="U1")
-    key = personal_key(org, ann, ["incidents:read"])  # no users:* scope: managing your own needs none
+    key = personal_key(org, ann, ["incidents:write"])  # no users:* scope: managing your own needs none
 
     status, listed = call(client, "GET", methods(ann), key)
     assert status == 200
@@ -148,7 +148,7 @@ def test_who_may_manage_whose_methods(client: Any, org: Org) -> None:
     bob = person(org, "bob@example.com")
     admin = person(org, "root@example.com", role="admin")
     viewer = person(org, "view@example.com", role="viewer")
-    anns_key = personal_key(org, ann, ["incidents:read"])
+    anns_key = personal_key(org, ann, ["incidents:write"])
     new_sms = {"type": "sms", "address": "+15551234567"}
 
     # Ann's own key: hers yes, Bob's no (reading needs users:read, writing users:write).
@@ -247,7 +247,7 @@ def test_bad_input_is_400_and_conflicts_are_409(client: Any, org: Org) -> None:
 
 def test_verification_errors(client: Any, org: Org) -> None:
     ann = person(org, "ann@example.com")
-    key = personal_key(org, ann, [])
+    key = personal_key(org, ann, ["incidents:write"])
     sms = call(client, "POST", methods(ann), key, {"type": "sms", "address": "+15551234567"})[1]["data"]
     item = f"{methods(ann)}/{sms['id']}"
 
@@ -289,3 +289,19 @@ def test_the_document_describes_the_self_rule(client: Any) -> None:
     assert "unless the credential is the user `user_id` names" in put["description"]
     send = document["paths"]["/api/v1/users/{user_id}/contact-methods/{contact_method_id}/send-verification"]["post"]
     assert {"202", "404", "409", "429"} <= set(send["responses"])
+
+
+def test_a_read_only_personal_key_reads_its_owners_methods_and_changes_nothing(client: Any, org: Org) -> None:
+    ann = person(org, "ann@example.com")
+    for scopes in (["incidents:read"], []):
+        key = personal_key(org, ann, scopes)
+        assert call(client, "GET", methods(ann), key)[0] == 200
+        assert call(client, "GET", rules_of(ann), key)[0] == 200
+        for method, path, body in (
+            ("POST", methods(ann), {"type": "sms", "address": "+15551234567"}),
+            ("PUT", rules_of(ann), {"high": [], "low": []}),
+            ("DELETE", f"{methods(ann)}/default-email", None),
+        ):
+            status, document = call(client, method, path, key, body)
+            assert (status, error_of(document)["code"]) == (403, "FORBIDDEN"), (method, path)
+    assert call(client, "GET", f"{methods(ann)}/default-email", org.owner_key)[0] == 200  # nothing was deleted
