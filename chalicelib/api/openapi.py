@@ -264,6 +264,8 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         if op.self_param:
             operation["x-scope-not-needed-for-self"] = op.self_param
             needs += f", unless the credential is the user `{op.self_param}` names (a personal API key or a session)"
+            if op.method not in ("GET", "HEAD"):
+                needs += "; a read-only personal key (only :read scopes) changes nothing"
         operation["description"] = (operation.get("description", "") + f"\n\n{needs}.").strip()
     if op.public:
         operation["security"] = []
