@@ -31,7 +31,8 @@ def ada_service(stack: LocalStack) -> str:
     """A service whose only level is Ada (so who is on call in the demo schedule does not matter)."""
     ada = stack.demo["users"][0]
     assert ada["name"] == "Ada Lovelace"
-    assert [m["type"] for m in ada["contact_methods"]] == ["sms", "voice", "email", "slack"]
+    assert sorted(m["type"] for m in ada["contact_methods"]) == ["email", "slack", "sms", "voice"]
+    assert all(m["verified"] for m in ada["contact_methods"])
     assert [(s["type"], s["delay_minutes"]) for s in ada["notification_rules"]["high"]] == [("sms", 0), ("voice", 5)]
     policy = stack.post(
         "/api/v1/escalation-policies",
