@@ -6,13 +6,19 @@ notifications so that both can reach it (paging sits above notification in the i
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
 
 from chalicelib import aws
+from chalicelib.notification.channels import DeliveryResult
 from chalicelib.store import Transaction, best_effort, save_if
 from chalicelib.store.model import TocsinModel
+
+logger = logging.getLogger("tocsin.notification")
 
 KEEP_FOR = timedelta(days=7)
 # A claim older than this whose send never completed (a crashed worker) may be taken over.
@@ -57,3 +63,42 @@ def release(delivery_id: str) -> None:
     """The send failed at the provider: let the retry claim it again."""
     with best_effort("release a notification delivery"):
         DeliveryRecord(delivery_id).delete(condition=DeliveryRecord.state == "sending")
+
+
+class NotSentYet(Exception):
+    """A provider failed on an attempt that is not the last: SQS delivers the message again."""
+
+
+def send_once(
+    delivery_id: str,
+    now: datetime,
+    send: Callable[[], DeliveryResult | None],
+    *,
+    final_attempt: bool,
+    what: str,
+    where: dict[str, Any],
+) -> DeliveryResult | None:
+    """One message's send, at most once: claim the delivery, send, mark it sent; otherwise release
+    the claim. A provider failure raises NotSentYet (SQS retries) unless this is the final
+    attempt; any other failure, or `send` deciding there is nothing to send (None), is logged
+    and the message is done. None when another worker has it or it was sent already."""
+    if not claim(delivery_id, now):
+        return None  # sent already, or another worker is sending it
+    try:
+        result = send()
+    except Exception:
+        release(delivery_id)
+        raise
+    if result is not None and result.sent:
+        mark_sent(delivery_id, now)
+        logger.info(f"{what} sent", extra={**where, "channel": result.channel})
+        return result
+    release(delivery_id)
+    if result is None:
+        return None
+    failure = {**where, "channel": result.channel, "error_code": result.error_code}
+    if final_attempt or not result.provider_failure:
+        logger.warning(f"{what} not sent", extra=failure)
+        return result
+    logger.warning(f"{what} not sent yet; retrying", extra=failure)
+    raise NotSentYet(f"{result.channel}: {result.error_code}")

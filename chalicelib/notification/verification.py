@@ -36,10 +36,6 @@ VERIFICATION_TYPES = ("sms", "voice")
 _CODE = re.compile(r"^\d{4,10}$")
 
 
-class VerificationNotSent(Exception):
-    """The provider failed on an attempt that is not the last: SQS delivers the message again."""
-
-
 @dataclass(frozen=True)
 class VerificationRequest:
     user_id: str
@@ -116,21 +112,11 @@ def on_send_verification(message: Message) -> None:
     if request.expires_at <= now:
         logger.info("verification code expired before it was sent", extra=where)
         return
-    if not deliveries.claim(request.delivery_id, now):
-        return  # sent already, or another worker is sending it
-    try:
-        result = send_code(request, now)
-    except Exception:
-        deliveries.release(request.delivery_id)
-        raise
-    if result.sent:
-        deliveries.mark_sent(request.delivery_id, now)
-        logger.info("verification code sent", extra={**where, "channel": result.channel})
-        return
-    deliveries.release(request.delivery_id)
-    failure = {**where, "channel": result.channel, "error_code": result.error_code}
-    if message.final_attempt or not result.provider_failure:
-        logger.warning("verification code not sent", extra=failure)
-        return
-    logger.warning("verification code not sent yet; retrying", extra=failure)
-    raise VerificationNotSent(f"{result.channel}: {result.error_code}")
+    deliveries.send_once(
+        request.delivery_id,
+        now,
+        lambda: send_code(request, now),
+        final_attempt=message.final_attempt,
+        what="verification code",
+        where=where,
+    )

@@ -14,7 +14,8 @@ from chalicelib.escalation import steps
 from chalicelib.incident import commands, repository
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import EVENT_SLA_BREACHED
-from chalicelib.paging import deliveries, escalation, reach
+from chalicelib.notification import deliveries
+from chalicelib.paging import escalation, reach
 from chalicelib.paging.on_call import primary_on_call
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, due_in_seconds, publish

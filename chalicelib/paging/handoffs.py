@@ -41,10 +41,6 @@ NOTICE_URGENCY = "low"
 KINDS = ("on_call", "off_call")
 
 
-class HandoffNoticeNotSent(Exception):
-    """The provider failed on an attempt that is not the last: SQS delivers the message again."""
-
-
 @dataclass(frozen=True)
 class HandoffNotice:
     user_id: str
@@ -129,23 +125,11 @@ def on_handoff_notice(message: Message) -> None:
     if now - notice.at > MAX_LATENESS:
         logger.warning("handoff notice dropped: its handoff is long past", extra=where)
         return
-    if not deliveries.claim(notice.delivery_id, now):
-        return  # sent already, or another worker is sending it
-    try:
-        result = _send(message.organization_id, notice, now, where)
-    except Exception:
-        deliveries.release(notice.delivery_id)
-        raise
-    if result is not None and result.sent:
-        deliveries.mark_sent(notice.delivery_id, now)
-        logger.info("handoff notice sent", extra=where)
-        return
-    deliveries.release(notice.delivery_id)
-    if result is None:
-        return
-    failure = {**where, "error_code": result.error_code}
-    if message.final_attempt or not result.provider_failure:
-        logger.warning("handoff notice not sent", extra=failure)
-        return
-    logger.warning("handoff notice not sent yet; retrying", extra=failure)
-    raise HandoffNoticeNotSent(f"{result.channel}: {result.error_code}")
+    deliveries.send_once(
+        notice.delivery_id,
+        now,
+        lambda: _send(message.organization_id, notice, now, where),
+        final_attempt=message.final_attempt,
+        what="handoff notice",
+        where=where,
+    )

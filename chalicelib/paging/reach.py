@@ -5,10 +5,10 @@ rules for the incident's urgency (docs/CONTACTS.md):
 - the steps at 0 minutes go out at once, in the worker that handles the page, as one
   notification with one timeline entry;
 - each later step is a `notification.rule_step` message delayed by its minutes (TIME_SCALE
-  applies locally; SQS delays stop at 900 s, so a step that arrives early re-enqueues itself for
-  the rest). It carries the escalation's run token: when it comes due, it sends only if the
-  incident is neither acknowledged nor resolved and the same escalation is still running, so
-  acknowledging or resolving stops every pending step.
+  applies locally; `publish` caps a delay at SQS's 900 s, so a step that arrives early
+  re-enqueues itself for the rest). It carries the escalation's run token: when it comes due,
+  it sends only if the incident is neither acknowledged nor resolved and the same escalation is
+  still running, so acknowledging or resolving stops every pending step.
 Unverified methods are never paged. A person whose rules leave nothing to page for the urgency
 is reached at their account email, so nobody goes unpaged by a misconfiguration; the timeline
 says so.
@@ -28,19 +28,17 @@ from chalicelib import clock
 from chalicelib.contact.profile import ContactMethod, NotificationProfile, RuleStep
 from chalicelib.contact.service import profile
 from chalicelib.directory.users import User
-from chalicelib.escalation.steps import EscalationState
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.urgency import urgency_of
-from chalicelib.incident.workflow import DONE_CATEGORIES
 from chalicelib.notification import deliveries
 from chalicelib.notification.channels import Recipient
 from chalicelib.notification.service import Target, notify_targets
+from chalicelib.paging import escalation
 from chalicelib.queue.messages import Message, due_in_seconds, publish
 from chalicelib.store import Transaction
 
 logger = logging.getLogger("tocsin.paging")
 RULE_STEP = "notification.rule_step"
-SQS_MAX_DELAY_SECONDS = 900
 
 
 @dataclass(frozen=True)
@@ -136,11 +134,7 @@ def _schedule_step(organization_id: str, page: Page, step: RuleStep, position: i
         "service_name": page.service_name,
         "due_at": clock.isoformat(due_at),
     }
-    publish(Message(RULE_STEP, organization_id, payload), delay_seconds=_delay(due_at, now))
-
-
-def _delay(due_at: datetime, now: datetime) -> int:
-    return min(due_in_seconds(due_at, now), SQS_MAX_DELAY_SECONDS)
+    publish(Message(RULE_STEP, organization_id, payload), delay_seconds=due_in_seconds(due_at, now))
 
 
 def _send(
@@ -173,14 +167,12 @@ def _send(
 def still_wanted(incident: IncidentRecord, run_token: str | None) -> bool:
     """A delayed step sends only while its incident is unacknowledged and unresolved and, for an
     escalation's page, that escalation is still running (not stopped, not replaced)."""
-    if incident.acknowledged_at is not None or incident.status_category in DONE_CATEGORIES:
+    if incident.acknowledged_at is not None or escalation.is_done(incident):
         return False
     if run_token is None:
         return True
-    if not incident.escalation:
-        return False
-    state = EscalationState.from_dict(incident.escalation)
-    return not state.stopped and state.run_token == run_token
+    state = escalation.state_of(incident)
+    return state is not None and not state.stopped and state.run_token == run_token
 
 
 def step_due_later(payload: dict[str, Any], organization_id: str, now: datetime) -> bool:
@@ -188,7 +180,7 @@ def step_due_later(payload: dict[str, Any], organization_id: str, now: datetime)
     due_at = clock.parse(str(payload["due_at"]))
     if now >= due_at:
         return False
-    publish(Message(RULE_STEP, organization_id, dict(payload)), delay_seconds=_delay(due_at, now))
+    publish(Message(RULE_STEP, organization_id, dict(payload)), delay_seconds=due_in_seconds(due_at, now))
     return True
 
 
