@@ -64,6 +64,13 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # (`{public_app_url}/incidents/{incident_number}`); unset: `{public_base_url}/app`. No
     # notification links to the JSON API, which a browser cannot open without a key.
     public_app_url: str | None = None
+    # The console's sign-in: a Cognito user pool and its app client (USER_PASSWORD_AUTH, no
+    # client secret). Its ID tokens are also accepted by the API as session JWTs.
+    cognito_user_pool_id: str | None = None
+    cognito_client_id: str | None = None
+    # Console sessions end after this long without a request, and this long after sign-in.
+    console_idle_minutes: int = Field(default=480, ge=5, le=10080)
+    console_absolute_hours: int = Field(default=24, ge=1, le=720)
     # Inbound webhooks: only the local stage may accept plain HTTP, and only when this says so.
     local_allow_http_webhooks: bool = False
     # SNS certificate URL host pattern; only the local stage may widen it (to the emulator).
@@ -127,6 +134,26 @@ class Settings(BaseModel):  # built on first use, by get_settings
         if self.public_app_url:
             return self.public_app_url.rstrip("/")
         return f"{self.public_base_url.rstrip('/')}/app"
+
+    def cognito_issuer(self) -> str | None:
+        """The `iss` of the pool's tokens (the same on the emulator, which signs as AWS would)."""
+        if not self.cognito_user_pool_id:
+            return None
+        region = self.cognito_user_pool_id.split("_", 1)[0]
+        return f"https://cognito-idp.{region}.amazonaws.com/{self.cognito_user_pool_id}"
+
+    def cognito_jwks_url(self) -> str | None:
+        """Where the pool's signing keys are published: the issuer's, or the emulator's locally."""
+        if not self.cognito_user_pool_id:
+            return None
+        if self.is_local and self.aws_endpoint_url:
+            return f"{self.aws_endpoint_url.rstrip('/')}/{self.cognito_user_pool_id}/.well-known/jwks.json"
+        return f"{self.cognito_issuer()}/.well-known/jwks.json"
+
+    @property
+    def secure_cookies(self) -> bool:
+        """Cookies are Secure everywhere but the local stack, which serves plain HTTP on loopback."""
+        return not self.is_local
 
     def voice_api_url(self) -> str:
         """The voice provider's API base URL (Twilio's), without a trailing slash."""

@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "ratelimit",
                 "idempotency",
                 "auth",
+                "identity",
                 "apikey",
                 "directory",
                 "contact",
@@ -57,7 +58,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             }
         ),
     ),
-    ("api", frozenset({"api"})),
+    ("api", frozenset({"api", "console"})),
     ("entry points", frozenset({"workers", "tables", "local", "cli", "deploy"})),
 )
 LAYER_OF: dict[str, int] = {node: index for index, (_, nodes) in enumerate(LAYERS) for node in nodes}

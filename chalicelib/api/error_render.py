@@ -11,6 +11,8 @@ chalicelib.api.routing catches every error of every view and calls `render` with
 - PAGERDUTY: `POST /v2/enqueue`, PagerDuty's own `{status, message, errors}` bodies.
 - PUBLIC_JSON / PUBLIC_HTML: public status pages, the webhook body or a small HTML page, with the
   public headers (CORS, no-store).
+- CONSOLE: the responder console (/app), an HTML error page with the console's headers. A form's
+  own mistakes (400, 404, 409) are shown on the form's page instead (chalicelib.console.web).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class ErrorFamily(StrEnum):
     PAGERDUTY = "pagerduty"
     PUBLIC_JSON = "public_json"
     PUBLIC_HTML = "public_html"
+    CONSOLE = "console"
 
 
 Renderer = Callable[[AppError, Mapping[str, str]], Response]
@@ -125,10 +128,63 @@ def _public_html(error: AppError, path_params: Mapping[str, str]) -> Response:
     return _public(error, page, HTML_CONTENT_TYPE)
 
 
+# The console: its own stylesheet and forms only; no script, plugin, framing or foreign form target.
+CONSOLE_CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+def console_headers() -> dict[str, str]:
+    """The headers of every console answer: pages show private data, so nothing is cached."""
+    return {
+        "Content-Type": HTML_CONTENT_TYPE,
+        "Content-Security-Policy": CONSOLE_CSP,
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "X-Frame-Options": "DENY",
+        "Referrer-Policy": "same-origin",
+    }
+
+
+CONSOLE_TITLES = {
+    400: "That did not work",
+    401: "Please sign in again",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Not allowed",
+    409: "Changed meanwhile",
+    413: "Too large",
+    429: "Too many requests",
+}
+
+
+def _console(error: AppError, _: Mapping[str, str]) -> Response:
+    from chalicelib import templates
+    from chalicelib.settings import get_settings
+
+    title = CONSOLE_TITLES.get(error.status, "Something went wrong")
+    page = templates.render(
+        "console/error.html",
+        title=title,
+        message=error.message,
+        status=error.status,
+        app=_console_root(get_settings().app_url()),
+    )
+    return Response(body=page, status_code=error.status, headers={**error.headers, **console_headers()})
+
+
+def _console_root(app_url: str) -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(app_url).path.rstrip("/")
+
+
 _RENDERERS: dict[ErrorFamily, Renderer] = {
     ErrorFamily.API: _api,
     ErrorFamily.WEBHOOK: _webhook,
     ErrorFamily.PAGERDUTY: _pagerduty,
     ErrorFamily.PUBLIC_JSON: _public_json,
     ErrorFamily.PUBLIC_HTML: _public_html,
+    ErrorFamily.CONSOLE: _console,
 }

@@ -59,6 +59,9 @@ class Operation:
     # A path parameter naming a user: a credential of that very user (a personal API key or a
     # session) may call without `scope`; everyone else needs it (contact methods, notification rules).
     self_param: str | None = None
+    # False for the console's HTML pages and forms: routed like the rest, but not part of the
+    # API, so the OpenAPI document (and the contract sweep that reads it) leaves them out.
+    documented: bool = True
 
 
 @dataclass
@@ -148,13 +151,14 @@ def bound_operations() -> list[BoundOperation]:
 
 
 def operations() -> list[Operation]:
-    """Every mounted operation: the route table's and those mounted beyond it (the local server's).
-    Imports the route modules not loaded yet (for the OpenAPI document)."""
+    """Every documented mounted operation: the route table's and those mounted beyond it (the local
+    server's), the console's pages aside. Imports the route modules not loaded yet (for the
+    OpenAPI document)."""
     from chalicelib.api import lazy
 
     lazy.load_all()
     mounted = {(row.method, row.path) for row in lazy.mounted_rows()}
-    return [entry.operation for key, entry in _BOUND.items() if key in mounted]
+    return [entry.operation for key, entry in _BOUND.items() if key in mounted and entry.operation.documented]
 
 
 def source_ip(request: Request) -> str:
@@ -242,6 +246,7 @@ def raw_operation(
     content_types: list[str] | None = None,
     response_content_type: str = "application/json",
     error_family: ErrorFamily = ErrorFamily.API,
+    documented: bool = True,
 ) -> Callable[[RawHandler], RawHandler]:
     """A route outside the API's envelope (inbound webhooks, public status): documented like the
     others, but the handler gets the raw request, checks its own query (`query` documents it) and
@@ -265,6 +270,7 @@ def raw_operation(
         raw=True,
         content_type=response_content_type,
         error_family=error_family,
+        documented=documented,
     )
 
     def register(handler: RawHandler) -> RawHandler:
