@@ -149,3 +149,12 @@ def signed_in(client: Any, people: dict[str, Person]) -> Callable[[str], Console
 @pytest.fixture
 def as_owner(signed_in: Callable[[str], ConsoleClient]) -> Iterator[ConsoleClient]:
     yield signed_in("owner")
+
+
+def action_forms(answer: Answer) -> list[str]:
+    """The actions of a page's POST forms, signing out aside: a viewer's pages must have none."""
+    return [
+        str(form.attrs.get("action"))
+        for form in answer.dom().find_all("form")
+        if (form.attrs.get("method") or "").lower() == "post" and not str(form.attrs.get("action")).endswith("/sign-out")
+    ]
