@@ -35,6 +35,10 @@ CONSUME_ACTIONS = ("sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMe
 EMAIL_ACTIONS = ("ses:SendEmail",)
 SMS_ACTIONS = ("sns:Publish",)
 SNS_TOPICS = "arn:aws:sns:*:*:*"
+# A new directory user is invited to the console's user pool (chalicelib.directory.invitations).
+# Sign-in itself (InitiateAuth and the password flows) is a public Cognito API: no IAM action.
+INVITE_ACTIONS = ("cognito-idp:AdminCreateUser",)
+USER_POOLS = "arn:aws:cognito-idp:*:*:userpool/*"
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents")
 
 ARN = "arn:aws"
@@ -83,6 +87,7 @@ def build_policy(stage: StageConfig) -> dict[str, Any]:
         # SMS pages: SNS Publish to a phone number has no resource ARN (IAM sees "*"). Allowing
         # Publish on everything that is NOT a topic grants phone numbers and no topic at all.
         {"Sid": "SendSms", "Effect": "Allow", "Action": list(SMS_ACTIONS), "NotResource": SNS_TOPICS},
+        {"Sid": "InviteToConsole", "Effect": "Allow", "Action": list(INVITE_ACTIONS), "Resource": USER_POOLS},
         {
             "Sid": "Logs",
             "Effect": "Allow",

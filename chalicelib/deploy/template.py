@@ -276,7 +276,10 @@ def user_pool_resources() -> dict[str, Any]:
                 "Policies": {"PasswordPolicy": pool.PASSWORD_POLICY},
                 "Schema": [pool.ORG_ATTRIBUTE_SCHEMA],
                 "AccountRecoverySetting": {"RecoveryMechanisms": [{"Priority": 1, "Name": "verified_email"}]},
-                "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
+                "AdminCreateUserConfig": {
+                    "AllowAdminCreateUserOnly": True,
+                    "InviteMessageTemplate": {"EmailSubject": pool.INVITE_SUBJECT, "EmailMessage": pool.INVITE_MESSAGE},
+                },
                 "UserPoolTags": {"tocsin:stage": _ref("Stage")},
             },
         },

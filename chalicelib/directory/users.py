@@ -15,6 +15,7 @@ from chalicelib.apikey.service import revoke_keys_of_user
 from chalicelib.directory import rules
 from chalicelib.directory.tables import UserRecord
 from chalicelib.errors import Conflict, NotFound
+from chalicelib.queue.messages import Message, publish
 from chalicelib.store import (
     RetryableConflict,
     Transaction,
@@ -37,6 +38,9 @@ class User:
     role: str
     is_active: bool
     created_at: datetime
+
+
+USER_CREATED = "directory.user_created"
 
 
 def _to_domain(record: UserRecord) -> User:
@@ -108,7 +112,16 @@ def create_user(
             raise
         return _to_domain(record)
 
-    return retry_on_conflict(attempt, what="user")
+    user = retry_on_conflict(attempt, what="user")
+    # After the commit: the console sign-in is made by its consumer (chalicelib.directory.invitations).
+    publish(
+        Message(
+            USER_CREATED,
+            organization_id,
+            {"user_id": user.user_id, "email": user.email, "name": user.name or ""},
+        )
+    )
+    return user
 
 
 def _get_record(organization_id: str, user_id: str, *, consistent: bool = False) -> UserRecord:

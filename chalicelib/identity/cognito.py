@@ -55,14 +55,14 @@ def _client_id() -> str:
     return client_id
 
 
-def _pool_id() -> str:
+def pool_id() -> str:
     pool_id = get_settings().cognito_user_pool_id
     if not pool_id:
         raise ConfigurationError("Console sign-in is not configured (COGNITO_USER_POOL_ID).")
     return pool_id
 
 
-def _error_code(error: Exception) -> str | None:
+def error_code(error: Exception) -> str | None:
     response = getattr(error, "response", None)
     if not isinstance(response, dict):
         return None
@@ -71,7 +71,7 @@ def _error_code(error: Exception) -> str | None:
 
 
 def _translate(error: Exception, *, password_field: str = "password") -> Exception:
-    code = _error_code(error)
+    code = error_code(error)
     if code is None:
         return error
     if code in ("NotAuthorizedException", "UserNotFoundException"):
@@ -171,12 +171,10 @@ def reset_password(*, email: str, code: str, new_password: str) -> None:
         raise ValidationFailed.for_fields([{"field": "code", "message": "The code is wrong or has expired."}]) from None
 
 
-def create_user(
-    *, email: str, organization_id: str, name: str | None = None, password: str, permanent: bool = True
-) -> None:
-    """Add a person to the pool (the local stack's demo users; an admin's invitation). Creating
-    one who exists sets their attributes and password again. `permanent=False` makes it a
-    temporary password: the first sign-in asks for a new one."""
+def invite(*, email: str, organization_id: str, name: str | None, temporary_password: str) -> bool:
+    """Give a new directory user a sign-in: Cognito emails them the temporary password (its
+    invitation template); the first sign-in asks for their own. False when the pool already has
+    the person (a retried message, or someone invited before): nothing changes then."""
     attributes = [
         {"Name": "email", "Value": email},
         {"Name": "email_verified", "Value": "true"},
@@ -184,18 +182,16 @@ def create_user(
     ]
     if name:
         attributes.append({"Name": "name", "Value": name})
-    client = aws.client("cognito-idp")
     try:
-        client.admin_create_user(
-            UserPoolId=_pool_id(),
+        aws.client("cognito-idp").admin_create_user(
+            UserPoolId=pool_id(),
             Username=email,
             UserAttributes=attributes,
-            TemporaryPassword=password,
-            MessageAction="SUPPRESS",
+            TemporaryPassword=temporary_password,
+            DesiredDeliveryMediums=["EMAIL"],
         )
     except Exception as error:
-        if _error_code(error) != "UsernameExistsException":
-            raise
-        client.admin_update_user_attributes(UserPoolId=_pool_id(), Username=email, UserAttributes=attributes)
-    if permanent:
-        client.admin_set_user_password(UserPoolId=_pool_id(), Username=email, Password=password, Permanent=True)
+        if error_code(error) == "UsernameExistsException":
+            return False
+        raise
+    return True

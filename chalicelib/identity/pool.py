@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import aws
+from chalicelib.identity import cognito
 
 POOL_NAME = "tocsin-console"
 CLIENT_NAME = "tocsin-console"
@@ -26,6 +27,12 @@ ORG_ATTRIBUTE_SCHEMA: dict[str, Any] = {
 }
 READ_ATTRIBUTES = ["email", "email_verified", "name", "custom:org"]
 WRITE_ATTRIBUTES = ["name"]  # a person may not move themself to another organization
+# Cognito's invitation email ({username} and {####} are Cognito's placeholders).
+INVITE_SUBJECT = "You are invited to Tocsin"
+INVITE_MESSAGE = (
+    "You have been added to Tocsin, where your team handles incidents. Sign in to the console with "
+    "your email {username} and the temporary password {####}; you will then choose your own."
+)
 AUTH_FLOWS = ["ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
 
 
@@ -58,3 +65,34 @@ def create_pool(name: str = POOL_NAME) -> tuple[str, str]:
             PreventUserExistenceErrors="ENABLED",
         )["UserPoolClient"]["ClientId"]
     return str(pool_id), str(client_id)
+
+
+def create_user(
+    *, email: str, organization_id: str, name: str | None = None, password: str, permanent: bool = True
+) -> None:
+    """Add a person to the pool with a password of our choosing (the local stack's demo users and
+    the tests; the deployed code invites people instead: chalicelib.identity.cognito.invite). Creating
+    one who exists sets their attributes and password again. `permanent=False` makes it a
+    temporary password: the first sign-in asks for a new one."""
+    attributes = [
+        {"Name": "email", "Value": email},
+        {"Name": "email_verified", "Value": "true"},
+        {"Name": cognito.ORG_ATTRIBUTE, "Value": organization_id},
+    ]
+    if name:
+        attributes.append({"Name": "name", "Value": name})
+    client = aws.client("cognito-idp")
+    try:
+        client.admin_create_user(
+            UserPoolId=cognito.pool_id(),
+            Username=email,
+            UserAttributes=attributes,
+            TemporaryPassword=password,
+            MessageAction="SUPPRESS",
+        )
+    except Exception as error:
+        if cognito.error_code(error) != "UsernameExistsException":
+            raise
+        client.admin_update_user_attributes(UserPoolId=cognito.pool_id(), Username=email, UserAttributes=attributes)
+    if permanent:
+        client.admin_set_user_password(UserPoolId=cognito.pool_id(), Username=email, Password=password, Permanent=True)

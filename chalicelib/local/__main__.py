@@ -119,7 +119,7 @@ def _configure_console_sign_in() -> None:
     """The console's Cognito pool on the emulator (made again each run: the emulator keeps only
     DynamoDB, SQS and SES data across restarts; the demo users are created again with it)."""
     from chalicelib.identity.pool import create_pool
-    from chalicelib.local.cognito_mail import send_reset_codes_by_email
+    from chalicelib.local.cognito_mail import send_invitations_by_email, send_reset_codes_by_email
     from chalicelib.settings import reset_settings
 
     pool_id, client_id = create_pool()
@@ -127,6 +127,7 @@ def _configure_console_sign_in() -> None:
     os.environ["COGNITO_CLIENT_ID"] = client_id
     reset_settings()
     send_reset_codes_by_email()
+    send_invitations_by_email()
 
 
 def _banner(

@@ -143,13 +143,13 @@ def console_password(person: DemoUser) -> str:
 
 def _seed_console_users(organization_id: str) -> dict[str, Any]:
     """Every demo user can sign in to the console (Cognito on the emulator) with a fixed password."""
-    from chalicelib.identity import cognito
+    from chalicelib.identity import pool as identity_pool
 
     settings = get_settings()
     users = []
     for person in DEMO_USERS:
         if settings.cognito_user_pool_id:
-            cognito.create_user(
+            identity_pool.create_user(
                 email=person.email, organization_id=organization_id, name=person.name, password=console_password(person)
             )
         users.append(

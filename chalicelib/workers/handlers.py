@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import chalicelib.directory.invitations
 import chalicelib.incident.handlers
 import chalicelib.notification.verification
 import chalicelib.outbound.handlers

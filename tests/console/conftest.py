@@ -110,14 +110,14 @@ class Person:
 def people(org: Org, cognito_pool: tuple[str, str]) -> dict[str, Person]:
     """One directory user per role, each with a Cognito login (PASSWORD)."""
     from chalicelib.directory.users import create_user
-    from chalicelib.identity import cognito
+    from chalicelib.identity import pool as identity_pool
 
     found = {}
     for role in ROLES:
         email = f"{role}@acme.test"
         name = f"{role.title()} Person"
         user = create_user(organization_id=org.organization_id, name=name, email=email, now=NOW, role=role)
-        cognito.create_user(email=email, organization_id=org.organization_id, name=name, password=PASSWORD)
+        identity_pool.create_user(email=email, organization_id=org.organization_id, name=name, password=PASSWORD)
         found[role] = Person(user.user_id, email, role, name)
     return found
 

@@ -25,10 +25,11 @@ def test_a_temporary_password_must_be_replaced_before_the_first_session(
 ) -> None:
     from chalicelib.directory.users import create_user
     from chalicelib.identity import cognito
+    from chalicelib.identity import pool as identity_pool
     from tests.conftest import NOW
 
     create_user(organization_id=org.organization_id, name="New Hire", email="new@acme.test", now=NOW, role="responder")
-    cognito.create_user(
+    identity_pool.create_user(
         email="new@acme.test", organization_id=org.organization_id, password="Temporary-123!", permanent=False
     )
     browser.get("/app/sign-in")

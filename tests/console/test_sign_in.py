@@ -70,9 +70,9 @@ def test_sign_out_ends_the_session_on_the_server(signed_in: Callable[[str], Cons
 def test_a_person_missing_from_the_directory_is_refused(
     browser: ConsoleClient, people: dict[str, Person], org: object
 ) -> None:
-    from chalicelib.identity import cognito
+    from chalicelib.identity import pool as identity_pool
 
-    cognito.create_user(email="stranger@acme.test", organization_id=people["owner"].user_id, password=PASSWORD)
+    identity_pool.create_user(email="stranger@acme.test", organization_id=people["owner"].user_id, password=PASSWORD)
     browser.get("/app/sign-in")
     answer = browser.post("/app/sign-in", {"email": "stranger@acme.test", "password": PASSWORD})
     assert answer.status == 403

@@ -16,7 +16,8 @@ def test_the_pool_signs_in_by_email_with_the_org_attribute_and_no_self_sign_up()
     properties = resources[USER_POOL]["Properties"]
     assert properties["UsernameAttributes"] == ["email"]
     assert properties["Schema"] == [pool.ORG_ATTRIBUTE_SCHEMA]
-    assert properties["AdminCreateUserConfig"] == {"AllowAdminCreateUserOnly": True}
+    assert properties["AdminCreateUserConfig"]["AllowAdminCreateUserOnly"] is True
+    assert "{####}" in properties["AdminCreateUserConfig"]["InviteMessageTemplate"]["EmailMessage"]
     assert resources[USER_POOL]["DeletionPolicy"] == "Retain"
     client = resources[USER_POOL_CLIENT]["Properties"]
     assert "ALLOW_USER_PASSWORD_AUTH" in client["ExplicitAuthFlows"]

@@ -31,6 +31,7 @@ def people(org):
         name: users.create_user(organization_id=oid, name=name.title(), email=f"{name}@example.com", now=NOW)
         for name in ("alice", "bob", "dave")
     }
+    drain()  # their console invitations (directory.user_created): setup, not the notices under test
     return {name: user.user_id for name, user in made.items()}
 
 
