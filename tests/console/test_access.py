@@ -39,7 +39,9 @@ def an_integration(org: Org) -> admin.IssuedIntegration:
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_the_api_keys_page_renders_for_every_role(role: str, signed_in: Callable[[str], ConsoleClient], org: Org) -> None:
+def test_the_api_keys_page_renders_for_every_role(
+    role: str, signed_in: Callable[[str], ConsoleClient], org: Org
+) -> None:
     page = signed_in(role).get("/app/api-keys")
     assert page.status == 200
     assert len(page.dom().find_all("h1")) == 1
@@ -174,7 +176,7 @@ def test_create_shows_the_url_once_and_it_takes_alerts(
     url = dom.find(id="webhook-url").text()
     routing_key = dom.find(id="routing-key").text()
     assert routing_key in url and dom.find(id="signing-secret").text()
-    status, listed = api(client, org, "GET", "/api/v1/integrations")
+    _, listed = api(client, org, "GET", "/api/v1/integrations")
     (item,) = listed["data"]["items"]
     assert (item["name"], item["type"], item["signing"], item["state"]) == ("Checkout alerts", "custom", True, "active")
     assert routing_key not in browser.get("/app/integrations").body

@@ -47,7 +47,9 @@ def show_api_keys(ctx: Ctx) -> Page:
 @console.action("/api-keys", scope=SCOPE, on_error=keys_page)
 def create_api_key(ctx: Ctx) -> Page:
     """Create an API key and show it, once."""
-    body = ctx.model(ApiKeyCreate, {"name": ctx.value("name"), "kind": ctx.value("kind"), "scopes": ctx.values("scopes")})
+    body = ctx.model(
+        ApiKeyCreate, {"name": ctx.value("name"), "kind": ctx.value("kind"), "scopes": ctx.values("scopes")}
+    )
     key, plaintext = issue_api_key(
         principal=ctx.signed_in, name=body.name, kind=body.kind, scopes=body.scopes, now=ctx.now
     )

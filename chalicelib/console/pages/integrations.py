@@ -65,7 +65,12 @@ def _issued_page(issued: IssuedIntegration, *, regenerated: bool) -> Page:
         "console/self_service/integration_issued.html",
         "New integration URL" if regenerated else "Integration created",
         section="integrations",
-        context={"issued": issued, "integration": issued.integration, "type_names": TYPE_NAMES, "regenerated": regenerated},
+        context={
+            "issued": issued,
+            "integration": issued.integration,
+            "type_names": TYPE_NAMES,
+            "regenerated": regenerated,
+        },
     )
 
 
@@ -113,5 +118,7 @@ def regenerate_integration_url(ctx: Ctx) -> Page:
 @console.action("/integrations/{integration_id}/revoke", scope=WRITE, on_error=integrations_page)
 def revoke_integration(ctx: Ctx) -> Redirect:
     """Revoke an integration: its URL answers 410 from now on."""
-    admin.revoke_integration(organization_id=ctx.organization_id, integration_id=ctx.path["integration_id"], now=ctx.now)
+    admin.revoke_integration(
+        organization_id=ctx.organization_id, integration_id=ctx.path["integration_id"], now=ctx.now
+    )
     return Redirect(app_path("/integrations"), notice="integration_revoked")
