@@ -88,6 +88,7 @@ def subscription_page(ctx: Ctx) -> Page:
             "allowed": True,
             "subscription": record,
             "event_types_of": subscriptions.event_types_of,
+            "all_events": ALL_EVENTS,
             "deliveries": deliveries,
             "cursor": query.cursor or "",
         },
