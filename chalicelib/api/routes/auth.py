@@ -5,8 +5,8 @@ from __future__ import annotations
 from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.models import ApiKeyCreate, ApiKeyCreated, ApiKeyV1, AuthVerifyV1
-from chalicelib.auth.scopes import ALL_SCOPES
-from chalicelib.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from chalicelib.directory.api_keys import issue_api_key
+from chalicelib.errors import NotFound, Unauthorized
 from chalicelib.pagination import Page, PageQuery, paginate
 
 api = ApiBlueprint(__name__, tag="auth")
@@ -44,42 +44,15 @@ def verify(call: Call) -> AuthVerifyV1:
 )
 def create_api_key(call: Call) -> ApiKeyCreated:
     request: ApiKeyCreate = call.body
-    # A key never carries more than its creator holds. Unknown scopes are left to validation (a 400).
-    beyond = sorted(scope for scope in set(request.scopes) - call.principal.scopes if scope in ALL_SCOPES)
-    if beyond:
-        raise Forbidden(
-            f"You cannot grant scopes you do not hold: {', '.join(beyond)}.",
-            details={"required_scope": beyond[0]},
-        )
-    owner_id = request.user_id or call.principal.user_id
-    owner_email = owner_name = None
-    if request.kind == "personal" and owner_id:
-        owner_email, owner_name = _active_user_contact(call.principal.organization_id, owner_id)
-    key, plaintext = apikeys.create_api_key(
-        organization_id=call.principal.organization_id,
+    key, plaintext = issue_api_key(
+        principal=call.principal,
         name=request.name,
         kind=request.kind,
         scopes=request.scopes,
-        user_id=owner_id,
-        user_email=owner_email,
-        user_name=owner_name,
-        created_by=call.principal.user_id or call.principal.key_id,
+        user_id=request.user_id,
         now=call.now,
     )
     return ApiKeyCreated(**ApiKeyV1.of(key).model_dump(), key=plaintext)
-
-
-def _active_user_contact(organization_id: str, user_id: str) -> tuple[str | None, str | None]:
-    """A personal key belongs to an active user of the organization."""
-    from chalicelib.directory.users import get_user
-
-    try:
-        user = get_user(organization_id=organization_id, user_id=user_id)
-    except NotFound:
-        raise ValidationFailed.for_field("user_id", "no such user in this organization") from None
-    if not user.is_active:
-        raise ValidationFailed.for_field("user_id", "the user is deactivated")
-    return user.email, user.name
 
 
 @api.operation(

@@ -1,0 +1,190 @@
+"""My profile: the signed-in person's own contact methods and notification rules.
+
+A person manages their own with any role (the API's `self_param` rule), so these actions need no
+scope and only ever act on `ctx.principal.user_id`: no form field names a user. Each action calls
+the service function the API's contact-methods route calls, through the route's own request
+model, so the checks (E.164, duplicates, 20 methods, code cooldown, 10 steps, delays) are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.contact import rules, service, verification
+from chalicelib.contact.models import ContactMethodCreate, NotificationRulesPut, VerificationCode
+from chalicelib.contact.profile import NotificationProfile
+from chalicelib.errors import ValidationFailed
+
+console = ConsoleBlueprint(
+    __name__,
+    notices={
+        "profile_method_added": "Contact method added.",
+        "profile_method_added_unverified": "Contact method added. Send a code to verify the number: "
+        "unverified numbers are never paged.",
+        "profile_code_sent": "A 6-digit code is on its way. It works for 10 minutes.",
+        "profile_method_verified": "Number verified. It can be paged now.",
+        "profile_method_removed": "Contact method removed, with the notification rule steps that used it.",
+        "profile_rules_saved": "Notification rules saved.",
+    },
+)
+
+TYPE_NAMES = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
+URGENCY_NAMES = {"high": "High urgency", "low": "Low urgency"}
+
+
+def _me(ctx: Ctx) -> str:
+    user_id = ctx.signed_in.user_id
+    assert user_id is not None  # a console session always belongs to a directory user
+    return user_id
+
+
+def profile_page(ctx: Ctx) -> Page:
+    """The page, also re-rendered by every action's error with what the person typed."""
+    organization_id, user_id = ctx.organization_id, _me(ctx)
+    rules_now = service.get_rules(organization_id=organization_id, user_id=user_id, now=ctx.now)
+    typed: dict[str, Any] = {
+        "type": ctx.value("type", "sms"),
+        "address": ctx.value("address"),
+        "label": ctx.value("label"),
+        "urgency": ctx.value("urgency"),
+        "contact_method_id": ctx.value("contact_method_id"),
+        "delay_minutes": ctx.value("delay_minutes", "0"),
+        "method": ctx.path.get("contact_method_id", ""),
+    }
+    return Page(
+        "console/self_service/profile.html",
+        "My profile",
+        section="profile",
+        context={
+            "methods": list(rules_now.methods),
+            "rules": rules_now,
+            "urgencies": URGENCY_NAMES,
+            "type_names": TYPE_NAMES,
+            "phone_types": rules.PHONE_TYPES,
+            "max_delay": rules.MAX_DELAY_MINUTES,
+            "typed": typed,
+        },
+    )
+
+
+@console.page("/profile")
+def show_profile(ctx: Ctx) -> Page:
+    """My contact methods and notification rules."""
+    return profile_page(ctx)
+
+
+@console.action("/profile/contact-methods", scope=None, on_error=profile_page)
+def add_contact_method(ctx: Ctx) -> Redirect:
+    """Add one of my contact methods (phone numbers start unverified)."""
+    body = ctx.model(
+        ContactMethodCreate,
+        {"type": ctx.value("type"), "address": ctx.value("address"), "label": ctx.value("label") or None},
+    )
+    method = service.create_method(
+        organization_id=ctx.organization_id,
+        user_id=_me(ctx),
+        method_type=body.type,
+        address=body.address,
+        label=body.label,
+        now=ctx.now,
+    )
+    notice = "profile_method_added" if method.verified else "profile_method_added_unverified"
+    return Redirect(app_path("/profile"), notice=notice)
+
+
+@console.action("/profile/contact-methods/{contact_method_id}/send-code", scope=None, on_error=profile_page)
+def send_code(ctx: Ctx) -> Redirect:
+    """Send a verification code to one of my numbers."""
+    verification.send_verification(
+        organization_id=ctx.organization_id,
+        user_id=_me(ctx),
+        contact_method_id=ctx.path["contact_method_id"],
+        now=ctx.now,
+    )
+    return Redirect(app_path("/profile"), notice="profile_code_sent")
+
+
+@console.action("/profile/contact-methods/{contact_method_id}/verify", scope=None, on_error=profile_page)
+def verify_method(ctx: Ctx) -> Redirect:
+    """Verify one of my numbers with the code sent to it."""
+    body = ctx.model(VerificationCode, {"code": ctx.value("code")})
+    verification.verify(
+        organization_id=ctx.organization_id,
+        user_id=_me(ctx),
+        contact_method_id=ctx.path["contact_method_id"],
+        code=body.code,
+        now=ctx.now,
+    )
+    return Redirect(app_path("/profile"), notice="profile_method_verified")
+
+
+@console.action("/profile/contact-methods/{contact_method_id}/remove", scope=None, on_error=profile_page)
+def remove_method(ctx: Ctx) -> Redirect:
+    """Remove one of my contact methods and the rule steps that name it."""
+    service.delete_method(
+        organization_id=ctx.organization_id,
+        user_id=_me(ctx),
+        contact_method_id=ctx.path["contact_method_id"],
+        now=ctx.now,
+    )
+    return Redirect(app_path("/profile"), notice="profile_method_removed")
+
+
+def _steps(profile: NotificationProfile) -> dict[str, list[dict[str, Any]]]:
+    return {
+        urgency: [
+            {"contact_method_id": s.contact_method.contact_method_id, "delay_minutes": s.delay_minutes}
+            for s in profile.steps(urgency)
+        ]
+        for urgency in rules.URGENCIES
+    }
+
+
+def _urgency(ctx: Ctx) -> str:
+    urgency = ctx.value("urgency")
+    if urgency not in rules.URGENCIES:
+        raise ValidationFailed.for_field("urgency", "must be high or low")
+    return urgency
+
+
+def _version(ctx: Ctx) -> str:
+    # The version the page showed: a change made elsewhere since is a 409, never silently overwritten.
+    return ctx.value("version")
+
+
+def _put_rules(ctx: Ctx, steps: dict[str, list[dict[str, Any]]]) -> Redirect:
+    body = ctx.model(NotificationRulesPut, {**steps, "version": _version(ctx)})
+    service.put_rules(
+        organization_id=ctx.organization_id,
+        user_id=_me(ctx),
+        high=[step.step() for step in body.high],
+        low=[step.step() for step in body.low],
+        now=ctx.now,
+        expected_version=body.version,
+    )
+    return Redirect(app_path("/profile"), notice="profile_rules_saved")
+
+
+@console.action("/profile/notification-rules/add", scope=None, on_error=profile_page)
+def add_rule_step(ctx: Ctx) -> Redirect:
+    """Add a step to my notification rules: this method, this many minutes into a page."""
+    urgency = _urgency(ctx)
+    steps = _steps(service.get_rules(organization_id=ctx.organization_id, user_id=_me(ctx), now=ctx.now))
+    steps[urgency].append(
+        {"contact_method_id": ctx.value("contact_method_id"), "delay_minutes": ctx.value("delay_minutes")}
+    )
+    return _put_rules(ctx, steps)
+
+
+@console.action("/profile/notification-rules/remove", scope=None, on_error=profile_page)
+def remove_rule_step(ctx: Ctx) -> Redirect:
+    """Remove one step from my notification rules."""
+    urgency = _urgency(ctx)
+    steps = _steps(service.get_rules(organization_id=ctx.organization_id, user_id=_me(ctx), now=ctx.now))
+    wanted = (ctx.value("contact_method_id"), ctx.value("delay_minutes"))
+    kept = [s for s in steps[urgency] if (s["contact_method_id"], str(s["delay_minutes"])) != wanted]
+    if len(kept) == len(steps[urgency]):
+        raise ValidationFailed("That step is no longer in your rules. Reload the page to see them as they are.")
+    steps[urgency] = kept
+    return _put_rules(ctx, steps)
