@@ -64,9 +64,11 @@ def test_every_role_sees_every_field_and_the_timeline_newest_last(signed_in: Bro
             base + suffix
             for suffix in ("/acknowledge", "/status", "/escalate", "/comment", "/assign", "/page", "/edit")
         )
+        assert facts["Postmortem"] == "Start the postmortem"
         assert buttons(answer) == [
-            *("Acknowledge", "Move to investigating", "Move to identified", "Move to monitoring", "Resolve"),
-            *("Escalate", "Add comment", "Reassign", "Page", "Save changes"),
+            *("Acknowledge", "Resolve", "Escalate"),
+            *("Move to investigating", "Move to identified", "Move to monitoring"),
+            *("Add comment", "Reassign", "Send page", "Save changes"),
         ]
 
 
@@ -93,7 +95,7 @@ def test_acknowledge_then_resolve_as_the_api_sees_it(
     answer = browser.post(at(world) + "/status", {"status": "resolved"})
     assert answer.location == at(world) + "?done=status_changed"
     page = browser.follow(answer)
-    assert buttons(page)[:2] == ["Reopen as investigating", "Close"]  # a resolved incident: reopen or close
+    assert buttons(page)[:2] == ["Close", "Reopen as investigating"]  # a resolved incident: close or reopen
     seen = incident_via_api(client, org, world.checkout_down)
     assert seen["status"] == "resolved" and seen["resolved_by"]["email"] == people["responder"].email
     titles = timeline_titles(page)

@@ -65,7 +65,7 @@ class Move:
 
     status: str
     label: str
-    style: str
+    main: bool  # resolving or closing: shown first, with Acknowledge and Escalate
 
 
 def moves_of(workflow: Workflow, incident: IncidentRecord) -> list[Move]:
@@ -83,7 +83,7 @@ def moves_of(workflow: Workflow, incident: IncidentRecord) -> list[Move]:
             label = f"Reopen as {target.replace('_', ' ')}"
         else:
             label = f"Move to {target.replace('_', ' ')}"
-        found.append(Move(target, label, "danger" if plan.closes else ""))
+        found.append(Move(target, label, plan.resolves or plan.closes))
     return found
 
 
