@@ -65,11 +65,13 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/cold_import.py
 
-## screenshot: desktop and phone screenshots of a running stack's status page into .local/screenshots/
+## screenshot: desktop and phone screenshots of a running stack's status page and console (incident list,
+## an incident) into .local/screenshots/
 SCREENSHOT_URL ?= http://127.0.0.1:$(PORT)/status/tocsin-demo
 screenshot: $(STAMP)
 	@$(call apt_install,chromium,chromium,screenshots need it)
 	$(PY) scripts/status_screenshot.py "$(SCREENSHOT_URL)" .local/screenshots
+	$(PY) -m scripts.console_screenshot .local/demo.json .local/screenshots
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache

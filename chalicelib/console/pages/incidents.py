@@ -1,0 +1,198 @@
+"""The incident list (open by default, the API's filters, offset pages) and the new-incident form.
+
+The list reads through `incident.listing.list_incidents` with the API's own `IncidentListQuery`,
+so a filter means what it means on GET /api/v1/incidents (and is refused with the same words).
+Two differences are only about the form: the created range is given as whole UTC days (a date
+input), and no ticked status means the API's default, the open incidents.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import UTC, date, datetime, time
+from typing import Any
+from urllib.parse import urlencode
+
+from chalicelib import clock
+from chalicelib.catalog import service as catalog
+from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.directory.teams import list_teams
+from chalicelib.directory.users import list_users
+from chalicelib.errors import AppError, ValidationFailed
+from chalicelib.idempotency.service import StoredResponse, run_once
+from chalicelib.incident import listing, service
+from chalicelib.incident.models import IncidentCreate, IncidentListQuery
+from chalicelib.incident.settings import incident_settings
+from chalicelib.incident.urgency import urgency_of
+from chalicelib.severity import SEVERITIES
+
+console = ConsoleBlueprint(__name__, notices={"incident_created": "Incident created."})
+
+LIST_LIMIT = 25
+MULTI_FILTERS = ("status", "severity", "urgency")
+SINGLE_FILTERS = ("team_name", "assigned_to", "created_after", "created_before")
+URGENCIES = ("high", "low")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _day_bound(name: str, raw: str, *, end_of_day: bool) -> str:
+    """A date input's day as the API's inclusive bound (RFC 3339); anything else as typed, for the model to judge."""
+    if not _DAY.match(raw):
+        return raw
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        raise ValidationFailed.for_field(name, "must be a day of the calendar, as YYYY-MM-DD") from None
+    return clock.isoformat(datetime.combine(day, time.max if end_of_day else time.min, UTC))
+
+
+def filters_of(ctx: Ctx) -> dict[str, list[str]]:
+    """The filters as the form sent them (blank values dropped), to redisplay and to carry into page links."""
+    found: dict[str, list[str]] = {}
+    for name in (*MULTI_FILTERS, *SINGLE_FILTERS):
+        values = [value.strip() for value in ctx.query.get(name, []) if value.strip()]
+        if values:
+            found[name] = values if name in MULTI_FILTERS else values[:1]
+    return found
+
+
+def list_query(ctx: Ctx, filters: dict[str, list[str]]) -> IncidentListQuery:
+    data: dict[str, Any] = {name: filters[name] for name in MULTI_FILTERS if name in filters}
+    for name in ("team_name", "assigned_to"):
+        if name in filters:
+            data[name] = filters[name][0]
+    for name in ("created_after", "created_before"):
+        if name in filters:
+            data[name] = _day_bound(name, filters[name][0], end_of_day=name == "created_before")
+    data["limit"] = LIST_LIMIT
+    data["offset"] = ctx.arg("offset") or 0
+    return ctx.model(IncidentListQuery, data)
+
+
+def page_link(filters: dict[str, list[str]], offset: int) -> str:
+    pairs = [(name, value) for name, values in filters.items() for value in values]
+    if offset:
+        pairs.append(("offset", str(offset)))
+    return app_path("/incidents") + ("?" + urlencode(pairs) if pairs else "")
+
+
+@console.page("/incidents")
+def incident_list(ctx: Ctx) -> Page:
+    """The incident list: open incidents by default, filtered as the API's list."""
+    organization_id = ctx.organization_id
+    filters = filters_of(ctx)
+    context: dict[str, Any] = {
+        "filters": filters,
+        "statuses": incident_settings(organization_id=organization_id).workflow.status_names,
+        "severities": SEVERITIES,
+        "urgencies": URGENCIES,
+        "teams": sorted(team.name for team in list_teams(organization_id=organization_id, is_active=True)),
+        "people": people_choices(organization_id),
+        "incidents": [],
+        "urgency_of": urgency_of,
+        "total": 0,
+        "first": 0,
+        "newer_link": None,
+        "older_link": None,
+        "filter_problem": None,
+        "filter_fields": [],
+    }
+    try:
+        query = list_query(ctx, filters)
+        found = listing.list_incidents(organization_id=organization_id, query=query)
+    except AppError as problem:
+        if problem.status != 400:
+            raise
+        details = problem.details if isinstance(problem.details, dict) else {}
+        context.update(filter_problem=problem.message, filter_fields=list(details.get("fields") or []))
+        return Page("console/incidents/list.html", "Incidents", section="incidents", context=context, status=400)
+    context.update(
+        incidents=found.items,
+        total=found.total,
+        first=query.offset + 1,
+        newer_link=page_link(filters, max(query.offset - LIST_LIMIT, 0)) if query.offset else None,
+        older_link=page_link(filters, found.next_offset) if found.next_offset is not None else None,
+    )
+    return Page("console/incidents/list.html", "Incidents", section="incidents", context=context)
+
+
+def people_choices(organization_id: str) -> list[dict[str, str]]:
+    """Active people with an email, by name: the choices of the assignee filter and of reassign/page."""
+    found = [
+        {"email": person.email, "name": person.name or person.email}
+        for person in list_users(organization_id=organization_id, is_active=True)
+        if person.email
+    ]
+    return sorted(found, key=lambda person: (person["name"].lower(), person["email"]))
+
+
+def new_incident_form(ctx: Ctx) -> Page:
+    services = [
+        {"key": svc.service_key, "name": svc.name}
+        for svc in catalog.list_services(organization_id=ctx.organization_id, is_active=True)
+    ]
+    draft = {
+        "title": ctx.value("title"),
+        "description": ctx.value("description"),
+        "severity": ctx.value("severity"),
+        "service_ids": ctx.values("service_ids"),
+    }
+    return Page(
+        "console/incidents/new.html",
+        "New incident",
+        section="incidents",
+        context={
+            "services": sorted(services, key=lambda svc: svc["name"].lower()),
+            "severities": SEVERITIES,
+            "draft": draft,
+            # A new key per form shown: a double click or a resent form opens one incident, not two.
+            "form_key": secrets.token_urlsafe(18),
+        },
+    )
+
+
+@console.page("/incidents/new")
+def show_new_incident(ctx: Ctx) -> Page:
+    """The form to open an incident by hand."""
+    return new_incident_form(ctx)
+
+
+@console.action("/incidents/new", scope="incidents:write", on_error=new_incident_form)
+def create_incident(ctx: Ctx) -> Redirect:
+    """Open an incident (as POST /api/v1/incidents): then its page."""
+    data: dict[str, Any] = {"title": ctx.value("title"), "service_ids": ctx.values("service_ids")}
+    if ctx.value("description"):
+        data["description"] = ctx.value("description")
+    if ctx.value("severity"):
+        data["severity"] = ctx.value("severity")
+    body = ctx.model(IncidentCreate, data)
+
+    def create() -> StoredResponse:
+        record = service.create_incident(
+            organization_id=ctx.organization_id,
+            request=service.NewIncident(
+                title=body.title,
+                service_keys=list(body.service_ids),
+                description=body.description,
+                severity=body.severity,
+            ),
+            now=ctx.now,
+            actor=ctx.signed_in.actor,
+        )
+        return StoredResponse(201, {"incident_number": record.incident_number})
+
+    key = ctx.value("form_key")
+    if key:
+        created, _ = run_once(
+            organization_id=ctx.organization_id,
+            operation="consoleCreateIncident",
+            key=key,
+            payload=body.model_dump(mode="json"),
+            now=ctx.now,
+            action=create,
+        )
+    else:
+        created = create()
+    number = str(created.body["incident_number"])
+    return Redirect(app_path(f"/incidents/{number}"), notice="incident_created")
