@@ -6,7 +6,8 @@ Starts `python -m chalicelib.local` in a temporary directory (stopped at the end
 `--incidents` incidents through the API, signs in as the demo responder through the sign-in form
 (Cognito on the emulator), then times, each `--rounds` times: the incident list (the default open
 filter, 25 a page), one incident's page, posting a comment (a write, answered by a 303), and
-signing in; and the API's list of the same page, for comparison. Prints p50/p95/max per request in milliseconds and the targets. Never fails on them.
+signing in; and the API's list of the same page, for comparison. Prints p50/p95/max per request
+in milliseconds and the targets. Never fails on them.
 """
 
 from __future__ import annotations
