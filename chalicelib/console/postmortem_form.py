@@ -173,6 +173,10 @@ def changes_against(record: PostmortemRecord, patch: PostmortemPatch) -> dict[st
     return changes
 
 
+def _empty_structure(value: Any) -> bool:
+    return value == [] or (isinstance(value, dict) and all(item is None for item in value.values()))
+
+
 def _blank_as_none(value: Any) -> Any:
     """An object whose every field is null reads like null (the form cannot tell them apart)."""
     if isinstance(value, dict) and all(item is None for item in value.values()):
@@ -193,7 +197,8 @@ def report_of(values: Mapping[str, Any]) -> list[ReportPart]:
     for name, heading in REPORT_ORDER:
         if name in rules.STRUCTURED_FIELDS:
             html = values.get(f"{name}_html")
-            if html:
+            # An object of nulls renders an empty list: no heading over nothing.
+            if html and not _empty_structure(values.get(name)):
                 parts.append(ReportPart(heading, html=str(html)))
         elif values.get(name):
             parts.append(ReportPart(heading, text=str(values[name])))

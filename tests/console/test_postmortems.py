@@ -98,6 +98,8 @@ def test_every_postmortem_page_renders_for_every_role(
     # The service's rendered HTML is shown as HTML, its user strings escaped.
     assert dom.find("ol", cls="postmortem-timeline").text() == f"12:00 Alert {SCRIPT}"
     assert SCRIPT not in page.body
+    # The response timeline is all nulls here (the incident was never acknowledged): no empty part.
+    assert "Response timeline" not in dom.find("section", **{"aria-labelledby": "report-h"}).text()
     if role == "viewer":
         assert action_forms(page) == [] and action_forms(listing) == []
     else:
