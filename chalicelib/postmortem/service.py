@@ -109,6 +109,15 @@ def get_postmortem_for_incident(*, organization_id: str, incident_number: str) -
     return get_postmortem(organization_id=organization_id, postmortem_id=postmortem_id)
 
 
+def list_postmortems(*, organization_id: str, status: str | None = None) -> list[PostmortemRecord]:
+    """The organization's postmortems, newest first, optionally of one status: one Query on the
+    organization's partition (the console's list; the API reads them one incident at a time)."""
+    aws.bind_tables()
+    condition = PostmortemRecord.status == status if status is not None else None
+    found = PostmortemRecord.query(organization_id, filter_condition=condition)
+    return sorted(found, key=lambda record: (record.created_at, record.postmortem_number), reverse=True)
+
+
 def update_postmortem(
     *,
     organization_id: str,

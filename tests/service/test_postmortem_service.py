@@ -292,3 +292,36 @@ def test_a_structured_patch_replaces_a_legacy_string_and_renders_its_html(org: O
     }
     assert patched.impact_html == '<dl class="postmortem-impact"><dt>Duration</dt><dd>2h</dd></dl>'
     assert (patched.action_items, patched.action_items_html) == ("<ul><li>old</li></ul>", None)
+
+
+def test_the_list_is_the_organizations_own_newest_first_and_filters_by_status(org: Org, incident: Any) -> None:
+    from tests.conftest import make_org
+
+    svc_key = incident.service_keys[0]
+    second = incidents.create_incident(
+        organization_id=org.organization_id,
+        request=incidents.NewIncident(title="Search slow", service_keys=[svc_key]),
+        now=NOW,
+        actor="tester",
+    )
+    first_pm = create(org, incident.incident_number)
+    second_pm = service.create_postmortem(
+        organization_id=org.organization_id,
+        incident_number=second.incident_number,
+        level="light",
+        content={},
+        response_timeline_overrides={},
+        now=NOW + timedelta(days=2),
+        actor="author",
+    )
+    service.update_postmortem(
+        organization_id=org.organization_id,
+        postmortem_id=first_pm.postmortem_id,
+        changes={"status": "in_review"},
+        now=NOW,
+    )
+    listed = service.list_postmortems(organization_id=org.organization_id)
+    assert [p.postmortem_number for p in listed] == [second_pm.postmortem_number, first_pm.postmortem_number]
+    in_review = service.list_postmortems(organization_id=org.organization_id, status="in_review")
+    assert [p.postmortem_id for p in in_review] == [first_pm.postmortem_id]
+    assert service.list_postmortems(organization_id=make_org("Other").organization_id) == []
