@@ -68,6 +68,9 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # client secret). Its ID tokens are also accepted by the API as session JWTs.
     cognito_user_pool_id: str | None = None
     cognito_client_id: str | None = None
+    # The pool's public keys as JSON, for a deployment that cannot fetch them (and the tests);
+    # unset, they are fetched from the pool's JWKS URL and cached.
+    cognito_jwks_json: str | None = None
     # Console sessions end after this long without a request, and this long after sign-in.
     console_idle_minutes: int = Field(default=480, ge=5, le=10080)
     console_absolute_hours: int = Field(default=24, ge=1, le=720)

@@ -9,7 +9,8 @@ promotion waits for a new token. Name and email come from the directory, not the
 An identity provider such as Cognito names people by its own `sub`, not a directory id: when
 `sub` is no user of the organization, a token whose `email` the issuer marked verified
 (`email_verified: true`) is matched to the directory user with that email (one Query on the
-email index); the session then acts as that user (its id, not the provider's `sub`).
+email index); the session then acts as that user (its id, not the provider's `sub`). Such
+tokens (the console's Cognito pool) carry no role, so the directory's role is the session's.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def _checked_against_directory(session: Principal) -> Principal:
         raise Unauthorized("The session's user does not exist in its organization.")
     if not person.is_active:
         raise Unauthorized("The session's user is deactivated.")
-    token_role = session.role or ROLES[-1]
     directory_role = person.role if person.role in ROLE_SCOPES else ROLES[-1]
+    # A Cognito ID token carries no role: the directory's is the session's.
+    token_role = directory_role if session.extra.get("role_from") == "directory" else (session.role or ROLES[-1])
     role = lower_role(token_role, directory_role)
     return dataclasses.replace(
         session,

@@ -3,6 +3,10 @@
 Claims: `sub` (user id), `org` (organization id; `custom:org` also read), `role`
 (owner, admin, responder, viewer; `custom:role` also read), `exp` (required).
 
+Cognito ID tokens of the console's user pool (COGNITO_USER_POOL_ID) are accepted too: RS256
+against the pool's keys, `iss` the pool, `aud` the console's app client, `token_use` "id",
+`custom:org` the organization. They carry no role: the directory's role is the session's.
+
 This module checks the token alone. The token is not the authority on who the person is:
 chalicelib.api.credentials then checks `sub` and `org` against the directory on every request
 (the user must exist there and be active) and lowers the role to the directory's when that is
@@ -21,6 +25,7 @@ from chalicelib.errors import Unauthorized
 from chalicelib.settings import Settings, get_settings
 
 _jwks_client: Any = None
+_cognito_jwks_clients: dict[str, Any] = {}
 
 
 def looks_like_jwt(credential: str) -> bool:
@@ -55,10 +60,81 @@ def _signing_key(token: str, settings: Settings) -> tuple[Any, list[str]]:
     raise Unauthorized("Session tokens with this algorithm are not accepted.")
 
 
+def _unverified_issuer(token: str) -> str | None:
+    import jwt
+
+    try:
+        issuer = jwt.decode(token, options={"verify_signature": False}).get("iss")
+    except jwt.PyJWTError:
+        raise Unauthorized("The session token is malformed.") from None
+    return issuer if isinstance(issuer, str) else None
+
+
+def _cognito_key(token: str, settings: Settings) -> Any:
+    import jwt
+
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+        if settings.cognito_jwks_json:
+            for candidate in jwt.PyJWKSet.from_dict(json.loads(settings.cognito_jwks_json)).keys:
+                if candidate.key_id == kid:
+                    return candidate.key
+            raise Unauthorized("The session token's signing key is unknown.")
+        url = settings.cognito_jwks_url() or ""
+        client = _cognito_jwks_clients.get(url)
+        if client is None:
+            client = _cognito_jwks_clients[url] = jwt.PyJWKClient(url, cache_keys=True, timeout=5)
+        return client.get_signing_key_from_jwt(token).key
+    except jwt.PyJWTError:
+        raise Unauthorized("The session token's signing key is unknown.") from None
+
+
+def _cognito_session(token: str, settings: Settings) -> Principal:
+    """An ID token of the console's user pool; the directory then decides who and what role."""
+    import jwt
+
+    try:
+        claims = jwt.decode(
+            token,
+            key=_cognito_key(token, settings),
+            algorithms=["RS256"],
+            audience=settings.cognito_client_id,
+            issuer=settings.cognito_issuer(),
+            options={"require": ["exp", "sub", "aud", "iss"]},
+        )
+    except jwt.ExpiredSignatureError:
+        raise Unauthorized("The session token has expired.") from None
+    except jwt.PyJWTError:
+        raise Unauthorized("The session token is invalid.") from None
+    if claims.get("token_use") != "id":
+        raise Unauthorized("Send the Cognito ID token, not the access token.")
+    organization_id = claims.get("custom:org")
+    if not isinstance(organization_id, str) or not organization_id:
+        raise Unauthorized("The session token names no organization.")
+    email = claims.get("email")
+    return Principal(
+        organization_id=organization_id,
+        credential_kind="session",
+        scopes=frozenset(),  # the directory's role sets them (chalicelib.api.credentials)
+        user_id=str(claims["sub"]),
+        role=None,
+        display_name=str(email or claims["sub"]),
+        email=str(email).lower() if email else None,
+        name=str(claims["name"]) if claims.get("name") else None,
+        extra={
+            "role_from": "directory",
+            **({"email_verified": "true"} if claims.get("email_verified") in (True, "true") else {}),
+        },
+    )
+
+
 def authenticate_session(*, token: str, settings: Settings | None = None) -> Principal:
     import jwt
 
     settings = settings or get_settings()
+    cognito_issuer = settings.cognito_issuer()
+    if cognito_issuer and _unverified_issuer(token) == cognito_issuer:
+        return _cognito_session(token, settings)
     key, algorithms = _signing_key(token, settings)
     options: dict[str, Any] = {"require": ["exp", "sub"]}
     try:

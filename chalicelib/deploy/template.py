@@ -26,6 +26,8 @@ from chalicelib.deploy.plain import references
 from chalicelib.deploy.stages import DEPLOY_STAGES, stage_config
 
 ALARM_TOPIC = "AlarmTopic"
+USER_POOL = "ConsoleUserPool"
+USER_POOL_CLIENT = "ConsoleUserPoolClient"
 ALARM_SUBSCRIPTION = "AlarmEmailSubscription"
 CUSTOM_DOMAIN = "ApiCustomDomain"
 REST_API = "RestAPI"  # the AWS::Serverless::Api `chalice package` emits
@@ -79,6 +81,11 @@ PARAMETERS: dict[str, Any] = {
         "Default": "",
         "Description": "Optional address subscribed to the alarm topic (confirm the e-mail AWS sends)",
     },
+    "PublicAppUrl": {
+        "Type": "String",
+        "Default": "",
+        "Description": "The responder console's URL, the base of notification links (default: PublicBaseUrl/app)",
+    },
     "PublicBaseUrl": {
         "Type": "String",
         "Default": "",
@@ -118,6 +125,7 @@ PARAMETERS: dict[str, Any] = {
 CONDITIONS: dict[str, Any] = {
     "IsProd": {"Fn::Equals": [_ref("Stage"), "prod"]},
     "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [_ref("AlarmEmail"), ""]}]},
+    "HasPublicAppUrl": {"Fn::Not": [{"Fn::Equals": [_ref("PublicAppUrl"), ""]}]},
     "HasPublicBaseUrl": {"Fn::Not": [{"Fn::Equals": [_ref("PublicBaseUrl"), ""]}]},
     "UseJwtSecret": {"Fn::Equals": [_ref("UseJwtSecret"), "true"]},
     "HasJwtJwksUrl": {"Fn::Not": [{"Fn::Equals": [_ref("JwtJwksUrl"), ""]}]},
@@ -242,7 +250,48 @@ def function_environment() -> dict[str, Any]:
         "PUBLIC_BASE_URL": {
             "Fn::If": ["HasPublicBaseUrl", _ref("PublicBaseUrl"), _if("HasCustomDomain", _sub("https://${DomainName}"))]
         },
+        "PUBLIC_APP_URL": _if("HasPublicAppUrl", _ref("PublicAppUrl")),
+        # The console signs people in with the stack's user pool; the API accepts its ID tokens.
+        "COGNITO_USER_POOL_ID": _ref(USER_POOL),
+        "COGNITO_CLIENT_ID": _ref(USER_POOL_CLIENT),
         "TOCSIN_SECRETS_REVISION": _ref("SecretsRevision"),
+    }
+
+
+def user_pool_resources() -> dict[str, Any]:
+    """The console's Cognito user pool and app client, in the shape the local stack creates
+    (chalicelib.identity.pool). People are invited by admins, never sign themselves up. Retained
+    when the stack is deleted: it holds people's passwords."""
+    from chalicelib.identity import pool
+
+    return {
+        USER_POOL: {
+            "Type": "AWS::Cognito::UserPool",
+            "DeletionPolicy": "Retain",
+            "UpdateReplacePolicy": "Retain",
+            "Properties": {
+                "UserPoolName": _sub("${TablePrefix}" + pool.POOL_NAME),
+                "UsernameAttributes": ["email"],
+                "AutoVerifiedAttributes": ["email"],
+                "Policies": {"PasswordPolicy": pool.PASSWORD_POLICY},
+                "Schema": [pool.ORG_ATTRIBUTE_SCHEMA],
+                "AccountRecoverySetting": {"RecoveryMechanisms": [{"Priority": 1, "Name": "verified_email"}]},
+                "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
+                "UserPoolTags": {"tocsin:stage": _ref("Stage")},
+            },
+        },
+        USER_POOL_CLIENT: {
+            "Type": "AWS::Cognito::UserPoolClient",
+            "Properties": {
+                "UserPoolId": _ref(USER_POOL),
+                "ClientName": pool.CLIENT_NAME,
+                "GenerateSecret": False,
+                "ExplicitAuthFlows": pool.AUTH_FLOWS,
+                "ReadAttributes": pool.READ_ATTRIBUTES,
+                "WriteAttributes": pool.WRITE_ATTRIBUTES,
+                "PreventUserExistenceErrors": "ENABLED",
+            },
+        },
     }
 
 
@@ -351,6 +400,9 @@ def build_template() -> dict[str, Any]:
     }
     outputs["AlarmTopicArn"] = {"Description": "Alarms publish here", "Value": _ref(ALARM_TOPIC)}
     resources.update(custom_domain_resources())
+    resources.update(user_pool_resources())
+    outputs["ConsoleUserPoolId"] = {"Description": "The console's Cognito user pool", "Value": _ref(USER_POOL)}
+    outputs["ConsoleUserPoolClientId"] = {"Description": "The console's app client", "Value": _ref(USER_POOL_CLIENT)}
     outputs["CustomDomainTarget"] = {
         "Condition": "HasCustomDomain",
         "Description": "Point DomainName here (alias or CNAME) when the stack does not manage the DNS record",

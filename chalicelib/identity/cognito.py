@@ -175,8 +175,8 @@ def create_user(
     *, email: str, organization_id: str, name: str | None = None, password: str, permanent: bool = True
 ) -> None:
     """Add a person to the pool (the local stack's demo users; an admin's invitation). Creating
-    one who exists only sets the password again. `permanent=False` makes it a temporary password:
-    the first sign-in asks for a new one."""
+    one who exists sets their attributes and password again. `permanent=False` makes it a
+    temporary password: the first sign-in asks for a new one."""
     attributes = [
         {"Name": "email", "Value": email},
         {"Name": "email_verified", "Value": "true"},
@@ -196,5 +196,6 @@ def create_user(
     except Exception as error:
         if _error_code(error) != "UsernameExistsException":
             raise
+        client.admin_update_user_attributes(UserPoolId=_pool_id(), Username=email, UserAttributes=attributes)
     if permanent:
         client.admin_set_user_password(UserPoolId=_pool_id(), Username=email, Password=password, Permanent=True)

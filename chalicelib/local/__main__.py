@@ -84,6 +84,7 @@ def main() -> int:
         os.environ["PUBLIC_BASE_URL"] = base_url
         reset_settings()
         provision()
+        _configure_console_sign_in()
         facts = demo.seed(clock.now())
         workers = start_workers(app, stop)
         demo.write_demo_file(
@@ -114,6 +115,20 @@ def main() -> int:
     return 0
 
 
+def _configure_console_sign_in() -> None:
+    """The console's Cognito pool on the emulator (made again each run: the emulator keeps only
+    DynamoDB, SQS and SES data across restarts; the demo users are created again with it)."""
+    from chalicelib.identity.pool import create_pool
+    from chalicelib.local.cognito_mail import send_reset_codes_by_email
+    from chalicelib.settings import reset_settings
+
+    pool_id, client_id = create_pool()
+    os.environ["COGNITO_USER_POOL_ID"] = pool_id
+    os.environ["COGNITO_CLIENT_ID"] = client_id
+    reset_settings()
+    send_reset_codes_by_email()
+
+
 def _banner(
     base_url: str,
     aws_url: str,
@@ -125,6 +140,14 @@ def _banner(
 ) -> None:
     keys = facts["api_keys"]
     owner = keys["owner"] if isinstance(keys, dict) else "?"
+    console = facts.get("console")
+    console_users = console.get("users", []) if isinstance(console, dict) else []
+    sign_in = next((u for u in console_users if u.get("role") == "owner"), None)
+    console_line = (
+        f"  Console      {console['url']}   (sign in as {sign_in['email']} / {sign_in['password']})"
+        if isinstance(console, dict) and sign_in
+        else "  Console      not configured"
+    )
     print(
         "\n".join(
             [
@@ -133,6 +156,7 @@ def _banner(
                 f"  API          {base_url}/api/v1   (OpenAPI: {base_url}/api/v1/openapi.json)",
                 f"  Owner key    {owner}",
                 f"  Demo data    {demo_path.resolve()}",
+                console_line,
                 f"  Outbox       {base_url}/local/outbox   (emails, Slack messages, webhook deliveries)",
                 f"  AWS emulator {aws_url}   workers: {worker_count}",
                 *data_lines,

@@ -38,6 +38,7 @@ DEMO_USERS = (
     DemoUser("Ada Lovelace", "ada@demo.tocsin.dev", "U0ADA00001", "owner"),
     DemoUser("Grace Hopper", "grace@demo.tocsin.dev", "U0GRACE002", "responder"),
     DemoUser("Linus Email-Only", "linus@demo.tocsin.dev", None, "responder"),
+    DemoUser("Vera Viewer", "vera@demo.tocsin.dev", None, "viewer"),
 )
 DEMO_TEAM = ("Payments", "Owns checkout, billing and the payment gateway.")
 DEMO_SERVICES = (
@@ -107,6 +108,7 @@ def seed(now: datetime) -> dict[str, Any]:
     status_page = seed_status_page(organization_id=organization_id, now=now)
     webhook_subscription = _seed_webhook_subscription(organization_id, seeded_users[0].email, now)
     reach = _seed_contact_methods(organization_id, seeded_users, now)
+    console = _seed_console_users(organization_id)
 
     return {
         "organization_id": organization_id,
@@ -130,7 +132,30 @@ def seed(now: datetime) -> dict[str, Any]:
         "on_call": on_call,
         "status_page": status_page,
         "webhook_subscription": webhook_subscription,
+        "console": console,
     }
+
+
+def console_password(person: DemoUser) -> str:
+    """The demo sign-in password of a demo user (fixed, so the README's lines keep working)."""
+    return f"{person.email.split('@')[0]}-tocsin-demo"
+
+
+def _seed_console_users(organization_id: str) -> dict[str, Any]:
+    """Every demo user can sign in to the console (Cognito on the emulator) with a fixed password."""
+    from chalicelib.identity import cognito
+
+    settings = get_settings()
+    users = []
+    for person in DEMO_USERS:
+        if settings.cognito_user_pool_id:
+            cognito.create_user(
+                email=person.email, organization_id=organization_id, name=person.name, password=console_password(person)
+            )
+        users.append(
+            {"email": person.email, "password": console_password(person), "role": person.role, "name": person.name}
+        )
+    return {"url": settings.app_url(), "users": users}
 
 
 # name -> (integration type, options)

@@ -156,5 +156,6 @@ def action_forms(answer: Answer) -> list[str]:
     return [
         str(form.attrs.get("action"))
         for form in answer.dom().find_all("form")
-        if (form.attrs.get("method") or "").lower() == "post" and not str(form.attrs.get("action")).endswith("/sign-out")
+        if (form.attrs.get("method") or "").lower() == "post"
+        and not str(form.attrs.get("action")).endswith("/sign-out")
     ]
