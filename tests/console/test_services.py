@@ -191,6 +191,24 @@ def test_an_admin_edits_a_service_and_blank_fields_clear(
     assert _api(org, client, f"/api/v1/services/{world.service_key}")[1]["data"]["is_active"] is False
 
 
+def test_a_bad_edit_names_the_input_once_and_changes_nothing(
+    org: Org, client: Any, world: World, signed_in: Callable[[str], ConsoleClient]
+) -> None:
+    browser = signed_in("admin")
+    browser.get(f"/app/services/{world.service_key}")
+    answer = browser.post(f"/app/services/{world.service_key}", _service_form(name="", hours_start="09:00"))
+    assert answer.status == 400
+    problems = answer.dom().find(cls="problem").find_all("li")
+    assert [" ".join(p.text().split()) for p in problems] == [
+        "name: String should have at least 1 character",
+        "hours_zone: Field required",
+        "hours_days: Field required",
+        "hours_end: Field required",
+    ]
+    assert answer.dom().find(id="f-name").attrs.get("aria-invalid") == "true"
+    assert _api(org, client, f"/api/v1/services/{world.service_key}")[1]["data"]["name"] == "Payments API"
+
+
 @pytest.mark.parametrize("role", ["viewer", "responder"])
 def test_a_forged_post_without_services_write_is_refused(
     role: str, org: Org, client: Any, world: World, signed_in: Callable[[str], ConsoleClient]

@@ -12,6 +12,7 @@ from typing import Any
 from chalicelib.catalog import service as catalog
 from chalicelib.catalog.models import ServiceCreate, ServicePatch
 from chalicelib.catalog.urgency import DEFAULT_RULE, RULE_TYPES
+from chalicelib.console.form_problems import on_the_form
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.directory.teams import get_teams, list_teams
 from chalicelib.errors import ValidationFailed
@@ -104,19 +105,14 @@ def _form_sent(ctx: Ctx) -> dict[str, Any]:
 
 def _body(ctx: Ctx) -> dict[str, Any]:
     """The form as the API's request body: blank optional fields are null (not set, or cleared)."""
-    hours_given = any(ctx.value(name) for name in ("hours_zone", "hours_start", "hours_end")) or ctx.values(
-        "hours_days"
-    )
-    hours = (
-        {
-            "time_zone": ctx.value("hours_zone"),
-            "days": ctx.values("hours_days"),
-            "start": ctx.value("hours_start"),
-            "end": ctx.value("hours_end"),
-        }
-        if hours_given
-        else None
-    )
+    # A blank part is left out, so it reads "Field required" rather than failing a pattern.
+    parts = {
+        "time_zone": ctx.value("hours_zone"),
+        "days": ctx.values("hours_days"),
+        "start": ctx.value("hours_start"),
+        "end": ctx.value("hours_end"),
+    }
+    hours = {key: value for key, value in parts.items() if value} or None
     return {
         "name": ctx.value("name"),
         "description": ctx.form.get("description", [""])[0].strip() or None,
@@ -128,13 +124,8 @@ def _body(ctx: Ctx) -> dict[str, Any]:
 
 
 def _on_the_form(error: ValidationFailed) -> ValidationFailed:
-    """The same problems, named by the form's inputs (urgency_rule.support_hours.start -> hours_start)."""
-    details = error.details if isinstance(error.details, dict) else {}
-    fields = [
-        {**problem, "field": FORM_FIELDS.get(str(problem.get("field")), str(problem.get("field")))}
-        for problem in details.get("fields", [])
-    ]
-    return ValidationFailed(error.message, details={**details, "fields": fields})
+    """urgency_rule.support_hours.start -> hours_start, and so on."""
+    return on_the_form(error, lambda path: FORM_FIELDS.get(path, path))
 
 
 @console.page("/services")
