@@ -90,6 +90,10 @@ def regenerate(call: Call) -> IntegrationIssuedV1:
     ITEM,
     operation_id="revokeIntegration",
     summary="Revoke: its URL answers 410 WEBHOOK_REVOKED from now on",
+    description=(
+        "Revoking keeps the record: GET and the list still show it, with `state: revoked`, so the "
+        "history of where alerts came from stays readable. A revoked integration cannot be restored."
+    ),
     scope="integrations:write",
     response=IntegrationV1,
     errors=(404,),

@@ -55,7 +55,9 @@ FORM_FIELDS = {
 def _choices(ctx: Ctx) -> dict[str, Any]:
     """What the form's selects offer: the organization's active teams and its policies."""
     return {
-        "teams": [(team.team_id, team.name) for team in list_teams(organization_id=ctx.organization_id, is_active=True)],
+        "teams": [
+            (team.team_id, team.name) for team in list_teams(organization_id=ctx.organization_id, is_active=True)
+        ],
         "policies": [
             (stored.policy.policy_id, stored.policy.name)
             for stored in policies.list_policies(organization_id=ctx.organization_id)
