@@ -68,6 +68,7 @@ def test_every_role_sees_every_field_and_the_timeline_newest_last(signed_in: Bro
         assert buttons(answer) == [
             *("Acknowledge", "Resolve", "Escalate"),
             *("Move to investigating", "Move to identified", "Move to monitoring"),
+            "Change status",  # any of the moves, with a note for the timeline
             *("Add comment", "Reassign", "Send page", "Save changes"),
         ]
 
@@ -310,3 +311,22 @@ def test_the_postmortem_is_linked_once_it_exists(signed_in: Browser, world: Worl
         .find("a", href=f"/app/incidents/{world.old_outage}/postmortem")
     )
     assert link.text() == created.postmortem_number
+
+
+def test_a_status_change_with_a_note_puts_the_note_on_the_timeline(
+    signed_in: Browser, world: World, client: Any, org: Org
+) -> None:
+    browser = signed_in("responder")
+    page = browser.get(at(world))
+    form = next(
+        f for f in page.dom().find_all("form") if f.find_all("textarea", name="comment") and f.find_all("select")
+    )
+    assert "resolved" in [o.attrs.get("value") for o in form.find("select").find_all("option")]
+    answer = browser.post(at(world) + "/status", {"status": "resolved", "comment": "Rolled back 4.2.1; errors gone."})
+    assert answer.status == 303
+    seen = incident_via_api(client, org, world.checkout_down)
+    assert seen["status"] == "resolved"
+    assert any("Rolled back 4.2.1; errors gone." in str(entry) for entry in seen["timeline"])
+    too_long = browser.post(at(world) + "/status", {"status": "closed", "comment": "x" * 20000})
+    assert too_long.status == 400
+    assert too_long.dom().find("textarea", id="f-note-comment").attrs.get("aria-invalid") == "true"

@@ -67,6 +67,11 @@ class Move:
     label: str
     main: bool  # resolving or closing: shown first, with Acknowledge and Escalate
 
+    @property
+    def option(self) -> tuple[str, str]:
+        """(value, text) for the status select of the "with a note" form."""
+        return self.status, self.label
+
 
 def moves_of(workflow: Workflow, incident: IncidentRecord) -> list[Move]:
     """Every allowed move from the incident's status, in workflow order, labelled by what it does."""
