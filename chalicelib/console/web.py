@@ -147,6 +147,17 @@ class Redirect:
     notice: str | None = None
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """What an irreversible action asks before it acts."""
+
+    question: str  # "Revoke this API key?"
+    consequence: str  # what happens, in the person's terms
+    button: str  # the button that acts: "Revoke key"
+
+
+CONFIRM_FIELD = "confirm"
+
 Answer = Page | Redirect
 Handler = Callable[[Ctx], Answer]
 
@@ -245,22 +256,39 @@ class ConsoleBlueprint:
         NOTICES.update(notices or {})
 
     def page(self, path: str, *, anonymous: bool = False) -> Callable[[Handler], Handler]:
-        return self._register("GET", path, scope=None, anonymous=anonymous, on_error=None)
+        return self._register("GET", path, scope=None, anonymous=anonymous, on_error=None, confirm=None)
 
     def action(
-        self, path: str, *, scope: str | None, on_error: Handler | None = None, anonymous: bool = False
+        self,
+        path: str,
+        *,
+        scope: str | None,
+        on_error: Handler | None = None,
+        anonymous: bool = False,
+        confirm: Confirmation | None = None,
     ) -> Callable[[Handler], Handler]:
-        """A POST. `scope`: what the role needs (None: any signed-in person, e.g. their own profile)."""
-        return self._register("POST", path, scope=scope, anonymous=anonymous, on_error=on_error)
+        """A POST. `scope`: what the role needs (None: any signed-in person, e.g. their own profile).
+        `confirm`: an action that cannot be undone asks first (a page with the consequence and a
+        second button), so a stray tap on a phone changes nothing."""
+        return self._register("POST", path, scope=scope, anonymous=anonymous, on_error=on_error, confirm=confirm)
 
     def _register(
-        self, method: str, path: str, *, scope: str | None, anonymous: bool, on_error: Handler | None
+        self,
+        method: str,
+        path: str,
+        *,
+        scope: str | None,
+        anonymous: bool,
+        on_error: Handler | None,
+        confirm: Confirmation | None,
     ) -> Callable[[Handler], Handler]:
         full_path = "/app" + path
 
         def register(handler: Handler) -> Handler:
             def view(request: Request, path_params: dict[str, str]) -> Response:
-                return _run(request, path_params, handler, scope=scope, anonymous=anonymous, on_error=on_error)
+                return _run(
+                    request, path_params, handler, scope=scope, anonymous=anonymous, on_error=on_error, confirm=confirm
+                )
 
             raw_operation(
                 self.api,
@@ -285,6 +313,7 @@ def _run(
     scope: str | None,
     anonymous: bool,
     on_error: Handler | None,
+    confirm: Confirmation | None = None,
 ) -> Response:
     now = clock.now()
     ctx = Ctx(request=request, path=dict(path_params), now=now, query=query_lists(request))
@@ -311,6 +340,8 @@ def _run(
             raise Forbidden(CSRF_REFUSED)
         if ctx.principal is not None and scope is not None:
             ctx.principal.require(scope)
+        if confirm is not None and ctx.value(CONFIRM_FIELD) != "yes":
+            return render_page(ctx, _confirmation_page(ctx, confirm))
     try:
         answer = handler(ctx)
     except AppError as error:
@@ -322,6 +353,27 @@ def _run(
     if isinstance(answer, Redirect):
         return _redirect(ctx, answer)
     return render_page(ctx, answer)
+
+
+def _confirmation_page(ctx: Ctx, confirm: Confirmation) -> Page:
+    """The question, the posted fields again (hidden) with confirm=yes, and a way back."""
+    referer = urlsplit(str(ctx.request.headers.get("referer") or ""))
+    back = safe_next(referer.path + ("?" + referer.query if referer.query else ""))
+    fields = [
+        (name, value)
+        for name, values in ctx.form.items()
+        if name not in (CSRF_FIELD, CONFIRM_FIELD)
+        for value in values
+    ]
+    route = str((ctx.request.context or {}).get("resourcePath") or "")
+    action = route.removeprefix("/app")
+    for name, value in ctx.path.items():
+        action = action.replace("{" + name + "}", quote(value, safe=""))
+    return Page(
+        "console/confirm.html",
+        confirm.question,
+        context={"confirm": confirm, "action": app_path(action), "fields": fields, "back": back},
+    )
 
 
 def _page_of(answer: Answer) -> Page:

@@ -14,6 +14,7 @@ from tests.conftest import NOW, Org, reconfigure
 from tests.e2e.browser import Element, parse
 
 PASSWORD = "correct horse battery staple"
+CONFIRMED = {"confirm": "yes"}  # the second step of an action that asks first (revoke, delete, ...)
 ROLES = ("owner", "admin", "responder", "viewer")
 
 

@@ -13,7 +13,7 @@ from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.integration import admin
 from tests.conftest import Org
-from tests.console.conftest import ROLES, ConsoleClient, Person, action_forms
+from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 
 MANAGERS = ("owner", "admin")
 OTHERS = ("responder", "viewer")
@@ -104,13 +104,13 @@ def test_revoke_from_the_page_and_the_key_stops_working(
     browser = signed_in("owner")
     browser.get("/app/api-keys")
     (readonly,) = [k for k in apikeys.list_api_keys(organization_id=org.organization_id) if k.name == "readonly"]
-    revoked = browser.post(f"/app/api-keys/{readonly.key_id}/revoke")
+    revoked = browser.post(f"/app/api-keys/{readonly.key_id}/revoke", CONFIRMED)
     assert revoked.status == 303 and revoked.location == "/app/api-keys?done=api_key_revoked"
     assert api(client, org, "GET", "/api/v1/auth/verify", key=org.readonly_key)[0] == 401
     page = browser.follow(revoked)
     assert "API key revoked" in page.text()
     assert f"/app/api-keys/{readonly.key_id}/revoke" not in action_forms(page)
-    missing = browser.post("/app/api-keys/nope/revoke")
+    missing = browser.post("/app/api-keys/nope/revoke", CONFIRMED)
     assert missing.status == 404 and "API key not found." in missing.text()
 
 
@@ -187,21 +187,21 @@ def test_regenerate_and_revoke(signed_in: Callable[[str], ConsoleClient], org: O
     integration_id = issued.integration.integration_id
     browser = signed_in("owner")
     browser.get("/app/integrations")
-    fresh = browser.post(f"/app/integrations/{integration_id}/regenerate")
+    fresh = browser.post(f"/app/integrations/{integration_id}/regenerate", CONFIRMED)
     assert fresh.status == 200
     new_key = fresh.dom().find(id="routing-key").text()
     assert new_key != issued.routing_key
     status, document = api(client, org, "GET", f"/api/v1/integrations/{integration_id}")
     assert (status, document["data"]["routing_key_hint"]) == (200, new_key[:6])
     browser.get("/app/integrations")
-    revoked = browser.post(f"/app/integrations/{integration_id}/revoke")
+    revoked = browser.post(f"/app/integrations/{integration_id}/revoke", CONFIRMED)
     assert revoked.status == 303 and revoked.location == "/app/integrations?done=integration_revoked"
     status, document = api(client, org, "GET", f"/api/v1/integrations/{integration_id}")
     assert (status, document["data"]["state"]) == (200, "revoked")
     browser.get("/app/integrations")
-    again = browser.post(f"/app/integrations/{integration_id}/regenerate")
+    again = browser.post(f"/app/integrations/{integration_id}/regenerate", CONFIRMED)
     assert again.status == 409 and "revoked integration cannot get a new URL" in again.text()
-    missing = browser.post("/app/integrations/nope/revoke")
+    missing = browser.post("/app/integrations/nope/revoke", CONFIRMED)
     assert missing.status == 404
 
 
@@ -253,3 +253,29 @@ def test_integration_forms_refuse_a_missing_or_wrong_csrf_token(
     assert browser.post(path, csrf="0" * 43).status == 403
     (only,) = admin.list_integrations(organization_id=org.organization_id)
     assert only.state == "active"
+
+
+def test_revoking_asks_first_and_a_stray_tap_changes_nothing(
+    signed_in: Callable[[str], ConsoleClient], org: Org, client: Any
+) -> None:
+    from chalicelib.apikey import service as apikeys
+    from chalicelib.auth.scopes import ALL_SCOPES
+    from tests.conftest import NOW
+
+    record, key = apikeys.create_api_key(
+        organization_id=org.organization_id, name="ci", kind="service_account", scopes=list(ALL_SCOPES), now=NOW
+    )
+    browser = signed_in("owner")
+    browser.get("/app/api-keys")
+    asked = browser.post(f"/app/api-keys/{record.key_id}/revoke")
+    assert asked.status == 200
+    assert asked.dom().find("h1").text() == "Revoke this API key?"
+    form = asked.dom().find("form", action=f"/app/api-keys/{record.key_id}/revoke")
+    assert form.find("input", name="confirm").attrs.get("value") == "yes"
+    assert form.find("button").text() == "Revoke key"
+    still = client.http.get("/api/v1/auth/verify", headers={"Authorization": f"Bearer {key}"})
+    assert still.status_code == 200  # asking changed nothing
+    done = browser.post(f"/app/api-keys/{record.key_id}/revoke", CONFIRMED)
+    assert done.status == 303
+    gone = client.http.get("/api/v1/auth/verify", headers={"Authorization": f"Bearer {key}"})
+    assert gone.status_code == 401

@@ -10,7 +10,7 @@ import pytest
 
 from chalicelib.oncall import service as schedules
 from tests.conftest import Org
-from tests.console.conftest import ROLES, ConsoleClient, Person, action_forms
+from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 from tests.console.routing_world import World, build_world
 
 
@@ -169,11 +169,11 @@ def test_an_admin_deletes_an_override(
 ) -> None:
     browser = signed_in("admin")
     browser.get(f"/app/schedules/{world.schedule_id}")
-    answer = browser.post(f"/app/schedules/{world.schedule_id}/overrides/{world.override_id}/delete")
+    answer = browser.post(f"/app/schedules/{world.schedule_id}/overrides/{world.override_id}/delete", CONFIRMED)
     assert answer.status == 303
     assert "Override removed." in browser.follow(answer).text()
     assert _overrides(org, client, world.schedule_id) == []
-    again = browser.post(f"/app/schedules/{world.schedule_id}/overrides/{world.override_id}/delete")
+    again = browser.post(f"/app/schedules/{world.schedule_id}/overrides/{world.override_id}/delete", CONFIRMED)
     assert again.status == 404
     assert "Override not found." in again.text()
 

@@ -12,7 +12,7 @@ from chalicelib import aws, clock
 from chalicelib.contact import service
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
 from tests.conftest import Org
-from tests.console.conftest import ROLES, ConsoleClient, Person, action_forms
+from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 
 PHONE = "+15551234567"
 
@@ -88,10 +88,10 @@ def test_add_send_code_verify_and_remove_a_number(
     assert through_api["verified"] is True
 
     browser.get("/app/profile")
-    removed = browser.post(base + "/remove")
+    removed = browser.post(base + "/remove", CONFIRMED)
     assert removed.status == 303 and removed.location.endswith("done=profile_method_removed")
     assert [m.type for m in methods_of(org, viewer)] == ["email"]
-    gone = browser.post(base + "/remove")
+    gone = browser.post(base + "/remove", CONFIRMED)
     assert gone.status == 404 and "Contact method not found." in gone.text()
 
 
@@ -207,7 +207,7 @@ def test_a_person_cannot_reach_anothers_method(
     (owners_sms,) = [m for m in methods_of(org, people["owner"]) if m.type == "sms"]
     viewer = signed_in("viewer")
     viewer.get("/app/profile")
-    answer = viewer.post(f"/app/profile/contact-methods/{owners_sms.contact_method_id}/remove")
+    answer = viewer.post(f"/app/profile/contact-methods/{owners_sms.contact_method_id}/remove", CONFIRMED)
     assert answer.status == 404  # looked up among the viewer's own methods only
     assert any(m.type == "sms" for m in methods_of(org, people["owner"]))
 

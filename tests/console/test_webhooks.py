@@ -14,7 +14,7 @@ from chalicelib import clock
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from tests.conftest import Org
-from tests.console.conftest import ROLES, ConsoleClient, action_forms
+from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, action_forms
 
 URL = "https://93.184.216.34/hooks/tocsin"
 OTHERS = ("responder", "viewer")
@@ -151,18 +151,18 @@ def test_disable_enable_rotate_and_delete(signed_in: Callable[[str], ConsoleClie
     assert api(client, org, f"/api/v1/webhook-subscriptions/{subscription_id}")[1]["data"]["enabled"] is True
 
     browser.get(here)
-    rotated = browser.post(here + "/rotate-secret")
+    rotated = browser.post(here + "/rotate-secret", CONFIRMED)
     assert rotated.status == 200
     secret = rotated.dom().find(id="signing-secret").text()
     record = subscriptions.get_subscription(organization_id=org.organization_id, subscription_id=subscription_id)
     assert subscriptions.get_secret(record) == secret
 
-    deleted = browser.post(here + "/delete")
+    deleted = browser.post(here + "/delete", CONFIRMED)
     assert deleted.status == 303 and deleted.location == "/app/webhooks?done=webhook_deleted"
     assert subscription_ids(org) == []
     assert browser.get(here).status == 404
     browser.get("/app/webhooks")
-    assert browser.post(here + "/delete").status == 404
+    assert browser.post(here + "/delete", CONFIRMED).status == 404
 
 
 def test_deliveries_are_paged_newest_first(signed_in: Callable[[str], ConsoleClient], org: Org) -> None:

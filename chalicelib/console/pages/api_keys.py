@@ -11,7 +11,7 @@ from __future__ import annotations
 from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.models import ApiKeyCreate
 from chalicelib.auth.scopes import ALL_SCOPES
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.directory.api_keys import issue_api_key
 
 console = ConsoleBlueprint(__name__, notices={"api_key_revoked": "API key revoked. It answers 401 from now on."})
@@ -61,7 +61,16 @@ def create_api_key(ctx: Ctx) -> Page:
     )
 
 
-@console.action("/api-keys/{key_id}/revoke", scope=SCOPE, on_error=keys_page)
+@console.action(
+    "/api-keys/{key_id}/revoke",
+    scope=SCOPE,
+    on_error=keys_page,
+    confirm=Confirmation(
+        "Revoke this API key?",
+        "Every script and tool using it gets 401 from the next request on. A revoked key cannot be restored.",
+        "Revoke key",
+    ),
+)
 def revoke_api_key(ctx: Ctx) -> Redirect:
     """Revoke an API key."""
     apikeys.revoke_api_key(organization_id=ctx.organization_id, key_id=ctx.path["key_id"], now=ctx.now)

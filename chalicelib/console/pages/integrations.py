@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.catalog.service import list_services
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.integration import admin
 from chalicelib.integration.admin import IssuedIntegration
 from chalicelib.integration.models import IntegrationCreate
@@ -106,7 +106,17 @@ def create_integration(ctx: Ctx) -> Page:
     return _issued_page(issued, regenerated=False)
 
 
-@console.action("/integrations/{integration_id}/regenerate", scope=WRITE, on_error=integrations_page)
+@console.action(
+    "/integrations/{integration_id}/regenerate",
+    scope=WRITE,
+    on_error=integrations_page,
+    confirm=Confirmation(
+        "Regenerate this integration's URL?",
+        "The current URL stops working at once: alerts sent to it are refused until the monitoring tool "
+        "has the new one.",
+        "Regenerate URL",
+    ),
+)
 def regenerate_integration_url(ctx: Ctx) -> Page:
     """A new URL for an integration; the old one stops working at once."""
     issued = admin.regenerate_url(
@@ -115,7 +125,17 @@ def regenerate_integration_url(ctx: Ctx) -> Page:
     return _issued_page(issued, regenerated=True)
 
 
-@console.action("/integrations/{integration_id}/revoke", scope=WRITE, on_error=integrations_page)
+@console.action(
+    "/integrations/{integration_id}/revoke",
+    scope=WRITE,
+    on_error=integrations_page,
+    confirm=Confirmation(
+        "Revoke this integration?",
+        "Its URL answers 410 from now on, so the monitoring tool's alerts no longer open incidents. "
+        "It cannot be restored.",
+        "Revoke integration",
+    ),
+)
 def revoke_integration(ctx: Ctx) -> Redirect:
     """Revoke an integration: its URL answers 410 from now on."""
     admin.revoke_integration(

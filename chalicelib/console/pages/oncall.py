@@ -17,7 +17,7 @@ from chalicelib.console.schedule_view import (
     parse_day,
     window_start,
 )
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.directory.teams import get_teams
 from chalicelib.directory.users import get_users, list_users
 from chalicelib.errors import ValidationFailed
@@ -159,7 +159,16 @@ def add_schedule_override(ctx: Ctx) -> Redirect:
     return Redirect(app_path(f"/schedules/{schedule_id}"), notice="override_added")
 
 
-@console.action("/schedules/{schedule_id}/overrides/{override_id}/delete", scope="oncall:write", on_error=schedule_page)
+@console.action(
+    "/schedules/{schedule_id}/overrides/{override_id}/delete",
+    scope="oncall:write",
+    on_error=schedule_page,
+    confirm=Confirmation(
+        "Delete this override?",
+        "The schedule's own rotation decides who is on call for those hours again.",
+        "Delete override",
+    ),
+)
 def remove_schedule_override(ctx: Ctx) -> Redirect:
     """Remove an override (DELETE /api/v1/schedules/{id}/overrides/{override_id})."""
     schedule_id = ctx.path["schedule_id"]

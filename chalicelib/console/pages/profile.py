@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.contact import rules, service, verification
 from chalicelib.contact.models import ContactMethodCreate, NotificationRulesPut, VerificationCode
 from chalicelib.contact.profile import NotificationProfile
@@ -119,7 +119,16 @@ def verify_method(ctx: Ctx) -> Redirect:
     return Redirect(app_path("/profile"), notice="profile_method_verified")
 
 
-@console.action("/profile/contact-methods/{contact_method_id}/remove", scope=None, on_error=profile_page)
+@console.action(
+    "/profile/contact-methods/{contact_method_id}/remove",
+    scope=None,
+    on_error=profile_page,
+    confirm=Confirmation(
+        "Remove this contact method?",
+        "Pages stop going to it, and the notification rule steps that use it are removed too.",
+        "Remove method",
+    ),
+)
 def remove_method(ctx: Ctx) -> Redirect:
     """Remove one of my contact methods and the rule steps that name it."""
     service.delete_method(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.models import DeliveryQuery, SubscriptionCreate, SubscriptionPatch
@@ -159,7 +159,16 @@ def enable_webhook(ctx: Ctx) -> Redirect:
     return Redirect(app_path(f"/webhooks/{ctx.path['subscription_id']}"), notice="webhook_enabled")
 
 
-@console.action("/webhooks/{subscription_id}/rotate-secret", scope=SCOPE, on_error=subscription_page)
+@console.action(
+    "/webhooks/{subscription_id}/rotate-secret",
+    scope=SCOPE,
+    on_error=subscription_page,
+    confirm=Confirmation(
+        "Rotate this subscription's signing secret?",
+        "Deliveries are signed with the new secret at once; the receiver refuses them until it has it.",
+        "Rotate secret",
+    ),
+)
 def rotate_webhook_secret(ctx: Ctx) -> Page:
     """A new signing secret, shown once; the old one stops signing at once."""
     rotated = subscriptions.rotate_secret(
@@ -168,7 +177,16 @@ def rotate_webhook_secret(ctx: Ctx) -> Page:
     return _issued_page(rotated, rotated=True)
 
 
-@console.action("/webhooks/{subscription_id}/delete", scope=SCOPE, on_error=webhooks_page)
+@console.action(
+    "/webhooks/{subscription_id}/delete",
+    scope=SCOPE,
+    on_error=webhooks_page,
+    confirm=Confirmation(
+        "Delete this webhook subscription?",
+        "No more events are sent to its URL, and its delivery history goes with it.",
+        "Delete subscription",
+    ),
+)
 def delete_webhook(ctx: Ctx) -> Redirect:
     """Delete a subscription; queued retries stop."""
     subscriptions.delete_subscription(organization_id=ctx.organization_id, subscription_id=ctx.path["subscription_id"])
