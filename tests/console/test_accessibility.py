@@ -1,0 +1,129 @@
+"""Every console page, as the owner sees it (the most forms), read for the structure assistive
+technology needs: one h1, headings in order, landmarks, every control labelled, unique ids,
+buttons that say what they do, no script and no inline style (the CSP would block them)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.conftest import Org
+from tests.console.conftest import ConsoleClient, Person
+from tests.console.routing_world import World, build_world
+from tests.console.test_status_pages import StatusPage, status_page  # noqa: F401 (a fixture)
+from tests.e2e.browser import Element, parse
+
+LABELLED = {"input", "select", "textarea"}
+UNLABELLED_INPUTS = {"hidden", "submit", "button"}
+
+
+@pytest.fixture
+def world(org: Org, people: dict[str, Person]) -> World:
+    return build_world(org, people)
+
+
+def _incident(client: Any, org: Org, world: World) -> str:
+    answer = client.http.post(
+        "/api/v1/incidents",
+        headers={"Authorization": f"Bearer {org.owner_key}", "Content-Type": "application/json"},
+        body=json.dumps({"title": "Checkout down", "service_ids": [world.service_key], "severity": "SEV1"}),
+    )
+    assert answer.status_code == 201, answer.body
+    return str(json.loads(answer.body)["data"]["incident_number"])
+
+
+def _problems(page: Element) -> list[str]:
+    found: list[str] = []
+    main = page.find("main")
+    if len(main.find_all("h1")) != 1:
+        found.append(f"h1 count {len(main.find_all('h1'))}")
+    if page.find("html").attrs.get("lang") != "en":
+        found.append("no lang")
+    for landmark in ("header", "nav", "main"):
+        if not page.find_all(landmark):
+            found.append(f"no <{landmark}>")
+    levels = [int(e.tag[1]) for e in main.iter() if e.tag in ("h1", "h2", "h3", "h4", "h5", "h6")]
+    found += [f"heading h{b} after h{a}" for a, b in itertools.pairwise(levels) if b > a + 1]
+    ids = Counter(e.attrs["id"] for e in page.iter() if e.attrs.get("id"))
+    found += [f"duplicate id {i}" for i, n in ids.items() if n > 1]
+    labels_for = {str(e.attrs.get("for")) for e in page.find_all("label")}
+    wrapped = {id(control) for label in page.find_all("label") for control in label.iter()}
+    for control in page.iter():
+        if control.tag not in LABELLED or control.attrs.get("type") in UNLABELLED_INPUTS:
+            continue
+        if id(control) not in wrapped and control.attrs.get("id") not in labels_for:
+            found.append(f"unlabelled <{control.tag} name={control.attrs.get('name')}>")
+    found += ["a button without words" for button in page.find_all("button") if not button.text().strip()]
+    found += ["a script" for _ in page.find_all("script")]
+    found += [f"inline style on <{e.tag}>" for e in page.iter() if "style" in e.attrs]
+    return found
+
+
+def test_every_page_has_the_structure_assistive_technology_needs(
+    signed_in: Callable[[str], ConsoleClient],
+    client: Any,
+    org: Org,
+    world: World,
+    status_page: StatusPage,  # noqa: F811
+) -> None:
+    number = _incident(client, org, world)
+    browser = signed_in("owner")
+    paths = [
+        "/app/incidents",
+        "/app/incidents/new",
+        f"/app/incidents/{number}",
+        f"/app/incidents/{number}/postmortem",
+        "/app/postmortems",
+        "/app/on-call",
+        "/app/schedules",
+        f"/app/schedules/{world.schedule_id}",
+        "/app/escalation-policies",
+        f"/app/escalation-policies/{world.policy_id}",
+        "/app/services",
+        "/app/services/new",
+        f"/app/services/{world.service_key}",
+        "/app/integrations",
+        "/app/webhooks",
+        "/app/api-keys",
+        "/app/status-pages",
+        f"/app/status-pages/{status_page.page_id}",
+        "/app/profile",
+    ]
+    report = {}
+    for path in paths:
+        answer = browser.get(path)
+        assert answer.status == 200, (path, answer.status)
+        problems = _problems(answer.dom())
+        if problems:
+            report[path] = problems
+    anonymous = ConsoleClient(client.http)
+    for path in ("/app/sign-in", "/app/forgot-password"):
+        page = anonymous.get(path).dom()
+        problems = [p for p in _problems(page) if p != "no <nav>"]  # no menu before signing in
+        if problems:
+            report[path] = problems
+    assert report == {}
+
+
+def test_the_reader_finds_each_kind_of_problem() -> None:
+    page = parse(
+        '<html lang="en"><body><header></header><main><h1>A</h1><h3>B</h3>'
+        '<input name="q" id="q"><label>Wrapped <input name="w"></label>'
+        '<p id="d"></p><p id="d"></p><button></button><script></script><div style="x"></div></main></body></html>'
+    )
+    assert sorted(_problems(page)) == sorted(
+        [
+            "no <nav>",
+            "heading h3 after h1",
+            "duplicate id d",
+            "unlabelled <input name=q>",
+            "a button without words",
+            "a script",
+            "inline style on <div>",
+        ]
+    )
