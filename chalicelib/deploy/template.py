@@ -115,6 +115,29 @@ PARAMETERS: dict[str, Any] = {
         "Default": "",
         "Description": "Optional Route 53 hosted zone of DomainName: the stack then adds the alias record",
     },
+    # Notifications: Slack and the voice provider's tokens come from the stage's secret when turned
+    # on; the rest are plain settings.
+    "SesSender": {"Type": "String", "Default": "", "Description": "SES_SENDER: a verified SES identity"},
+    "UseSlack": {
+        "Type": "String",
+        "AllowedValues": ["false", "true"],
+        "Default": "false",
+        "Description": "true: SLACK_BOT_TOKEN comes from the stage's secret (Slack pages)",
+    },
+    "UseVoice": {
+        "Type": "String",
+        "AllowedValues": ["false", "true"],
+        "Default": "false",
+        "Description": "true: VOICE_AUTH_TOKEN comes from the stage's secret (phone calls through Twilio)",
+    },
+    "VoiceAccountSid": {"Type": "String", "Default": "", "Description": "VOICE_ACCOUNT_SID (Twilio account)"},
+    "VoiceFromNumber": {"Type": "String", "Default": "", "Description": "VOICE_FROM_NUMBER, E.164"},
+    "SmsSenderId": {"Type": "String", "Default": "", "Description": "SMS_SENDER_ID where the country allows one"},
+    "SmsOriginationNumber": {
+        "Type": "String",
+        "Default": "",
+        "Description": "SMS_ORIGINATION_NUMBER: the number SMS pages come from (E.164)",
+    },
     "SecretsRevision": {
         "Type": "String",
         "Default": "1",
@@ -128,6 +151,13 @@ CONDITIONS: dict[str, Any] = {
     "HasPublicAppUrl": {"Fn::Not": [{"Fn::Equals": [_ref("PublicAppUrl"), ""]}]},
     "HasPublicBaseUrl": {"Fn::Not": [{"Fn::Equals": [_ref("PublicBaseUrl"), ""]}]},
     "UseJwtSecret": {"Fn::Equals": [_ref("UseJwtSecret"), "true"]},
+    "UseSlack": {"Fn::Equals": [_ref("UseSlack"), "true"]},
+    "UseVoice": {"Fn::Equals": [_ref("UseVoice"), "true"]},
+    "HasSesSender": {"Fn::Not": [{"Fn::Equals": [_ref("SesSender"), ""]}]},
+    "HasVoiceAccountSid": {"Fn::Not": [{"Fn::Equals": [_ref("VoiceAccountSid"), ""]}]},
+    "HasVoiceFromNumber": {"Fn::Not": [{"Fn::Equals": [_ref("VoiceFromNumber"), ""]}]},
+    "HasSmsSenderId": {"Fn::Not": [{"Fn::Equals": [_ref("SmsSenderId"), ""]}]},
+    "HasSmsOriginationNumber": {"Fn::Not": [{"Fn::Equals": [_ref("SmsOriginationNumber"), ""]}]},
     "HasJwtJwksUrl": {"Fn::Not": [{"Fn::Equals": [_ref("JwtJwksUrl"), ""]}]},
     "HasJwtIssuer": {"Fn::Not": [{"Fn::Equals": [_ref("JwtIssuer"), ""]}]},
     "HasJwtAudience": {"Fn::Not": [{"Fn::Equals": [_ref("JwtAudience"), ""]}]},
@@ -251,6 +281,13 @@ def function_environment() -> dict[str, Any]:
             "Fn::If": ["HasPublicBaseUrl", _ref("PublicBaseUrl"), _if("HasCustomDomain", _sub("https://${DomainName}"))]
         },
         "PUBLIC_APP_URL": _if("HasPublicAppUrl", _ref("PublicAppUrl")),
+        "SES_SENDER": _if("HasSesSender", _ref("SesSender")),
+        "SLACK_BOT_TOKEN": _if("UseSlack", _secret("SLACK_BOT_TOKEN")),
+        "VOICE_AUTH_TOKEN": _if("UseVoice", _secret("VOICE_AUTH_TOKEN")),
+        "VOICE_ACCOUNT_SID": _if("HasVoiceAccountSid", _ref("VoiceAccountSid")),
+        "VOICE_FROM_NUMBER": _if("HasVoiceFromNumber", _ref("VoiceFromNumber")),
+        "SMS_SENDER_ID": _if("HasSmsSenderId", _ref("SmsSenderId")),
+        "SMS_ORIGINATION_NUMBER": _if("HasSmsOriginationNumber", _ref("SmsOriginationNumber")),
         # The console signs people in with the stack's user pool; the API accepts its ID tokens.
         "COGNITO_USER_POOL_ID": _ref(USER_POOL),
         "COGNITO_CLIENT_ID": _ref(USER_POOL_CLIENT),
