@@ -170,3 +170,16 @@ def test_racing_claims_have_one_winner(org: Org, people: dict[str, Person], worl
     assert not email_links.is_claimed(link)
     assert [email_links.claim(link) for _ in range(3)] == [True, False, False]
     assert email_links.is_claimed(link)
+
+
+def test_the_pages_have_the_structure_assistive_technology_needs(
+    client: Any, org: Org, people: dict[str, Person], world: World
+) -> None:
+    from tests.console.test_accessibility import _problems
+
+    path = link_path(org, people["responder"], world.checkout_down, "acknowledge")
+    browser = ConsoleClient(client.http)
+    confirm = browser.get(path)
+    browser.post(path)
+    for answer in (confirm, browser.get(path), browser.get("/app/email-actions/e1.x.y")):
+        assert [p for p in _problems(answer.dom()) if p != "no <nav>"] == []  # no menu: not signed in
