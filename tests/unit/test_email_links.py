@@ -24,7 +24,11 @@ KEY = b"k" * 32
 
 def _link(action: str = "acknowledge") -> EmailLink:
     return new_link(
-        organization_id="org_1", user_id="usr_1", incident_number="INC-2026-0001", action=action, now=NOW  # type: ignore[arg-type]
+        organization_id="org_1",
+        user_id="usr_1",
+        incident_number="INC-2026-0001",
+        action=action,
+        now=NOW,  # type: ignore[arg-type]
     )
 
 
@@ -74,7 +78,10 @@ def test_malformed_tokens_are_refused(token: str) -> None:
 def test_a_well_signed_token_with_a_wrong_shape_is_refused() -> None:
     from chalicelib.notification import email_links
 
-    for fields in (["org", "usr", "INC-1", "escalate", "9999999999", "id"], ["org", "usr", "INC-1", "resolve", "x", "id"]):
+    for fields in (
+        ["org", "usr", "INC-1", "escalate", "9999999999", "id"],
+        ["org", "usr", "INC-1", "resolve", "x", "id"],
+    ):
         body = base64.urlsafe_b64encode("\n".join(fields).encode()).rstrip(b"=").decode()
         token = f"e1.{body}.{email_links._signature(body, KEY)}"
         assert _refusal(token) == BAD_LINK
