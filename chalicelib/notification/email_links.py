@@ -6,7 +6,7 @@ random link id, signed with HMAC-SHA256 (`signing_key`). Opening it (GET) only s
 confirmation page, because mail scanners fetch links; its form POSTs, and only the POST acts.
 The first POST claims the link id with a conditional write (`claim`), so a link works once even
 when two clicks race; a claim is never released for the person's mistakes (an incident already
-acknowledged still spends the link).
+acknowledged still spends the link), only when acting failed unexpectedly (`release`).
 
 The signature is what proves who the person is: anyone holding the email can act as its
 recipient, as with every product's one-click email link. Keep the expiry short for that reason.
@@ -25,7 +25,7 @@ from typing import Literal
 
 from chalicelib import aws
 from chalicelib.settings import get_settings
-from chalicelib.store.conditions import save_if
+from chalicelib.store.conditions import delete_if, save_if
 from chalicelib.store.unique import UniqueNameRecord, owner_of
 
 EmailAction = Literal["acknowledge", "resolve"]
@@ -138,6 +138,14 @@ def claim(link: EmailLink) -> bool:
 
 def link_url(link: EmailLink) -> str:
     return f"{get_settings().app_url()}/email-actions/{sign(link)}"
+
+
+def release(link: EmailLink) -> None:
+    """Give the link back after a failure that was not the person's (the store or a command
+    raised): a link that changed nothing can be clicked again. Only this link's own claim."""
+    aws.bind_tables()
+    record = UniqueNameRecord(link.organization_id, _CLAIM_PREFIX + link.link_id, owner_id=link.user_id)
+    delete_if(record, UniqueNameRecord.owner_id == link.user_id, add_version_condition=False)
 
 
 def is_claimed(link: EmailLink) -> bool:

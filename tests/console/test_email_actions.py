@@ -183,3 +183,23 @@ def test_the_pages_have_the_structure_assistive_technology_needs(
     browser.post(path)
     for answer in (confirm, browser.get(path), browser.get("/app/email-actions/e1.x.y")):
         assert [p for p in _problems(answer.dom()) if p != "no <nav>"] == []  # no menu: not signed in
+
+
+def test_a_failure_while_acting_gives_the_link_back(
+    client: Any, org: Org, people: dict[str, Person], world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.console.pages import email_actions
+
+    def broken(**_: Any) -> Any:
+        raise RuntimeError("the store went away")
+
+    path = link_path(org, people["responder"], world.checkout_down, "acknowledge")
+    browser = ConsoleClient(client.http)
+    browser.get(path)
+    with monkeypatch.context() as patched:
+        patched.setattr(email_actions, "respond", broken)
+        assert browser.post(path).status == 500
+    assert incident_via_api(client, org, world.checkout_down)["acknowledged_at"] is None
+    assert browser.get(path).status == 200  # not spent
+    assert browser.post(path).status == 303
+    assert incident_via_api(client, org, world.checkout_down)["acknowledged_at"] is not None

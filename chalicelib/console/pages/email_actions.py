@@ -94,14 +94,19 @@ def act_from_email(ctx: Ctx) -> Page | Redirect:
         return _refused(NO_PERSON)
     if not email_links.claim(link):
         return _refused(email_links.USED)
-    outcome = respond(
-        organization_id=link.organization_id,
-        incident_number=link.incident_number,
-        action=link.action,
-        person=person,
-        channel="email",
-        now=ctx.now,
-    )
+    try:
+        outcome = respond(
+            organization_id=link.organization_id,
+            incident_number=link.incident_number,
+            action=link.action,
+            person=person,
+            channel="email",
+            now=ctx.now,
+        )
+    except Exception:
+        # Not the person's mistake (respond answers those): nothing changed, so the link may be used again.
+        email_links.release(link)
+        raise
     if not outcome.done:
         return Page(
             TEMPLATE,
