@@ -33,6 +33,9 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # Secrets. The local defaults exist so `make run` needs no set-up; dev and prod
     # refuse to start with them (see `check_secrets`).
     api_key_hmac_secret: str = "local-insecure-api-key-secret"
+    # Signs the one-click links in page emails; unset, a key derived from API_KEY_HMAC_SECRET.
+    # Changing it (or that) makes every link already sent invalid.
+    email_link_secret: str | None = None
     secrets_encryption_key: str | None = None  # base64 of 32 bytes; seals webhook signing secrets
     jwt_secret: str | None = None
     jwt_jwks_json: str | None = None

@@ -857,6 +857,20 @@ ROUTES: tuple[RouteRow, ...] = (
     ),
     RouteRow(
         method="GET",
+        path="/app/email-actions/{token}",
+        operation_id="console_show_email_action",
+        module="chalicelib.console.pages.email_actions",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="POST",
+        path="/app/email-actions/{token}",
+        operation_id="console_act_from_email",
+        module="chalicelib.console.pages.email_actions",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
         path="/app/incidents/{number}",
         operation_id="console_show_incident",
         module="chalicelib.console.pages.incident_page",

@@ -19,6 +19,9 @@ class Principal:
     email: str | None = None  # the person behind the credential, when there is one
     name: str | None = None
     display_name: str | None = None  # how timelines name the actor: an email, or the key's name
+    # Where a person acted when it was not the API or the console: "Slack", "SMS", "a phone call",
+    # "an email link". Timeline entries name it ("Acknowledged by ana@example.com via Slack").
+    via: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property

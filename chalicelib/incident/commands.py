@@ -158,9 +158,9 @@ def change_status(
             event_type=plan.event_type,
             now=now,
             user=actor,
-            title=f"Status changed from {plan.from_status} to {plan.to_status}",
+            title=f"Status changed from {plan.from_status} to {plan.to_status}{_via(principal)}",
             description=comment,
-            details={"from": plan.from_status, "to": plan.to_status},
+            details={"from": plan.from_status, "to": plan.to_status, **_via_details(principal)},
         )
         repository.commit(incident, [entry])
         return incident, plan
@@ -203,7 +203,12 @@ def acknowledge(
         incident.acknowledged_by = actor
         entries = [
             repository.timeline_entry(
-                incident, event_type=EVENT_ACKNOWLEDGED, now=now, user=actor, title=f"Acknowledged by {actor}"
+                incident,
+                event_type=EVENT_ACKNOWLEDGED,
+                now=now,
+                user=actor,
+                title=f"Acknowledged by {actor}{_via(principal)}",
+                details=_via_details(principal) or None,
             )
         ]
         sla = dict(incident.sla or {})
@@ -246,6 +251,14 @@ class _Caller:
     user_id: str
     name: str | None
     email: str | None
+
+
+def _via(principal: Principal) -> str:
+    return f" via {principal.via}" if principal.via else ""
+
+
+def _via_details(principal: Principal) -> dict[str, str]:
+    return {"via": principal.via} if principal.via else {}
 
 
 def _caller(principal: Principal) -> Any:

@@ -47,6 +47,8 @@ _INCIDENT_NUMBER = re.compile(r"\bINC-\d{4}-\d{1,12}\b")
 _TIME_ATTRIBUTE = re.compile(r'<time datetime="([^"]+)"')
 _TAG = re.compile(r"<[^>]+>")
 _LINK = re.compile(r'<a\s[^>]*href="([^"]*)"[^>]*>(.*?)</a>', re.IGNORECASE | re.DOTALL)
+# A page email's one-click links (notification/email_links.py): <a href="…/email-actions/…">Label</a>.
+_ACTION_LINK = re.compile(r'<a href="([^"]*/email-actions/[^"]+)"[^>]*>([^<]+)</a>')
 _BLOCK_END = re.compile(r"</(p|h[1-6]|div|li|tr)>|<br\s*/?>", re.IGNORECASE)
 
 
@@ -62,10 +64,20 @@ class OutboxItem:
     webhook: dict[str, Any] | None = field(default=None)  # webhook items only: how the sink saw it
     blocks: Any = field(default=None)  # Slack items only: the Block Kit blocks as sent
     voice: dict[str, Any] | None = field(default=None)  # voice items only: caller id and TwiML
+    # Email items only: the HTML part as sent, and its one-click links by label
+    # ({"Acknowledge": url, "Resolve": url}; empty when the email has none).
+    html: str | None = field(default=None)
+    action_links: dict[str, str] | None = field(default=None)
 
     def as_json(self) -> dict[str, Any]:
         document = asdict(self)
-        for name, only_on in (("webhook", "webhook"), ("blocks", "slack"), ("voice", "voice")):
+        for name, only_on in (
+            ("webhook", "webhook"),
+            ("blocks", "slack"),
+            ("voice", "voice"),
+            ("html", "email"),
+            ("action_links", "email"),
+        ):
             if self.channel != only_on:
                 del document[name]
         return document
@@ -214,6 +226,8 @@ def emails() -> list[OutboxItem]:
                 sent_at=unescape(at.group(1)) if at else None,
                 incident_number=number.group(0) if number else None,
                 id=str(message.get("id") or ""),
+                html=body,
+                action_links={unescape(label): unescape(url) for url, label in _ACTION_LINK.findall(body)},
             )
         )
     return items

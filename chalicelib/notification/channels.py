@@ -30,7 +30,8 @@ Outcome = Literal["delivered", "missing_contact", "provider_failure"]
 class Notification:
     """What to tell the person. `url` is the incident's page in the responder console; `at` is
     when the page was asked for (the email shows it); `assigned_to` is the assignee's name or
-    email (None: unassigned)."""
+    email (None: unassigned); `organization_id` lets a channel sign links that act on the incident
+    (the email's one-click links; None: no such links)."""
 
     incident_number: str
     title: str
@@ -41,6 +42,7 @@ class Notification:
     at: datetime | None = None
     service_name: str | None = None
     assigned_to: str | None = None
+    organization_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from chalicelib import aws, clock, templates
+from chalicelib.notification import email_links
 from chalicelib.notification.channels import (
     PROVIDER_ERROR,
     ChannelName,
@@ -38,10 +40,32 @@ class RenderedEmail:
     html: str
 
 
-def render(notification: Notification, recipient: Recipient) -> RenderedEmail:
+def action_links(notification: Notification, recipient: Recipient, now: datetime) -> dict[str, str]:
+    """The one-click "Acknowledge" and "Resolve" links, signed for this recipient and incident
+    (notification/email_links.py); none when the page names no organization."""
+    if not notification.organization_id or not recipient.user_id:
+        return {}
+    return {
+        action: email_links.link_url(
+            email_links.new_link(
+                organization_id=notification.organization_id,
+                user_id=recipient.user_id,
+                incident_number=notification.incident_number,
+                action=action,
+                now=now,
+            )
+        )
+        for action in email_links.EMAIL_ACTIONS
+    }
+
+
+def render(notification: Notification, recipient: Recipient, now: datetime | None = None) -> RenderedEmail:
     """Subject, text part and HTML part (templates email/incident_page.txt and .html); both link
-    to the incident's page in the responder console."""
+    to the incident's page in the responder console, and carry the one-click action links."""
+    links = action_links(notification, recipient, now or clock.now())
     values = {
+        "acknowledge_url": links.get("acknowledge"),
+        "resolve_url": links.get("resolve"),
         "recipient_name": recipient.name,
         "incident_number": notification.incident_number,
         "title": notification.title,

@@ -205,5 +205,14 @@ def test_a_page_on_the_local_stack_shows_up_in_the_outbox(served: str, org: Org)
     email = next(i for i in items if i["channel"] == "email")
     assert email["subject"] == f"[SEV3][low] {number}: Pay <down>"
     assert "Join the bridge" in email["text"] and email["sent_at"]
+    # The email's one-click links, as sent: in the HTML, in the text, and by label.
+    assert sorted(email["action_links"]) == ["Acknowledge", "Resolve"]
+    for url in email["action_links"].values():
+        assert url.startswith(f"{served}/app/email-actions/e1.") and url in email["text"]
+        assert f'href="{url}"' in email["html"]
+        with urllib.request.urlopen(url, timeout=10) as opened:  # opening one only asks to confirm
+            assert opened.status == 200 and b'method="post"' in opened.read()
+    status, still = http("GET", f"{served}/api/v1/incidents/{number}", org.owner_key)
+    assert status == 200 and still["data"]["acknowledged_at"] is None
     slack = next(i for i in items if i["channel"] == "slack")
     assert slack["incident_number"] == number and "Pay <down>" in slack["text"]  # mrkdwn escapes undone

@@ -1,0 +1,117 @@
+"""The one-click links of a page email ("Acknowledge", "Resolve"): `/app/email-actions/{token}`.
+
+No sign-in: the signed token (chalicelib/notification/email_links.py) proves the person, the
+incident and the action. A GET only shows what the link will do and a button, because mail
+scanners and link previews fetch every URL in an email: nothing changes until the form is
+POSTed (with the page's CSRF token, bound to the browser's pre-session cookie). The POST spends
+the link (once, by a conditional write), acts through `paging.respond` with the person's own
+permissions and `channel="email"`, then sends the browser to the incident's console page.
+"""
+
+from __future__ import annotations
+
+from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.directory.users import User, get_user
+from chalicelib.errors import NotFound
+from chalicelib.incident import repository
+from chalicelib.notification import email_links
+from chalicelib.notification.email_links import EmailLink, LinkRefused
+from chalicelib.paging.respond import respond
+
+console = ConsoleBlueprint(
+    __name__,
+    notices={
+        "email_acknowledge": "Acknowledged from your email link.",
+        "email_resolve": "Resolved from your email link.",
+    },
+)
+
+TEMPLATE = "console/email_action.html"
+VERBS = {"acknowledge": "Acknowledge", "resolve": "Resolve"}
+NO_PERSON = "The person this link was sent to is no longer in the organization; nothing was changed."
+# A forged or mangled link is unknown to us (404); an expired or spent one was real but is over (409).
+REFUSED_STATUS = {email_links.BAD_LINK: 404}
+
+
+def _refused(message: str) -> Page:
+    return Page(
+        TEMPLATE,
+        "Link not usable",
+        context={"state": "refused", "message": message},
+        status=REFUSED_STATUS.get(message, 409),
+    )
+
+
+def _person(link: EmailLink) -> User | None:
+    try:
+        return get_user(organization_id=link.organization_id, user_id=link.user_id)
+    except NotFound:
+        return None
+
+
+def _incident_title(link: EmailLink) -> str | None:
+    try:
+        return repository.get_incident(link.organization_id, link.incident_number).title
+    except NotFound:
+        return None
+
+
+@console.page("/email-actions/{token}", anonymous=True)
+def show_email_action(ctx: Ctx) -> Page:
+    """What an email link will do, and the button that does it (opening the link changes nothing)."""
+    try:
+        link = email_links.verify(ctx.path["token"], now=ctx.now)
+    except LinkRefused as refused:
+        return _refused(refused.reason)
+    if email_links.is_claimed(link):
+        return _refused(email_links.USED)
+    person = _person(link)
+    if person is None:
+        return _refused(NO_PERSON)
+    return Page(
+        TEMPLATE,
+        f"{VERBS[link.action]} {link.incident_number}?",
+        context={
+            "state": "confirm",
+            "verb": VERBS[link.action],
+            "number": link.incident_number,
+            "incident_title": _incident_title(link),
+            "person": person.email or person.name,
+            "action_path": app_path("/email-actions/" + ctx.path["token"]),
+        },
+    )
+
+
+@console.action("/email-actions/{token}", scope=None, anonymous=True)
+def act_from_email(ctx: Ctx) -> Page | Redirect:
+    """Spend the link and act as its recipient; then the incident's page."""
+    try:
+        link = email_links.verify(ctx.path["token"], now=ctx.now)
+    except LinkRefused as refused:
+        return _refused(refused.reason)
+    person = _person(link)
+    if person is None:
+        return _refused(NO_PERSON)
+    if not email_links.claim(link):
+        return _refused(email_links.USED)
+    try:
+        outcome = respond(
+            organization_id=link.organization_id,
+            incident_number=link.incident_number,
+            action=link.action,
+            person=person,
+            channel="email",
+            now=ctx.now,
+        )
+    except Exception:
+        # Not the person's mistake (respond answers those): nothing changed, so the link may be used again.
+        email_links.release(link)
+        raise
+    if not outcome.done:
+        return Page(
+            TEMPLATE,
+            "Nothing changed",
+            context={"state": "not_done", "message": outcome.message, "number": link.incident_number},
+            status=409,
+        )
+    return Redirect(app_path(f"/incidents/{link.incident_number}"), notice=f"email_{link.action}")

@@ -1,0 +1,105 @@
+"""Acting on an incident where the page landed: a Slack button, an SMS reply, a key pressed on a
+call, an email link. Every channel ends here, so each does exactly what the API's acknowledge,
+status change and escalate do (the same commands, timeline entries, stopped escalation and rule
+steps, outbound events), with the person's own permissions, and the timeline names the channel
+("Acknowledged by ana@example.com via Slack").
+
+The channel has already proved who the person is (a Slack user linked to them, a verified phone
+number, a signed call or link); `respond` is told the directory user and never trusts an
+organization named by the request alone. It never raises for the person's mistakes: the
+`Outcome` says what happened, or why not, in words the channel can send back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from chalicelib.auth.principal import Principal
+from chalicelib.auth.scopes import ROLE_SCOPES, ROLES
+from chalicelib.directory.users import User
+from chalicelib.errors import AppError
+from chalicelib.incident import commands, repository
+from chalicelib.incident.settings import incident_settings
+from chalicelib.paging import escalation
+
+Action = Literal["acknowledge", "resolve", "escalate"]
+ACTIONS: tuple[Action, ...] = ("acknowledge", "resolve", "escalate")
+# How the timeline names each channel.
+CHANNELS = {"slack": "Slack", "sms": "SMS", "voice": "a phone call", "email": "an email link"}
+WRITE_SCOPE = "incidents:write"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    done: bool  # False: nothing changed (not allowed, unknown incident, nothing to do)
+    message: str  # what to tell the person, one line
+    incident_number: str | None = None
+
+
+def principal_for(person: User, organization_id: str, channel: str) -> Principal:
+    """The person as the directory says now, acting through `channel` (a key of CHANNELS)."""
+    role = person.role if person.role in ROLE_SCOPES else ROLES[-1]
+    return Principal(
+        organization_id=organization_id,
+        credential_kind="channel",
+        scopes=ROLE_SCOPES[role],
+        user_id=person.user_id,
+        role=role,
+        email=person.email,
+        name=person.name,
+        display_name=person.email or person.name,
+        via=CHANNELS[channel],
+    )
+
+
+def resolved_status(organization_id: str) -> str:
+    """The workflow's status for "resolve": `resolved` when it has one, else its first resolved-category status."""
+    workflow = incident_settings(organization_id=organization_id).workflow
+    if "resolved" in workflow.status_names:
+        return "resolved"
+    return next(name for name in workflow.status_names if workflow.category_of(name) == "resolved")
+
+
+def respond(
+    *, organization_id: str, incident_number: str, action: Action, person: User, channel: str, now: datetime
+) -> Outcome:
+    if not person.is_active:
+        return Outcome(False, "Your Tocsin account is deactivated; nothing was changed.", incident_number)
+    principal = principal_for(person, organization_id, channel)
+    if WRITE_SCOPE not in principal.scopes:
+        return Outcome(False, f"Your role ({principal.role}) can view incidents but not change them.", incident_number)
+    try:
+        if action == "acknowledge":
+            result = commands.acknowledge(
+                organization_id=organization_id, incident_number=incident_number, principal=principal, now=now
+            )
+            if not result.newly_acknowledged:
+                return Outcome(False, f"{incident_number} was already acknowledged.", incident_number)
+            return Outcome(True, f"{incident_number} acknowledged by {principal.actor}.", incident_number)
+        if action == "resolve":
+            status = resolved_status(organization_id)
+            before = repository.get_incident(organization_id, incident_number).status
+            if before == status:
+                return Outcome(False, f"{incident_number} was already resolved.", incident_number)
+            commands.change_status(
+                organization_id=organization_id,
+                incident_number=incident_number,
+                status=status,
+                comment=None,
+                now=now,
+                principal=principal,
+            )
+            return Outcome(True, f"{incident_number} resolved by {principal.actor}.", incident_number)
+        outcome = escalation.escalate(
+            organization_id=organization_id,
+            incident_number=incident_number,
+            actor=f"{principal.actor} via {principal.via}",
+            now=now,
+        )
+        if not outcome.escalated:
+            return Outcome(False, f"{incident_number}: there is no further level to escalate to.", incident_number)
+        return Outcome(True, f"{incident_number} escalated by {principal.actor}.", incident_number)
+    except AppError as error:
+        return Outcome(False, f"{incident_number}: {error.message}", incident_number)
