@@ -21,9 +21,7 @@ from tests.conftest import reconfigure
 from tests.service.fake_twilio import FakeTwilio
 
 CONSOLE = "http://127.0.0.1:8000/app/incidents/INC-2026-0042"
-NOTE = Notification(
-    "INC-2026-0042", "Checkout 500s", "SEV1", "high", "ignored by SMS", CONSOLE, organization_id="org1"
-)
+NOTE = Notification("INC-2026-0042", "Checkout 500s", "SEV1", "high", "ignored by SMS", CONSOLE, organization_id="org1")
 ADA = Recipient("u1", "Ada", "ada@example.com", None, "+15551234567")
 SID, TOKEN, FROM = "AC0123456789abcdef0123456789abcdef", "twilio-secret-token-42", "+15550009999"
 
