@@ -696,6 +696,13 @@ ROUTES: tuple[RouteRow, ...] = (
     ),
     RouteRow(
         method="POST",
+        path="/integrations/voice/callback",
+        operation_id="answerVoiceCallback",
+        module="chalicelib.api.routes.voice",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="POST",
         path="/api/v1/webhook-subscriptions",
         operation_id="createWebhookSubscription",
         module="chalicelib.api.routes.webhook_subscriptions",

@@ -97,3 +97,26 @@ class SlackAnswerV1(ApiModel):
     channel: str | None = None
     ts: str | None = None
     error: str | None = None
+
+
+class VoicePressV1(ApiModel):
+    """A key to press on a call the local voice sink received."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    digits: str = Field(
+        min_length=1,
+        max_length=4,
+        pattern=r"^[0-9*#]+$",
+        description="The key(s): 4 acknowledge, 6 resolve, 8 escalate.",
+    )
+
+
+class VoicePressAnswerV1(ApiModel):
+    """What the app answered to the signed callback the press posted."""
+
+    call_sid: str
+    digits: str
+    callback_url: str = Field(description="The call's Gather action, which the callback was posted to and signed over.")
+    twiml: str = Field(description="The app's TwiML answer.")
+    said: str = Field(description="The words of that answer.")

@@ -14,6 +14,9 @@ and its developer talk to it.
 - POST /local/voice/2010-04-01/Accounts/{account_sid}/Calls.json answers like Twilio's Calls API
   (201 with the call, or Twilio's error) and keeps the call (chalicelib/local/voice_sink.py);
   `make run` points the voice channel here. To +15005550001 always fails with 21211.
+- POST /local/voice/calls/{call_sid}/press presses a key on such a call: the callback Twilio would
+  post, signed as Twilio signs it, answered by the app's own check and action
+  (chalicelib/local/voice_press.py).
 - POST /local/webhook-sink/{sink_name} receives outbound webhook deliveries (the demo
   subscription points at /local/webhook-sink/demo), keeps them and answers 204, or the status
   `?fail=` names (to watch retries).
@@ -28,6 +31,7 @@ import urllib.parse
 from typing import Any
 
 from chalice.app import Chalice, Request, Response
+from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import clock
 from chalicelib.api import envelope, lazy, routing
@@ -37,9 +41,16 @@ from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation
 from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, ValidationFailed
 from chalicelib.json_body import JsonBodyError, read_json
-from chalicelib.local import outbox, voice_sink
+from chalicelib.local import outbox, voice_press, voice_sink
 from chalicelib.local import webhook_sink as sink
-from chalicelib.local.models import LocalOutboxResponseV1, SlackAnswerV1, SlackPostMessageV1, VoiceCallAnswerV1
+from chalicelib.local.models import (
+    LocalOutboxResponseV1,
+    SlackAnswerV1,
+    SlackPostMessageV1,
+    VoiceCallAnswerV1,
+    VoicePressAnswerV1,
+    VoicePressV1,
+)
 from chalicelib.settings import get_settings
 
 api = ApiBlueprint(__name__, tag="local")
@@ -47,6 +58,7 @@ api = ApiBlueprint(__name__, tag="local")
 SLACK_SINK_PATH = "/local/slack/api/chat.postMessage"
 WEBHOOK_SINK_PATH = "/local/webhook-sink/{sink_name}"
 VOICE_SINK_PATH = "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json"
+VOICE_PRESS_PATH = "/local/voice/calls/{call_sid}/press"
 OUTBOX_PATH = "/local/outbox"
 OUTBOX_CHANNELS = ("email", "slack", "sms", "voice", "webhook")
 FAILING_SLACK_USER = "U_FAIL"
@@ -241,6 +253,43 @@ def voice_create_call(request: Request, path: dict[str, str]) -> Response:
     now = clock.now()
     call_sid = voice_sink.record_call(checked, now)
     return _json(201, voice_sink.call_answer(checked, call_sid, now))
+
+
+@raw_operation(
+    api,
+    "POST",
+    VOICE_PRESS_PATH,
+    operation_id="localVoicePressKey",
+    summary="Local stage only: press a key on a call the voice sink received",
+    description="Posts the callback Twilio would post for the key (`Digits`, `CallSid`, `From`, `To`) to the "
+    "call's Gather action, signed with X-Twilio-Signature as Twilio signs it, and answers what the app "
+    "said back (its TwiML and the words). 4 acknowledges, 6 resolves, 8 escalates, as the person called. "
+    "404 for an unknown call or one that takes no key; 401 when the callback is refused (its URL expired "
+    "after an hour). Outside the local stage: 404.",
+    body=VoicePressV1,
+    response=VoicePressAnswerV1,
+    errors=(400, 401, 404),
+    error_family=ErrorFamily.WEBHOOK,
+)
+def voice_press_key(request: Request, path: dict[str, str]) -> Response:
+    if not get_settings().is_local:
+        return _not_here(request)
+    try:
+        parsed = read_json(request.raw_body or b"", max_bytes=4096)
+        wanted = VoicePressV1.model_validate(parsed)
+    except JsonBodyError as problem:
+        raise ValidationFailed(f"The body is not JSON: {problem.problem}.") from None
+    except PydanticValidationError:
+        raise ValidationFailed('The body must be {"digits": "4"}: one to four of 0-9, * and #.') from None
+    pressed = voice_press.press(call_sid=path.get("call_sid", ""), digits=wanted.digits, now=clock.now())
+    answer = VoicePressAnswerV1(
+        call_sid=pressed.call_sid,
+        digits=pressed.digits,
+        callback_url=pressed.callback_url,
+        twiml=pressed.twiml,
+        said=pressed.said,
+    )
+    return _json(200, answer.model_dump(mode="json"))
 
 
 def _json(status: int, body: dict[str, Any]) -> Response:

@@ -186,3 +186,17 @@ def recorded_calls(limit: int = MAX_ITEMS) -> list[RecordedCall]:
         )
         for raw in answer.get("Items", [])
     ]
+
+
+def find_call(call_sid: str) -> RecordedCall | None:
+    """One recorded call by its sid (local only: a Query of the voice partition, newest first)."""
+    return next((call for call in recorded_calls() if call.item_id == call_sid), None)
+
+
+def gather_action(twiml: str) -> str | None:
+    """Where the call's `<Gather>` posts the key pressed; None when the call takes no key."""
+    if spoken_text(twiml) is None:  # not TwiML (and no entity expansion)
+        return None
+    gather = ElementTree.fromstring(twiml).find("Gather")
+    action = gather.get("action") if gather is not None else None
+    return action or None

@@ -42,6 +42,7 @@ class Notification:
     at: datetime | None = None
     service_name: str | None = None
     assigned_to: str | None = None
+    # The incident's organization: a channel whose page can be answered (a key on a call) needs it.
     organization_id: str | None = None
 
 

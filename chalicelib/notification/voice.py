@@ -10,8 +10,9 @@ are provider failures. The auth token is never logged nor put in a result messag
 
 The page call reads the incident (severity, number digit by digit in groups, title) and gathers
 one key: 4 acknowledge, 6 resolve, 8 escalate, posted to `{public_base_url}/integrations/voice/
-callback` (answered by a later issue). Every value goes into the TwiML through ElementTree, which
-escapes it; characters XML cannot carry are removed first.
+callback` with the incident, the organization, the person called and our own token in the URL
+(notification/voice_link.py; answered by paging/voice_callback.py). Every value goes into the
+TwiML through ElementTree, which escapes it; characters XML cannot carry are removed first.
 """
 
 from __future__ import annotations
@@ -26,10 +27,21 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ElementTree
+from datetime import datetime
 from typing import Any
 
+from chalicelib import clock
 from chalicelib.notification.channels import ChannelName, DeliveryResult, Notification, Recipient
 from chalicelib.notification.sms import is_phone_number
+from chalicelib.notification.voice_link import (
+    PRESS_ACK,
+    PRESS_ESCALATE,
+    PRESS_RESOLVE,
+    CallbackTarget,
+    build_callback_url,
+    expiry_for,
+    token_key,
+)
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.notification")
@@ -37,8 +49,6 @@ logger = logging.getLogger("tocsin.notification")
 UNAVAILABLE = "VOICE_UNAVAILABLE"
 NOT_CONFIGURED = "VOICE_NOT_CONFIGURED"
 MAX_ANSWER_BYTES = 1 << 20
-CALLBACK_PATH = "/integrations/voice/callback"
-PRESS_ACK, PRESS_RESOLVE, PRESS_ESCALATE = "4", "6", "8"
 GATHER_TIMEOUT_SECONDS = 10
 MAX_SPOKEN_TITLE = 200
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -68,18 +78,23 @@ def spoken_severity(severity: str) -> str:
     return f"severity {match.group(1)}" if match else speakable(severity, 20)
 
 
-def page_speech(notification: Notification) -> str:
+KEYS_SPEECH = f"Press {PRESS_ACK} to acknowledge, {PRESS_RESOLVE} to resolve, {PRESS_ESCALATE} to escalate."
+
+
+def page_speech(notification: Notification, *, keys: bool = True) -> str:
     title = speakable(notification.title) or "no title"
-    return (
+    speech = (
         f"This is Tocsin. A {spoken_severity(notification.severity)} incident, "
-        f"number {spoken_digits(notification.incident_number)}: {title}. "
-        f"Press {PRESS_ACK} to acknowledge, {PRESS_RESOLVE} to resolve, {PRESS_ESCALATE} to escalate."
+        f"number {spoken_digits(notification.incident_number)}: {title}."
     )
+    return f"{speech} {KEYS_SPEECH}" if keys else speech
 
 
-def callback_url(incident_number: str) -> str:
-    base = get_settings().public_base_url.rstrip("/")
-    return f"{base}{CALLBACK_PATH}?{urllib.parse.urlencode({'incident_number': incident_number})}"
+def callback_url(*, organization_id: str, incident_number: str, user_id: str, now: datetime) -> str:
+    """Where the call posts the key pressed: signed by us for this person and incident, for an hour."""
+    settings = get_settings()
+    target = CallbackTarget(organization_id, incident_number, user_id, expiry_for(now))
+    return build_callback_url(settings.public_base_url, target, token_key(settings.api_key_hmac_secret))
 
 
 def page_twiml(notification: Notification, action_url: str) -> str:
@@ -131,7 +146,15 @@ class TwilioVoiceChannel:
         if not is_phone_number(recipient.phone):
             return DeliveryResult.contact_missing(self.name, "phone number")
         assert recipient.phone is not None
-        return self.call(recipient.phone, page_twiml(notification, callback_url(notification.incident_number)))
+        if notification.organization_id is None:  # nobody to act for: the call only speaks
+            return self.call(recipient.phone, say_twiml(page_speech(notification, keys=False), times=2))
+        action_url = callback_url(
+            organization_id=notification.organization_id,
+            incident_number=notification.incident_number,
+            user_id=recipient.user_id,
+            now=clock.now(),
+        )
+        return self.call(recipient.phone, page_twiml(notification, action_url))
 
     def call(self, phone: str, twiml: str) -> DeliveryResult:
         """Place one call to `phone` (E.164) that follows `twiml`. Neither is logged."""

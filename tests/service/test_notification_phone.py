@@ -21,7 +21,7 @@ from tests.conftest import reconfigure
 from tests.service.fake_twilio import FakeTwilio
 
 CONSOLE = "http://127.0.0.1:8000/app/incidents/INC-2026-0042"
-NOTE = Notification("INC-2026-0042", "Checkout 500s", "SEV1", "high", "ignored by SMS", CONSOLE)
+NOTE = Notification("INC-2026-0042", "Checkout 500s", "SEV1", "high", "ignored by SMS", CONSOLE, organization_id="org1")
 ADA = Recipient("u1", "Ada", "ada@example.com", None, "+15551234567")
 SID, TOKEN, FROM = "AC0123456789abcdef0123456789abcdef", "twilio-secret-token-42", "+15550009999"
 
@@ -126,7 +126,10 @@ def test_a_call_posts_to_the_calls_api_with_basic_auth_and_inline_twiml(twilio: 
     root = ElementTree.fromstring(request.form["Twiml"])
     gather = root.find("Gather")
     assert gather is not None and gather.get("numDigits") == "1"
-    assert str(gather.get("action")).endswith("/integrations/voice/callback?incident_number=INC-2026-0042")
+    # Issue 16: the callback also names the organization and the person, signed (voice_link.py).
+    assert "/integrations/voice/callback?incident_number=INC-2026-0042&organization_id=org1&user_id=u1&" in str(
+        gather.get("action")
+    )
     said = root.find("Gather/Say")
     assert said is not None and "Checkout 500s" in str(said.text)
 

@@ -21,6 +21,7 @@ LOCAL_PATHS = (
     "/local/slack/api/chat.postMessage",
     "/local/webhook-sink/{sink_name}",
     "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json",
+    "/local/voice/calls/{call_sid}/press",
 )
 
 

@@ -93,15 +93,19 @@ def test_severity_is_said_as_words() -> None:
 
 
 def test_the_callback_is_the_public_voice_integration(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 16 changed this on purpose: the URL also names the organization and the person called,
+    # and carries an expiry and Tocsin's token over them, so a pressed key can act for that person.
     from chalicelib.settings import reset_settings
 
     monkeypatch.setenv("PUBLIC_BASE_URL", "https://api.tocsin.example/")
     reset_settings()
     try:
-        assert (
-            voice.callback_url("INC-2026-0042")
-            == "https://api.tocsin.example/integrations/voice/callback?incident_number=INC-2026-0042"
+        url = voice.callback_url(organization_id="o1", incident_number="INC-2026-0042", user_id="u1", now=AT)
+        assert url.startswith(
+            "https://api.tocsin.example/integrations/voice/callback?incident_number=INC-2026-0042"
+            "&organization_id=o1&user_id=u1&expires="
         )
+        assert "&token=" in url
     finally:
         monkeypatch.undo()
         reset_settings()

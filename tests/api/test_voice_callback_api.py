@@ -1,0 +1,163 @@
+"""POST /integrations/voice/callback through chalice.test.Client: Twilio's signature, Tocsin's
+token in the URL, each key, an unknown key, a viewer, and that a refused callback changes nothing."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+
+from chalicelib import clock
+from chalicelib.notification import voice, voice_link
+from chalicelib.settings import get_settings
+from tests.conftest import NOW, Org, reconfigure
+
+TOKEN = "twilio-auth-token-for-tests"
+FORM = {"CallSid": "CA" + "1" * 32, "AccountSid": "AC" + "2" * 32, "From": "+15550009999", "To": "+15551234567"}
+
+
+@pytest.fixture
+def world(client: Any, org: Org) -> Iterator[dict[str, Any]]:
+    from chalicelib.catalog import service as services
+    from chalicelib.directory import users
+    from chalicelib.incident import service
+
+    reconfigure(VOICE_ACCOUNT_SID=FORM["AccountSid"], VOICE_AUTH_TOKEN=TOKEN, VOICE_FROM_NUMBER=FORM["From"])
+    grace = users.create_user(
+        organization_id=org.organization_id, name="Grace", email="grace@acme.test", now=NOW, role="responder"
+    )
+    vera = users.create_user(
+        organization_id=org.organization_id, name="Vera", email="vera@acme.test", now=NOW, role="viewer"
+    )
+    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    created = service.create_incident(
+        organization_id=org.organization_id,
+        request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
+        now=NOW,
+        actor="seed",
+    )
+    with clock.frozen(NOW):
+        yield {"client": client, "org": org, "grace": grace, "vera": vera, "number": created.incident_number}
+
+
+def _url(world: dict[str, Any], *, user: str = "grace", number: str | None = None) -> str:
+    return voice.callback_url(
+        organization_id=world["org"].organization_id,
+        incident_number=number or world["number"],
+        user_id=world[user].user_id,
+        now=NOW,
+    )
+
+
+def press(world: dict[str, Any], url: str, digits: str | None, *, signature: str | None = None) -> Any:
+    form = dict(FORM) | ({"Digits": digits} if digits is not None else {})
+    if signature is None:
+        signature = voice_link.twilio_signature(TOKEN, url, form.items())
+    base = get_settings().public_base_url.rstrip("/")
+    assert url.startswith(base)
+    return world["client"].http.post(
+        url[len(base) :],
+        headers={"Content-Type": "application/x-www-form-urlencoded", "X-Twilio-Signature": signature},
+        body=urllib.parse.urlencode(form),
+    )
+
+
+def said(response: Any) -> str:
+    assert response.status_code == 200, response.body
+    assert response.headers["Content-Type"] == "application/xml"
+    root = ElementTree.fromstring(response.body)
+    assert root.tag == "Response"
+    return " ".join(say.text or "" for say in root.iter("Say"))
+
+
+def _incident(world: dict[str, Any]) -> Any:
+    from chalicelib.incident import repository
+
+    return repository.get_with_timeline(world["org"].organization_id, world["number"])
+
+
+def test_4_acknowledges_for_the_person_called_and_the_timeline_names_the_call(world: dict[str, Any]) -> None:
+    text = said(press(world, _url(world), "4"))
+    assert f"{world['number']} acknowledged by grace@acme.test." in text
+    found = _incident(world)
+    assert found.incident.status == "investigating"  # the default workflow's acknowledged status
+    assert "Acknowledged by grace@acme.test via a phone call" in [entry.title for entry in found.timeline]
+    assert "already acknowledged" in said(press(world, _url(world), "4"))  # a second press changes nothing
+
+
+def test_6_resolves(world: dict[str, Any]) -> None:
+    assert f"{world['number']} resolved by grace@acme.test." in said(press(world, _url(world), "6"))
+    assert _incident(world).incident.status == "resolved"
+
+
+def test_8_escalates_or_says_why_not(world: dict[str, Any]) -> None:
+    # The service has no escalation policy: respond says there is nowhere to go, and nothing changes.
+    assert "no further level to escalate to" in said(press(world, _url(world), "8"))
+    assert _incident(world).incident.status == "new"
+
+
+@pytest.mark.parametrize("digits", ["9", "0", "#", "", None, "44"])
+def test_another_key_asks_again_and_changes_nothing(world: dict[str, Any], digits: str | None) -> None:
+    response = press(world, _url(world), digits)
+    text = said(response)
+    assert "Press 4 to acknowledge, 6 to resolve, 8 to escalate." in text
+    gather = ElementTree.fromstring(response.body).find("Gather")
+    assert gather is not None and gather.get("action", "").startswith(get_settings().public_base_url.rstrip("/"))
+    # The new Gather's URL is a genuine callback for the same person and incident.
+    again = said(press(world, gather.get("action", ""), "4"))
+    assert "acknowledged by grace@acme.test" in again
+
+
+def test_a_viewer_is_told_and_nothing_changes(world: dict[str, Any]) -> None:
+    assert "can view incidents but not change them" in said(press(world, _url(world, user="vera"), "4"))
+    assert _incident(world).incident.status == "new"
+
+
+def _refused(response: Any, world: dict[str, Any]) -> None:
+    import json
+
+    assert response.status_code == 401, response.body
+    assert json.loads(response.body)["error"]["code"] == "INVALID_SIGNATURE"
+    found = _incident(world)
+    assert found.incident.status == "new"
+    assert not any("phone call" in (entry.title or "") for entry in found.timeline)
+
+
+def test_a_bad_or_missing_signature_is_refused(world: dict[str, Any]) -> None:
+    _refused(press(world, _url(world), "4", signature="0/KCTR6DLpKmkAf8muzZqo1nDgQ="), world)
+    _refused(press(world, _url(world), "4", signature=""), world)
+    url = _url(world)
+    wrong_key = voice_link.twilio_signature("another-token", url, (dict(FORM) | {"Digits": "4"}).items())
+    _refused(press(world, url, "4", signature=wrong_key), world)
+
+
+def test_a_signature_over_other_fields_is_refused(world: dict[str, Any]) -> None:
+    url = _url(world)
+    signed_for_9 = voice_link.twilio_signature(TOKEN, url, (dict(FORM) | {"Digits": "9"}).items())
+    _refused(press(world, url, "4", signature=signed_for_9), world)
+
+
+def test_a_url_pointed_at_another_person_or_incident_is_refused_even_when_twilio_signed(
+    world: dict[str, Any],
+) -> None:
+    # Someone holding the auth token can sign any URL; Tocsin's token still binds the person and incident.
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(_url(world, user="vera")).query))
+    for change in ({"user_id": world["grace"].user_id}, {"incident_number": "INC-2026-9999"}):
+        forged = voice_link.requested_url(get_settings().public_base_url, query | change)
+        _refused(press(world, forged, "4"), world)
+
+
+def test_an_expired_callback_is_refused(world: dict[str, Any]) -> None:
+    url = _url(world)
+    with clock.frozen(NOW + voice_link.CALLBACK_LIFETIME + timedelta(seconds=1)):
+        _refused(press(world, url, "4"), world)
+
+
+def test_without_a_voice_provider_no_callback_verifies(world: dict[str, Any]) -> None:
+    url = _url(world)
+    reconfigure(VOICE_ACCOUNT_SID="", VOICE_AUTH_TOKEN="", VOICE_FROM_NUMBER="")
+    _refused(press(world, url, "4"), world)
