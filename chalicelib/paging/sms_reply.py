@@ -15,6 +15,7 @@ The sender always gets one SMS back saying what happened or why not; each inboun
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass
@@ -88,8 +89,6 @@ def short_code(incident_number: str) -> str:
 
 def read_inbound(message: str) -> InboundSms:
     """AWS's two-way SMS JSON (the SNS Message) -> InboundSms; INVALID_PAYLOAD when it is not one."""
-    import json
-
     try:
         data: Any = json.loads(message)
     except ValueError:
