@@ -98,6 +98,9 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # id where the destination country supports one, an origination number (E.164) otherwise.
     sms_sender_id: str | None = None
     sms_origination_number: str | None = None
+    # Replies by SMS (two-way SMS): the SNS topic AWS delivers inbound messages to. Only messages
+    # from this topic are read (any AWS account can sign an SNS message); unset, replies are refused.
+    sms_inbound_topic_arn: str | None = None
     # Voice calls through Twilio's Calls API (or a provider speaking the same API): base URL,
     # account SID and auth token (HTTP Basic), and the caller id. Left unset, the local stage
     # points at its built-in sink ({public_base_url}/local/voice) with placeholder credentials;

@@ -520,6 +520,13 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
+        method="POST",
+        path="/integrations/sms/inbound",
+        operation_id="receiveSmsReply",
+        module="chalicelib.api.routes.sms_replies",
+        content_types=("*/*",),
+    ),
+    RouteRow(
         method="GET",
         path="/api/v1/status-pages",
         operation_id="listStatusPages",

@@ -138,6 +138,11 @@ PARAMETERS: dict[str, Any] = {
         "Default": "",
         "Description": "SMS_ORIGINATION_NUMBER: the number SMS pages come from (E.164)",
     },
+    "SmsInboundTopicArn": {
+        "Type": "String",
+        "Default": "",
+        "Description": "SMS_INBOUND_TOPIC_ARN: the SNS topic two-way SMS delivers replies to (empty: replies off)",
+    },
     "SecretsRevision": {
         "Type": "String",
         "Default": "1",
@@ -158,6 +163,7 @@ CONDITIONS: dict[str, Any] = {
     "HasVoiceFromNumber": {"Fn::Not": [{"Fn::Equals": [_ref("VoiceFromNumber"), ""]}]},
     "HasSmsSenderId": {"Fn::Not": [{"Fn::Equals": [_ref("SmsSenderId"), ""]}]},
     "HasSmsOriginationNumber": {"Fn::Not": [{"Fn::Equals": [_ref("SmsOriginationNumber"), ""]}]},
+    "HasSmsInboundTopicArn": {"Fn::Not": [{"Fn::Equals": [_ref("SmsInboundTopicArn"), ""]}]},
     "HasJwtJwksUrl": {"Fn::Not": [{"Fn::Equals": [_ref("JwtJwksUrl"), ""]}]},
     "HasJwtIssuer": {"Fn::Not": [{"Fn::Equals": [_ref("JwtIssuer"), ""]}]},
     "HasJwtAudience": {"Fn::Not": [{"Fn::Equals": [_ref("JwtAudience"), ""]}]},
@@ -288,6 +294,7 @@ def function_environment() -> dict[str, Any]:
         "VOICE_FROM_NUMBER": _if("HasVoiceFromNumber", _ref("VoiceFromNumber")),
         "SMS_SENDER_ID": _if("HasSmsSenderId", _ref("SmsSenderId")),
         "SMS_ORIGINATION_NUMBER": _if("HasSmsOriginationNumber", _ref("SmsOriginationNumber")),
+        "SMS_INBOUND_TOPIC_ARN": _if("HasSmsInboundTopicArn", _ref("SmsInboundTopicArn")),
         # The console signs people in with the stack's user pool; the API accepts its ID tokens.
         "COGNITO_USER_POOL_ID": _ref(USER_POOL),
         "COGNITO_CLIENT_ID": _ref(USER_POOL_CLIENT),

@@ -72,7 +72,7 @@ def main() -> int:
         from app import app
         from chalicelib import clock
         from chalicelib.local import demo
-        from chalicelib.local.provision import provision
+        from chalicelib.local.provision import SMS_INBOUND_PATH, create_sms_inbound_topic, provision
         from chalicelib.local.server import start_server
         from chalicelib.local.worker_loop import start_workers
         from chalicelib.settings import reset_settings
@@ -82,6 +82,9 @@ def main() -> int:
         server, _ = start_server(app, "127.0.0.1", port)
         base_url = f"http://127.0.0.1:{server.server.server_address[1]}"
         os.environ["PUBLIC_BASE_URL"] = base_url
+        # Replies to SMS pages arrive on this topic (docs/: README "Acting from the page").
+        sms_inbound_topic_arn = create_sms_inbound_topic(base_url)
+        os.environ["SMS_INBOUND_TOPIC_ARN"] = sms_inbound_topic_arn
         reset_settings()
         provision()
         _configure_console_sign_in()
@@ -89,7 +92,12 @@ def main() -> int:
         workers = start_workers(app, stop)
         demo.write_demo_file(
             demo_path,
-            {"base_url": base_url, "aws_endpoint_url": emulator.endpoint_url, **facts},
+            {
+                "base_url": base_url,
+                "aws_endpoint_url": emulator.endpoint_url,
+                **facts,
+                "sms_inbound": {"topic_arn": sms_inbound_topic_arn, "url": base_url + SMS_INBOUND_PATH},
+            },
         )
         _banner(
             base_url,

@@ -69,6 +69,24 @@ def verify_local_sender() -> None:
         aws.client("ses").verify_email_identity(EmailAddress=settings.ses_sender)
 
 
+SMS_INBOUND_TOPIC = "tocsin-local-sms-inbound"
+SMS_INBOUND_PATH = "/integrations/sms/inbound"
+
+
+def create_sms_inbound_topic(base_url: str) -> str:
+    """The emulator's stand-in for AWS two-way SMS: a topic subscribed (http) to the SMS reply
+    endpoint, so publishing an inbound SMS JSON to it delivers a signed SNS message, as on AWS.
+    The emulator keeps no topics across runs: made again at every start (create_topic is
+    idempotent). Returns the topic ARN."""
+    sns = aws.client("sns")
+    topic_arn = str(sns.create_topic(Name=SMS_INBOUND_TOPIC)["TopicArn"])
+    endpoint = base_url.rstrip("/") + SMS_INBOUND_PATH
+    subscribed = sns.list_subscriptions_by_topic(TopicArn=topic_arn).get("Subscriptions", [])
+    if not any(s.get("Endpoint") == endpoint for s in subscribed):
+        sns.subscribe(TopicArn=topic_arn, Protocol="http", Endpoint=endpoint)
+    return topic_arn
+
+
 def provision() -> None:
     create_tables()
     create_queues()

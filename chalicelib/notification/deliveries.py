@@ -34,6 +34,10 @@ class DeliveryRecord(TocsinModel):
     state = UnicodeAttribute()  # sending | sent
     claimed_at = UTCDateTimeAttribute()
     expires_at = TTLAttribute()
+    # Set only on the record of an SMS page (chalicelib/paging/sms_reply.py): what a reply refers to.
+    organization_id = UnicodeAttribute(null=True)
+    incident_number = UnicodeAttribute(null=True)
+    user_id = UnicodeAttribute(null=True)
 
 
 def claim(delivery_id: str, now: datetime) -> bool:

@@ -34,6 +34,7 @@ from chalicelib.notification import deliveries
 from chalicelib.notification.channels import Recipient
 from chalicelib.notification.service import Target, notify_targets
 from chalicelib.paging import escalation
+from chalicelib.paging.sms_reply import remember_page
 from chalicelib.queue.messages import Message, due_in_seconds, publish
 from chalicelib.store import Transaction
 
@@ -162,6 +163,16 @@ def _send(
         service_name=page.service_name,
         also=mark_sent,
     )
+    for method in methods:
+        if method.type == "sms":
+            # What a reply to this SMS ("ack", "ack 42") refers to.
+            remember_page(
+                phone=method.address,
+                organization_id=organization_id,
+                incident_number=incident.incident_number,
+                user_id=user.user_id,
+                now=now,
+            )
 
 
 def still_wanted(incident: IncidentRecord, run_token: str | None) -> bool:

@@ -1,0 +1,112 @@
+"""Replies to SMS pages: POST /integrations/sms/inbound, the HTTPS subscription of the SNS topic
+AWS two-way SMS delivers inbound messages to. The SNS signature is verified exactly as for
+CloudWatch alarms (chalicelib/integration/parsers/sns.py), and only messages of the configured
+topic (SMS_INBOUND_TOPIC_ARN) are read: any AWS account can sign an SNS message, so the topic is
+what proves the message came from our two-way number. What a reply does is
+chalicelib/paging/sms_reply.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chalice.app import Request, Response
+from pydantic import ConfigDict, Field
+
+from chalicelib import clock
+from chalicelib.api.error_render import ErrorFamily
+from chalicelib.api.routing import ApiBlueprint, raw_operation, unexpected_error
+from chalicelib.errors import AppError, DeliveryRejected, NotFound, PayloadTooLarge, ServiceUnavailable
+from chalicelib.model_base import ApiModel
+from chalicelib.settings import get_settings
+
+api = ApiBlueprint(__name__, tag="webhooks")
+
+MAX_BODY_BYTES = 256 * 1024  # SNS messages are at most 256 KiB
+
+
+class SnsEnvelopeV1(ApiModel):
+    """An SNS HTTP(S) delivery (Notification or SubscriptionConfirmation); a Notification's
+    `Message` is AWS's two-way SMS JSON (`originationNumber`, `destinationNumber`, `messageBody`,
+    `inboundMessageId`, ...). Documents the body only: the route verifies and reads it itself."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+
+class SmsReplyAcceptedV1(ApiModel):
+    success: bool = True
+    message: str = Field(description="What was done with the delivery.")
+    reply: str | None = Field(default=None, description="The SMS sent back to the sender, if any.")
+
+
+def _json(status: int, body: dict[str, Any]) -> Response:
+    return Response(body=json.dumps(body), status_code=status, headers={"Content-Type": "application/json"})
+
+
+def _accepted(message: str, reply: str | None = None) -> Response:
+    return _json(200, SmsReplyAcceptedV1(message=message, reply=reply).model_dump())
+
+
+@raw_operation(
+    api,
+    "POST",
+    "/integrations/sms/inbound",
+    operation_id="receiveSmsReply",
+    body=SnsEnvelopeV1,
+    error_family=ErrorFamily.WEBHOOK,
+    summary="Inbound SMS (AWS two-way SMS through SNS): replies to SMS pages",
+    description=(
+        "The SNS topic that receives two-way SMS is subscribed to this URL. `4`, `ack`, `ack 42` "
+        "acknowledge; `6`, `resolve`, `resolve 42` resolve (42: the end of the incident number the SMS "
+        "carried; without it, the latest incident paged to that phone). The sender must be a verified "
+        "SMS contact method and gets an SMS back saying what happened or why not. A SubscriptionConfirmation "
+        "is confirmed. Errors: INVALID_PAYLOAD 400, INVALID_SIGNATURE 401 (signature, or a topic other "
+        "than the configured one), NOT_FOUND 404 (SMS replies are not configured), PAYLOAD_TOO_LARGE 413, "
+        "SERVICE_UNAVAILABLE 503 (the signing certificate could not be fetched; SNS retries)."
+    ),
+    response=SmsReplyAcceptedV1,
+    errors=(400, 401, 404, 413, 503),
+    content_types=["*/*"],  # SNS posts JSON as text/plain
+)
+def receive_sms_reply(request: Request, params: dict[str, str]) -> Response:
+    from chalicelib.integration import fetch
+    from chalicelib.integration.parsers.sns import NOTIFICATION, SUBSCRIPTION_CONFIRMATION, verify_sns_message
+    from chalicelib.paging import sms_reply
+
+    settings = get_settings()
+    if not settings.sms_inbound_topic_arn:
+        raise NotFound("SMS replies are not configured (no SMS_INBOUND_TOPIC_ARN).")
+    raw = request.raw_body or b""
+    body = raw.encode() if isinstance(raw, str) else raw
+    if len(body) > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KiB.")
+    now = clock.now()
+    try:
+        message = verify_sns_message(
+            dict(request.headers),
+            body,
+            fetch_certificate=fetch.fetch_certificate,
+            allowed_cert_host_pattern=settings.sns_cert_host_pattern,
+            allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
+            expected_topic_arn=settings.sms_inbound_topic_arn,
+            now=now,
+        )
+    except DeliveryRejected as rejected:
+        if rejected.retryable:
+            raise ServiceUnavailable(f"{rejected.message} Retry the delivery.") from None
+        raise
+    try:
+        if message.type == SUBSCRIPTION_CONFIRMATION and message.subscribe_url:
+            fetch.confirm_subscription(message.subscribe_url)
+            return _accepted("subscription confirmed")
+        if message.type != NOTIFICATION:
+            return _accepted("nothing to do for this delivery")
+        inbound = sms_reply.read_inbound(message.message)
+        reply = sms_reply.handle_inbound(inbound, now)
+    except AppError:
+        raise
+    except Exception as unexpected:
+        raise unexpected_error("inbound SMS", unexpected, message="The SMS could not be processed; retry it.") from None
+    if reply is None:
+        return _accepted("already handled (an SNS retry); nothing was done again")
+    return _accepted("reply sent", reply)

@@ -1,0 +1,194 @@
+"""Replies to an SMS page: `4`, `ack`, `ack 42` acknowledge; `6`, `resolve`, `resolve 42` resolve.
+
+The number is the incident's short code: the sequence at the end of the incident number the SMS
+carried (`INC-2026-0042` -> `42`). Without one, the reply is about the latest incident paged to
+that phone. Each SMS page leaves two small records keyed by the phone number (the latest page,
+and the page under its short code) in the deliveries table, kept a week like the delivery ids;
+a reply reads them with GetItem, never a Scan.
+
+Who replied: the sender must be a verified SMS contact method (the address index of contact
+methods). The page record names the organization and the person paged; a phone shared by two
+verified people acts for the one who was paged. The organization never comes from the message.
+The sender always gets one SMS back saying what happened or why not; each inbound message
+(`inboundMessageId`) is acted on once, so an SNS retry neither acts nor replies twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from chalicelib import aws
+from chalicelib.contact.service import owners_of_phone
+from chalicelib.directory.users import get_user
+from chalicelib.errors import InvalidPayload, NotFound
+from chalicelib.notification import deliveries
+from chalicelib.notification.deliveries import KEEP_FOR, DeliveryRecord
+from chalicelib.notification.sms import SMS_LIMIT, SnsSmsChannel, gsm7, is_phone_number, shorten
+from chalicelib.paging.respond import Action, respond
+from chalicelib.store import best_effort
+
+logger = logging.getLogger("tocsin.paging")
+
+SMS_PAGE_STATE = "sms-page"
+_WORDS: dict[str, Action] = {
+    "4": "acknowledge",
+    "ack": "acknowledge",
+    "acknowledge": "acknowledge",
+    "6": "resolve",
+    "resolve": "resolve",
+}
+# "ack", "ACK 42", "ack #42", "ack INC-2026-0042", "4 42"; trailing punctuation is forgiven.
+_REPLY = re.compile(r"^(?P<word>[a-z0-9]+)(?:\s+#?(?:inc-\d{4}-)?(?P<code>\d{1,9}))?[\s.!]*$", re.IGNORECASE)
+HELP = "Reply 4 or ack to acknowledge, 6 or resolve to resolve; add the incident's number, e.g. ack 42."
+NOT_VERIFIED = "This number is not a verified Tocsin SMS contact; nothing was changed."
+
+
+@dataclass(frozen=True)
+class Reply:
+    action: Action
+    code: str | None  # the short code named, or None: the latest page
+
+
+@dataclass(frozen=True)
+class InboundSms:
+    """The fields of AWS's two-way SMS message that the reply needs."""
+
+    message_id: str
+    sender: str  # originationNumber, E.164
+    body: str
+
+
+@dataclass(frozen=True)
+class PagedIncident:
+    organization_id: str
+    incident_number: str
+    user_id: str
+
+
+def read_reply(text: str) -> Reply | None:
+    """The action and short code a reply asks for; None when it is not one of the forms."""
+    match = _REPLY.match(text.strip())
+    if match is None:
+        return None
+    action = _WORDS.get(match.group("word").lower())
+    if action is None:
+        return None
+    code = match.group("code")
+    return Reply(action, str(int(code)) if code else None)
+
+
+def short_code(incident_number: str) -> str:
+    """`INC-2026-0042` -> `42`: the number a reply may name."""
+    return str(int(incident_number.rsplit("-", 1)[-1]))
+
+
+def read_inbound(message: str) -> InboundSms:
+    """AWS's two-way SMS JSON (the SNS Message) -> InboundSms; INVALID_PAYLOAD when it is not one."""
+    try:
+        data: Any = json.loads(message)
+    except ValueError:
+        raise InvalidPayload("The SNS Message is not the JSON of an inbound SMS.") from None
+    if not isinstance(data, dict):
+        raise InvalidPayload("The SNS Message is not the JSON of an inbound SMS.")
+    problems = [
+        f"'{key}' is required in an inbound SMS and must be a string."
+        for key in ("originationNumber", "messageBody", "inboundMessageId")
+        if not isinstance(data.get(key), str)
+    ]
+    if problems:
+        raise InvalidPayload.from_problems(problems)
+    return InboundSms(message_id=data["inboundMessageId"], sender=data["originationNumber"], body=data["messageBody"])
+
+
+def _page_key(phone: str, code: str | None) -> str:
+    return f"sms-page#{phone}" if code is None else f"sms-page#{phone}#{code}"
+
+
+def remember_page(*, phone: str, organization_id: str, incident_number: str, user_id: str, now: datetime) -> None:
+    """Record that `phone` was paged for the incident (the latest page, and under its short code).
+    Best effort: a page is never failed for it (a reply without a record is told so)."""
+    aws.bind_tables()
+    for code in (None, short_code(incident_number)):
+        record = DeliveryRecord(
+            _page_key(phone, code),
+            state=SMS_PAGE_STATE,
+            claimed_at=now,
+            expires_at=now + KEEP_FOR,
+            organization_id=organization_id,
+            incident_number=incident_number,
+            user_id=user_id,
+        )
+        with best_effort("sms page record"):
+            record.save()
+
+
+def recall_page(phone: str, code: str | None, now: datetime) -> PagedIncident | None:
+    aws.bind_tables()
+    try:
+        record = DeliveryRecord.get(_page_key(phone, code), consistent_read=True)
+    except DeliveryRecord.DoesNotExist:
+        return None
+    if record.state != SMS_PAGE_STATE or not (record.organization_id and record.incident_number and record.user_id):
+        return None
+    if record.expires_at is not None and record.expires_at <= now:  # TTL deletes lazily
+        return None
+    return PagedIncident(str(record.organization_id), str(record.incident_number), str(record.user_id))
+
+
+def answer(inbound: InboundSms, now: datetime) -> str:
+    """Act on the reply if the sender may, and return what to tell them."""
+    if not is_phone_number(inbound.sender):
+        return NOT_VERIFIED
+    owners = owners_of_phone(method_type="sms", address=inbound.sender)
+    if not owners:
+        return NOT_VERIFIED
+    reply = read_reply(inbound.body)
+    if reply is None:
+        return f"Tocsin did not understand that. {HELP}"
+    paged = recall_page(inbound.sender, reply.code, now)
+    if paged is None:
+        if reply.code is not None:
+            return f"No incident {reply.code} was paged to this number in the last week; nothing was changed."
+        return "No incident was paged to this number in the last week; nothing was changed."
+    in_organization = [user_id for organization_id, user_id, _ in owners if organization_id == paged.organization_id]
+    # A number shared by several people acts for the one who was paged; one no longer verified
+    # (removed or changed since the page) acts for nobody.
+    if paged.user_id not in in_organization:
+        return NOT_VERIFIED
+    try:
+        person = get_user(organization_id=paged.organization_id, user_id=paged.user_id)
+    except NotFound:
+        return NOT_VERIFIED
+    outcome = respond(
+        organization_id=paged.organization_id,
+        incident_number=paged.incident_number,
+        action=reply.action,
+        person=person,
+        channel="sms",
+        now=now,
+    )
+    return outcome.message
+
+
+def handle_inbound(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = None) -> str | None:
+    """Answer one inbound SMS once and text the answer back. None when this message was handled
+    before (an SNS retry): nothing is done or sent again."""
+    claim_id = f"sms-in#{inbound.message_id}"
+    if not deliveries.claim(claim_id, now):
+        return None
+    try:
+        text = answer(inbound, now)
+    except Exception:
+        deliveries.release(claim_id)
+        raise
+    deliveries.mark_sent(claim_id, now)
+    if is_phone_number(inbound.sender):
+        result = (channel or SnsSmsChannel()).send_text(inbound.sender, shorten(gsm7(text), SMS_LIMIT))
+        if not result.sent:
+            logger.warning("the reply SMS was not sent", extra={"error_code": result.error_code})
+    return text
