@@ -520,6 +520,13 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
+        method="POST",
+        path="/integrations/slack/interactivity",
+        operation_id="slackInteractivity",
+        module="chalicelib.api.routes.slack",
+        content_types=("*/*",),
+    ),
+    RouteRow(
         method="GET",
         path="/api/v1/status-pages",
         operation_id="listStatusPages",

@@ -41,6 +41,8 @@ class Notification:
     at: datetime | None = None
     service_name: str | None = None
     assigned_to: str | None = None
+    # The incident's organization: Slack's buttons carry it (checked against the clicker's own).
+    organization_id: str | None = None
 
 
 @dataclass(frozen=True)

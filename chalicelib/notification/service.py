@@ -104,6 +104,7 @@ def build_notification(
         at=now,
         service_name=service_name,
         assigned_to=incident.assigned_name or incident.assigned_email or None,
+        organization_id=incident.organization_id,
     )
 
 

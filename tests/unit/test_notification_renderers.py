@@ -140,7 +140,7 @@ def test_slack_blocks_have_title_facts_message_and_an_open_incident_button() -> 
         "*Assignee*\nAna &amp; Bo",
     ]
     assert blocks[2]["text"]["text"] == "Bridge: &lt;https://evil.example|click&gt; &amp; *now*"
-    [button] = blocks[3]["elements"]
+    *_action_buttons, button = blocks[3]["elements"]
     assert button == {
         "type": "button",
         "action_id": "open_incident",
