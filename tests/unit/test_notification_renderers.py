@@ -168,7 +168,7 @@ def test_slack_unassigned_low_urgency_without_service_or_message() -> None:
         {"type": "mrkdwn", "text": "*Service*\nNone"},
         {"type": "mrkdwn", "text": "*Assignee*\nUnassigned"},
     ]
-    assert "style" not in blocks[2]["elements"][0]
+    assert "style" not in blocks[2]["elements"][-1]
 
 
 def test_slack_keeps_within_block_kit_limits() -> None:
