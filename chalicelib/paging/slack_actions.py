@@ -70,7 +70,8 @@ def verify_signature(*, body: bytes, timestamp: str | None, signature: str | Non
     except ValueError:
         raise InvalidSignature("X-Slack-Request-Timestamp must be Unix seconds.") from None
     # Checked before the age so a forged request learns nothing about the window.
-    if not hmac.compare_digest(signature_of(secret, timestamp, body), signature):
+    # As bytes: compare_digest refuses non-ASCII str, and a header may carry anything.
+    if not hmac.compare_digest(signature_of(secret, timestamp, body).encode(), signature.encode(errors="replace")):
         raise InvalidSignature("X-Slack-Signature does not verify.")
     if abs(now.timestamp() - sent_at) > SIGNATURE_WINDOW.total_seconds():
         raise SignatureExpired("X-Slack-Request-Timestamp is more than 5 minutes old (or ahead); refused.")

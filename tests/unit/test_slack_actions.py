@@ -91,3 +91,17 @@ def test_outcome_block_replaces_an_earlier_one() -> None:
     assert len(second) == 2 and second[0] == {"type": "section"}
     assert second[1]["elements"][0]["text"] == ":white_check_mark: INC-1 resolved by a."
     assert "&lt;a&gt;" in first[1]["elements"][0]["text"]
+
+
+def test_a_signature_header_with_any_characters_is_refused_not_crashed() -> None:
+    from datetime import UTC, datetime
+
+    from chalicelib.errors import InvalidSignature
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    with pytest.raises(InvalidSignature):
+        slack_actions.verify_signature(
+            body=b"x", timestamp=str(int(now.timestamp())), signature="v0=\u00e9\u2603", now=now
+        )
+    with pytest.raises(InvalidSignature):
+        slack_actions.verify_signature(body=b"x", timestamp="soon", signature="v0=00", now=now)
