@@ -94,6 +94,10 @@ class Settings(BaseModel):  # built on first use, by get_settings
     slack_api_base_url: str | None = None
     slack_bot_token: str | None = None
     slack_timeout_seconds: float = 5.0
+    # Slack's app signing secret: interactivity requests (button clicks) carry an HMAC made with
+    # it. Left unset, the local stage uses LOCAL_SLACK_SIGNING_SECRET (in .local/demo.json) and
+    # other stages refuse every click.
+    slack_signing_secret: str | None = None
     # SMS through Amazon SNS (Publish to a phone number, transactional). Both optional: a sender
     # id where the destination country supports one, an origination number (E.164) otherwise.
     sms_sender_id: str | None = None
@@ -137,6 +141,12 @@ class Settings(BaseModel):  # built on first use, by get_settings
         if self.slack_bot_token:
             return self.slack_bot_token
         return LOCAL_SLACK_TOKEN if self.is_local else None
+
+    def slack_signing_key(self) -> str | None:
+        """The secret Slack signs interactivity requests with; None: clicks are refused."""
+        if self.slack_signing_secret:
+            return self.slack_signing_secret
+        return LOCAL_SLACK_SIGNING_SECRET if self.is_local else None
 
     def app_url(self) -> str:
         """The responder console's base URL, without a trailing slash."""
@@ -191,6 +201,7 @@ class Settings(BaseModel):  # built on first use, by get_settings
 
 _INSECURE_DEFAULTS = {"local-insecure-api-key-secret"}
 LOCAL_SLACK_TOKEN = "xoxb-local-sink-token"
+LOCAL_SLACK_SIGNING_SECRET = "local-slack-signing-secret"
 # The local voice sink's credentials; refused outside the local stage (check_secrets).
 LOCAL_VOICE_ACCOUNT_SID = "AC00000000000000000000000000local"
 LOCAL_VOICE_AUTH_TOKEN = "local-voice-sink-token"

@@ -521,6 +521,13 @@ ROUTES: tuple[RouteRow, ...] = (
     ),
     RouteRow(
         method="POST",
+        path="/integrations/slack/interactivity",
+        operation_id="slackInteractivity",
+        module="chalicelib.api.routes.slack",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="POST",
         path="/integrations/sms/inbound",
         operation_id="receiveSmsReply",
         module="chalicelib.api.routes.sms_replies",

@@ -122,7 +122,7 @@ PARAMETERS: dict[str, Any] = {
         "Type": "String",
         "AllowedValues": ["false", "true"],
         "Default": "false",
-        "Description": "true: SLACK_BOT_TOKEN comes from the stage's secret (Slack pages)",
+        "Description": "true: SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET come from the stage's secret (Slack)",
     },
     "UseVoice": {
         "Type": "String",
@@ -289,6 +289,7 @@ def function_environment() -> dict[str, Any]:
         "PUBLIC_APP_URL": _if("HasPublicAppUrl", _ref("PublicAppUrl")),
         "SES_SENDER": _if("HasSesSender", _ref("SesSender")),
         "SLACK_BOT_TOKEN": _if("UseSlack", _secret("SLACK_BOT_TOKEN")),
+        "SLACK_SIGNING_SECRET": _if("UseSlack", _secret("SLACK_SIGNING_SECRET")),
         "VOICE_AUTH_TOKEN": _if("UseVoice", _secret("VOICE_AUTH_TOKEN")),
         "VOICE_ACCOUNT_SID": _if("HasVoiceAccountSid", _ref("VoiceAccountSid")),
         "VOICE_FROM_NUMBER": _if("HasVoiceFromNumber", _ref("VoiceFromNumber")),

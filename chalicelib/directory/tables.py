@@ -25,6 +25,17 @@ class UsersByEmail(GlobalSecondaryIndex["UserRecord"]):
     email_key = UnicodeAttribute(hash_key=True)  # <organization_id>#<lower-cased email>
 
 
+class UsersBySlackId(GlobalSecondaryIndex["UserRecord"]):
+    """Sparse: only users with a Slack user id are in it. A Slack click names the Slack user;
+    this finds the Tocsin user(s) linked to it, in every organization, without a Scan."""
+
+    class Meta:
+        index_name = "slack-user-index"
+        projection = AllProjection()
+
+    slack_user_id = UnicodeAttribute(hash_key=True)
+
+
 @aws.register_model
 class UserRecord(TocsinModel):
     class Meta(TocsinModel.Meta):
@@ -42,6 +53,7 @@ class UserRecord(TocsinModel):
     updated_at = UTCDateTimeAttribute(null=True)
 
     by_email = UsersByEmail()
+    by_slack_user_id = UsersBySlackId()
 
 
 @aws.register_model

@@ -179,6 +179,20 @@ def _query_email(organization_id: str, normalized: str) -> User | None:
     return None
 
 
+# A Slack user linked in more organizations than this is refused rather than read further.
+MAX_SLACK_LINKS = 25
+
+
+def find_users_by_slack_user_id(slack_user_id: str) -> list[User]:
+    """The users, in any organization, linked to this Slack user id (the sparse slack-user-index;
+    eventually consistent: a link made a second ago may not be found yet)."""
+    if not slack_user_id or len(slack_user_id) > rules.SLACK_ID_MAX:
+        return []
+    aws.bind_tables()
+    records = UserRecord.by_slack_user_id.query(slack_user_id, limit=MAX_SLACK_LINKS)
+    return [_to_domain(record) for record in records]
+
+
 def list_users(*, organization_id: str, search: str | None = None, is_active: bool | None = None) -> list[User]:
     """Newest first; `search` is a case-insensitive substring of name or email."""
     aws.bind_tables()

@@ -28,6 +28,14 @@ class WebhookAcceptedV1(ApiModel):
     message: str | None = None
 
 
+class SlackInteractivityAnswerV1(ApiModel):
+    """What a Slack button click did (Slack ignores this body; the person is told in Slack)."""
+
+    done: bool = Field(description="True when the incident changed.")
+    message: str = Field(description="What the person was told, or why nothing was done.")
+    incident_number: str | None = None
+
+
 class PagerDutyAcceptedV1(ApiModel):
     status: str = "success"
     message: str = "Event processed"

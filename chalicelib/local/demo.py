@@ -133,6 +133,11 @@ def seed(now: datetime) -> dict[str, Any]:
         "status_page": status_page,
         "webhook_subscription": webhook_subscription,
         "console": console,
+        # To "click" a Slack page's button with curl (README): the secret the signature is checked with.
+        "slack": {
+            "signing_secret": get_settings().slack_signing_key(),
+            "interactivity_url": f"{get_settings().public_base_url.rstrip('/')}/integrations/slack/interactivity",
+        },
     }
 
 

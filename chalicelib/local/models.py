@@ -40,7 +40,9 @@ class LocalOutboxItemV1(ApiModel):
         "name it went to."
     )
     subject: str | None = Field(
-        description="Email subject; the event type of a webhook; null for Slack messages, SMS and calls."
+        description="Email subject; the event type of a webhook; for Slack, chat.update (a page updated after a "
+        "button click) or chat.postEphemeral (a reply only the clicker saw), null for a message; null for SMS "
+        "and calls."
     )
     text: str = Field(
         description="The message as plain text (an email's HTML part, tags removed; what a call says); a "
@@ -75,6 +77,8 @@ class SlackPostMessageV1(ApiModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     channel: str = Field(description="A Slack user id (a direct message) or channel id. U_FAIL always fails.")
+    ts: str | None = Field(default=None, description="chat.update only: the message to update.")
+    user: str | None = Field(default=None, description="chat.postEphemeral only: who sees the reply.")
     text: str | None = None
     blocks: list[dict[str, Any]] | None = None
     metadata: dict[str, Any] | None = None

@@ -5,9 +5,10 @@
   the in-process moto SES backend (tests under `mock_aws`). moto keeps only the HTML part of
   an email that has both; the time sent comes from the email's own `<time datetime>` footer
   and the incident number from its subject.
-- Slack messages are the ones the built-in Slack sink (POST /local/slack/api/chat.postMessage)
-  received. They are kept in a DynamoDB table on the emulator (chalicelib/local/outbox_table.py),
-  so every process of the local stack sees the same messages.
+- Slack messages are the ones the built-in Slack sink (POST /local/slack/api/chat.postMessage,
+  and chat.update and chat.postEphemeral for what a button click answers) received. They are
+  kept in a DynamoDB table on the emulator (chalicelib/local/outbox_table.py), so every
+  process of the local stack sees the same messages.
 - Outbound webhook deliveries are the requests the built-in webhook sink
   (POST /local/webhook-sink/{sink_name}, chalicelib/local/webhook_sink.py) received, kept in the
   same table under their own partition.
@@ -42,6 +43,7 @@ from chalicelib.local.webhook_sink import received_webhooks
 from chalicelib.settings import get_settings
 
 SLACK_PARTITION = "slack"
+POST_MESSAGE = "chat.postMessage"
 MAX_ITEMS = 500
 _INCIDENT_NUMBER = re.compile(r"\bINC-\d{4}-\d{1,12}\b")
 _TIME_ATTRIBUTE = re.compile(r'<time datetime="([^"]+)"')
@@ -86,8 +88,13 @@ class OutboxItem:
 # ---------------------------------------------------------------- Slack sink storage
 
 
-def record_slack_message(*, channel: str, text: str, blocks: Any, metadata: Any, now: datetime) -> OutboxItem:
-    """Keep one message the Slack sink accepted; returns it as the outbox lists it."""
+def record_slack_message(
+    *, channel: str, text: str, blocks: Any, metadata: Any, now: datetime, method: str = POST_MESSAGE
+) -> OutboxItem:
+    """Keep one message the Slack sink accepted; returns it as the outbox lists it. `method` is
+    the Web API method: a chat.update (a page updated after a button click) or a
+    chat.postEphemeral (a reply only the clicker sees) is listed with it as its subject."""
+    subject = None if method == POST_MESSAGE else method
     incident_number = _incident_number_of(metadata, text, blocks)
     sent_at = clock.isoformat(now)
     item_id = uuid.uuid4().hex
@@ -101,8 +108,10 @@ def record_slack_message(*, channel: str, text: str, blocks: Any, metadata: Any,
     }
     if incident_number:
         item["incident_number"] = {"S": incident_number}
+    if subject:
+        item["subject"] = {"S": subject}
     aws.client("dynamodb").put_item(TableName=outbox_table_name(), Item=item)
-    return OutboxItem("slack", channel, None, text, sent_at, incident_number, item_id, blocks=blocks)
+    return OutboxItem("slack", channel, subject, text, sent_at, incident_number, item_id, blocks=blocks)
 
 
 def _block_list(stored: str | None) -> list[dict[str, Any]] | None:
@@ -141,7 +150,7 @@ def slack_messages(limit: int = MAX_ITEMS) -> list[OutboxItem]:
             OutboxItem(
                 channel="slack",
                 to=raw["to"]["S"],
-                subject=None,
+                subject=raw.get("subject", {}).get("S"),
                 text=unescape(raw["text"]["S"]),  # Slack's mrkdwn escapes, undone for reading
                 sent_at=raw["sent_at"]["S"],
                 incident_number=raw.get("incident_number", {}).get("S"),

@@ -21,8 +21,34 @@ def create_tables() -> list[str]:
         if not model.exists():
             model.create_table(wait=False)  # only ever run against moto, where a new table is ACTIVE at once
             created.append(model.Meta.table_name)
+        else:
+            _add_missing_indexes(model)
         _enable_ttl(model)
     return created
+
+
+def _add_missing_indexes(model: Any) -> None:
+    """A table kept from an older run (README "Local data") gets the global indexes added since,
+    e.g. the users' slack-user-index: a query on a missing index would fail every request."""
+    client = aws.client("dynamodb")
+    table = client.describe_table(TableName=model.Meta.table_name)["Table"]
+    present = {index["IndexName"] for index in table.get("GlobalSecondaryIndexes", [])}
+    for index in model._get_schema()["global_secondary_indexes"]:
+        if index["index_name"] in present:
+            continue
+        client.update_table(
+            TableName=model.Meta.table_name,
+            AttributeDefinitions=index["attribute_definitions"],
+            GlobalSecondaryIndexUpdates=[
+                {
+                    "Create": {
+                        "IndexName": index["index_name"],
+                        "KeySchema": index["key_schema"],
+                        "Projection": index["projection"],
+                    }
+                }
+            ],
+        )
 
 
 def _enable_ttl(model: Any) -> None:

@@ -10,7 +10,8 @@ and its developer talk to it.
 
 - POST /local/slack/api/chat.postMessage answers like Slack's Web API (200 with ok true or
   false) and keeps what it accepted; `make run` points SLACK_API_BASE_URL here. The Slack user
-  id U_FAIL always fails with channel_not_found, to show a provider failure.
+  id U_FAIL always fails with channel_not_found, to show a provider failure. chat.update and
+  chat.postEphemeral (a Slack button click's answers) are kept the same way, their method as subject.
 - POST /local/voice/2010-04-01/Accounts/{account_sid}/Calls.json answers like Twilio's Calls API
   (201 with the call, or Twilio's error) and keeps the call (chalicelib/local/voice_sink.py);
   `make run` points the voice channel here. To +15005550001 always fails with 21211.
@@ -56,6 +57,10 @@ from chalicelib.settings import get_settings
 api = ApiBlueprint(__name__, tag="local")
 
 SLACK_SINK_PATH = "/local/slack/api/chat.postMessage"
+SLACK_UPDATE = "chat.update"
+SLACK_EPHEMERAL = "chat.postEphemeral"
+SLACK_UPDATE_PATH = f"/local/slack/api/{SLACK_UPDATE}"
+SLACK_EPHEMERAL_PATH = f"/local/slack/api/{SLACK_EPHEMERAL}"
 WEBHOOK_SINK_PATH = "/local/webhook-sink/{sink_name}"
 VOICE_SINK_PATH = "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json"
 VOICE_PRESS_PATH = "/local/voice/calls/{call_sid}/press"
@@ -96,21 +101,8 @@ def _arguments(request: Request) -> dict[str, Any] | None:
     return parsed if isinstance(parsed, dict) else None
 
 
-@raw_operation(
-    api,
-    "POST",
-    SLACK_SINK_PATH,
-    operation_id="localSlackPostMessage",
-    summary="Local stage only: a Slack Web API chat.postMessage sink",
-    description="Answers like Slack (HTTP 200 with ok true, or ok false and an error) and keeps the message "
-    "for GET /local/outbox. Needs an `Authorization: Bearer <token>` header (any token). The Slack user "
-    "id U_FAIL always answers ok false, error channel_not_found; `blocks` other than an array of objects "
-    "invalid_blocks_format. Outside the local stage: 404.",
-    body=SlackPostMessageV1,
-    response=SlackAnswerV1,
-    errors=(404,),
-)
-def slack_post_message(request: Request, path: dict[str, str]) -> Response:
+def _accept_slack(request: Request, method: str) -> Response:
+    """One Web API call to the sink: answered like Slack and kept for the outbox."""
     if not get_settings().is_local:
         return _not_here(request)
     authorization = str(request.headers.get("authorization") or "")
@@ -123,6 +115,10 @@ def slack_post_message(request: Request, path: dict[str, str]) -> Response:
     channel = arguments.get("channel")
     if not isinstance(channel, str) or not channel.strip() or channel == FAILING_SLACK_USER:
         return _slack({"ok": False, "error": "channel_not_found"})
+    if method == SLACK_UPDATE and not isinstance(arguments.get("ts"), str):
+        return _slack({"ok": False, "error": "message_not_found"})
+    if method == SLACK_EPHEMERAL and not isinstance(arguments.get("user"), str):
+        return _slack({"ok": False, "error": "user_not_in_channel"})
     text = arguments.get("text")
     blocks = arguments.get("blocks")
     if blocks is not None and not (isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks)):
@@ -130,15 +126,73 @@ def slack_post_message(request: Request, path: dict[str, str]) -> Response:
     if not (isinstance(text, str) and text) and not blocks:
         return _slack({"ok": False, "error": "no_text"})
     now = clock.now()
+    # An ephemeral reply is seen by `user` only: the outbox lists it as sent to them.
+    to = str(arguments["user"]) if method == SLACK_EPHEMERAL else channel
     item = outbox.record_slack_message(
-        channel=channel,
+        channel=to,
         text=text if isinstance(text, str) else "",
         blocks=blocks,
         metadata=arguments.get("metadata"),
         now=now,
+        method=method,
     )
-    ts = f"{now.timestamp():.6f}"
-    return _slack({"ok": True, "channel": item.to, "ts": ts, "message": {"type": "message", "text": item.text}})
+    ts = str(arguments["ts"]) if method == SLACK_UPDATE else f"{now.timestamp():.6f}"
+    return _slack({"ok": True, "channel": channel, "ts": ts, "message": {"type": "message", "text": item.text}})
+
+
+_SINK_ERRORS = (
+    "Needs an `Authorization: Bearer <token>` header (any token). The channel U_FAIL always answers ok false, "
+    "error channel_not_found; `blocks` other than an array of objects invalid_blocks_format. Outside the local "
+    "stage: 404."
+)
+
+
+@raw_operation(
+    api,
+    "POST",
+    SLACK_SINK_PATH,
+    operation_id="localSlackPostMessage",
+    summary="Local stage only: a Slack Web API chat.postMessage sink",
+    description="Answers like Slack (HTTP 200 with ok true, or ok false and an error) and keeps the message "
+    "for GET /local/outbox. " + _SINK_ERRORS,
+    body=SlackPostMessageV1,
+    response=SlackAnswerV1,
+    errors=(404,),
+)
+def slack_post_message(request: Request, path: dict[str, str]) -> Response:
+    return _accept_slack(request, "chat.postMessage")
+
+
+@raw_operation(
+    api,
+    "POST",
+    SLACK_UPDATE_PATH,
+    operation_id="localSlackUpdate",
+    summary="Local stage only: a Slack Web API chat.update sink",
+    description="What a Slack button click does to the page (says who did what). Kept for GET /local/outbox "
+    "with subject chat.update; `ts` is required (else ok false, message_not_found). " + _SINK_ERRORS,
+    body=SlackPostMessageV1,
+    response=SlackAnswerV1,
+    errors=(404,),
+)
+def slack_update(request: Request, path: dict[str, str]) -> Response:
+    return _accept_slack(request, SLACK_UPDATE)
+
+
+@raw_operation(
+    api,
+    "POST",
+    SLACK_EPHEMERAL_PATH,
+    operation_id="localSlackPostEphemeral",
+    summary="Local stage only: a Slack Web API chat.postEphemeral sink",
+    description="A reply only the clicker sees (e.g. a Slack user not linked to Tocsin). Kept for GET "
+    "/local/outbox as sent to `user`, with subject chat.postEphemeral; `user` is required. " + _SINK_ERRORS,
+    body=SlackPostMessageV1,
+    response=SlackAnswerV1,
+    errors=(404,),
+)
+def slack_post_ephemeral(request: Request, path: dict[str, str]) -> Response:
+    return _accept_slack(request, SLACK_EPHEMERAL)
 
 
 def _outbox_query(request: Request) -> dict[str, Any]:

@@ -42,7 +42,7 @@ class Notification:
     at: datetime | None = None
     service_name: str | None = None
     assigned_to: str | None = None
-    # The incident's organization: a channel whose page can be answered (a key on a call) needs it.
+    # The incident's organization: answerable pages carry it (Slack's buttons, a call's keys, email links).
     organization_id: str | None = None
 
 

@@ -1,7 +1,9 @@
 """Slack through the Web API: `chat.postMessage` to the person's Slack user id (a direct message
 from the bot), authenticated with the bot token as `Authorization: Bearer`. The page is Block Kit
-(`render`), with a plain fallback `text`. `post_message` makes the call for any message (pages,
-handoff notices: chalicelib/notification/notices.py).
+(`render`), with a plain fallback `text` and the "Acknowledge", "Resolve" and "Escalate" buttons
+(their clicks come back to POST /integrations/slack/interactivity: chalicelib/paging/slack_actions.py).
+`post_message` makes the call for any message (pages, handoff notices:
+chalicelib/notification/notices.py); `web_api` any other method (chat.update, chat.postEphemeral).
 
 Slack answers HTTP 200 with `{"ok": false, "error": "..."}` when it refuses (SLACK_<error>,
 e.g. SLACK_channel_not_found); an HTTP error, a timeout or an unreadable answer is
@@ -38,6 +40,31 @@ METADATA_EVENT = "tocsin_incident_paged"
 MAX_TITLE = 500
 MAX_FIELD = 200
 MAX_MESSAGE = 2800
+# The page's buttons: action_id -> (the action, its label). The button's value is
+# "<organization id>/<incident number>" (see button_value); what it may do is decided by who clicked.
+ACTION_BUTTONS = {
+    "tocsin_acknowledge": ("acknowledge", "Acknowledge"),
+    "tocsin_resolve": ("resolve", "Resolve"),
+    "tocsin_escalate": ("escalate", "Escalate"),
+}
+
+
+def button_value(organization_id: str | None, incident_number: str) -> str:
+    return f"{organization_id}/{incident_number}" if organization_id else incident_number
+
+
+def action_buttons(notification: Notification) -> list[dict[str, Any]]:
+    value = button_value(notification.organization_id, notification.incident_number)
+    return [
+        {
+            "type": "button",
+            "action_id": action_id,
+            "text": {"type": "plain_text", "text": label},
+            "value": value,
+            **({"style": "primary"} if action == "acknowledge" else {}),
+        }
+        for action_id, (action, label) in ACTION_BUTTONS.items()
+    ]
 
 
 def escape(text: str) -> str:
@@ -51,7 +78,8 @@ def _field(label: str, value: str) -> dict[str, str]:
 
 def render(notification: Notification, recipient: Recipient) -> dict[str, Any]:
     """The chat.postMessage arguments: Block Kit blocks (the headline linking to the incident's
-    console page, the facts as fields, the message, an "Open incident" button) and `text`, the
+    console page, the facts as fields, the message, the Acknowledge, Resolve and Escalate buttons
+    and an "Open incident" link button) and `text`, the
     fallback notifications and screen readers show. Every value is mrkdwn-escaped; the only
     links are ours."""
     e = escape
@@ -78,14 +106,16 @@ def render(notification: Notification, recipient: Recipient) -> dict[str, Any]:
     blocks.append(
         {
             "type": "actions",
+            "block_id": "tocsin_actions",
             "elements": [
+                *action_buttons(notification),
                 {
                     "type": "button",
                     "action_id": "open_incident",
                     "text": {"type": "plain_text", "text": "Open incident"},
                     "url": notification.url,
                     **({"style": "danger"} if notification.urgency == "high" else {}),
-                }
+                },
             ],
         }
     )
@@ -110,6 +140,19 @@ def post_message(
 ) -> DeliveryResult:
     """One `chat.postMessage` call with `arguments` (channel, text, blocks...): the settings'
     API base URL, bot token and timeout unless given. Never raises for a delivery problem."""
+    return web_api("chat.postMessage", arguments, base_url=base_url, token=token, timeout=timeout)
+
+
+def web_api(
+    method: str,
+    arguments: dict[str, Any],
+    *,
+    base_url: str | None = None,
+    token: str | None = None,
+    timeout: float | None = None,
+) -> DeliveryResult:
+    """One Web API call (`chat.postMessage`, `chat.update`, `chat.postEphemeral`...) with a JSON
+    body. Never raises for a delivery problem."""
     settings = get_settings()
     token = token or settings.slack_token()
     if not token:
@@ -117,7 +160,7 @@ def post_message(
     base_url = (base_url or settings.slack_api_url()).rstrip("/")
     timeout = timeout if timeout is not None else settings.slack_timeout_seconds
     request = urllib.request.Request(
-        f"{base_url}/chat.postMessage",
+        f"{base_url}/{method}",
         data=json.dumps(arguments).encode(),
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=utf-8"},
         method="POST",

@@ -131,6 +131,15 @@ def _config(stack: LocalStack) -> SchemathesisConfig:
                     "checks": {"negative_data_rejection": {"enabled": False}},
                 },
                 {
+                    # The sink's chat.update and chat.postEphemeral (what a Slack click answers) too.
+                    "include-operation-id": "localSlackUpdate",
+                    "checks": {"negative_data_rejection": {"enabled": False}},
+                },
+                {
+                    "include-operation-id": "localSlackPostEphemeral",
+                    "checks": {"negative_data_rejection": {"enabled": False}},
+                },
+                {
                     # DELETE of an integration revokes it: the record stays readable with
                     # `state: "revoked"` (its URL answers 410 WEBHOOK_REVOKED), as documented on the
                     # operation. Schemathesis's use-after-free check expects a 404 after any DELETE.

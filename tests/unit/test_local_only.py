@@ -19,6 +19,8 @@ MAY_IMPORT_LOCAL = (ROOT / "chalicelib" / "local", ROOT / "chalicelib" / "cli.py
 LOCAL_PATHS = (
     "/local/outbox",
     "/local/slack/api/chat.postMessage",
+    "/local/slack/api/chat.update",
+    "/local/slack/api/chat.postEphemeral",
     "/local/webhook-sink/{sink_name}",
     "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json",
     "/local/voice/calls/{call_sid}/press",

@@ -144,7 +144,7 @@ def test_slack_blocks_have_title_facts_message_and_an_open_incident_button() -> 
         "*Assignee*\nAna &amp; Bo",
     ]
     assert blocks[2]["text"]["text"] == "Bridge: &lt;https://evil.example|click&gt; &amp; *now*"
-    [button] = blocks[3]["elements"]
+    *_action_buttons, button = blocks[3]["elements"]
     assert button == {
         "type": "button",
         "action_id": "open_incident",
@@ -172,7 +172,7 @@ def test_slack_unassigned_low_urgency_without_service_or_message() -> None:
         {"type": "mrkdwn", "text": "*Service*\nNone"},
         {"type": "mrkdwn", "text": "*Assignee*\nUnassigned"},
     ]
-    assert "style" not in blocks[2]["elements"][0]
+    assert "style" not in blocks[2]["elements"][-1]
 
 
 def test_slack_keeps_within_block_kit_limits() -> None:
