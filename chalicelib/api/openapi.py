@@ -239,10 +239,10 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     if not op.public:
         statuses |= {401, 403}
     error_schema = {"$ref": f"#/components/schemas/{_ERROR_SCHEMAS.get(op.error_family, 'WebhookError')}"}
-    # An HTML page answers its errors as small HTML pages too.
+    # An HTML page answers its errors as small HTML pages too; other routes (TwiML) in JSON.
     error_content = (
         {op.content_type: {"schema": {"type": "string"}}}
-        if op.content_type.startswith("text/")
+        if op.content_type.startswith("text/html")
         else {"application/json": {"schema": error_schema}}
     )
     for status in sorted(statuses):

@@ -68,7 +68,7 @@ def press(world: dict[str, Any], url: str, digits: str | None, *, signature: str
 
 def said(response: Any) -> str:
     assert response.status_code == 200, response.body
-    assert response.headers["Content-Type"] == "application/xml"
+    assert response.headers["Content-Type"] == "text/xml; charset=utf-8"
     root = ElementTree.fromstring(response.body)
     assert root.tag == "Response"
     return " ".join(say.text or "" for say in root.iter("Say"))

@@ -1,5 +1,5 @@
 """The page call's callback: POST /integrations/voice/callback, where Twilio posts the key the
-person pressed. Outside the API envelope: the answer is TwiML (application/xml); a request that
+person pressed. Outside the API envelope: the answer is TwiML (text/xml, as Twilio reads it); a request that
 is not the provider's, or whose URL we did not issue, is refused with 401 in the webhook body
 (chalicelib/paging/voice_callback.py holds the rules)."""
 
@@ -40,7 +40,7 @@ def _form(request: Request) -> list[tuple[str, str]]:
     CALLBACK_PATH,
     operation_id="answerVoiceCallback",
     error_family=ErrorFamily.WEBHOOK,
-    response_content_type="application/xml",
+    response_content_type="text/xml",
     content_types=["*/*"],
     summary="A key pressed on a page call (Twilio's Gather callback; answers TwiML)",
     description="Twilio posts its form-encoded fields (`Digits`, `CallSid`, `From`, `To`, ...) to the URL the "
@@ -63,4 +63,4 @@ def answer_voice_callback(request: Request, path: dict[str, str]) -> Response:
         signature=request.headers.get("x-twilio-signature", ""),
         now=clock.now(),
     )
-    return Response(body=twiml, status_code=200, headers={"Content-Type": "application/xml"})
+    return Response(body=twiml, status_code=200, headers={"Content-Type": "text/xml; charset=utf-8"})
