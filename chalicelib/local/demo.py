@@ -17,6 +17,7 @@ from typing import Any
 from chalicelib.apikey import keys
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.local.demo_reach import seed_contact_methods
 from chalicelib.local.demo_status import seed_status_page
 from chalicelib.organization.service import create_organization, find_organization
 from chalicelib.settings import get_settings
@@ -107,7 +108,7 @@ def seed(now: datetime) -> dict[str, Any]:
     on_call = _seed_on_call(organization_id, team.team_id, seeded_users, seeded_services[0].service_key, now)
     status_page = seed_status_page(organization_id=organization_id, now=now)
     webhook_subscription = _seed_webhook_subscription(organization_id, seeded_users[0].email, now)
-    reach = _seed_contact_methods(organization_id, seeded_users, now)
+    reach = seed_contact_methods(organization_id, seeded_users, now)
     console = _seed_console_users(organization_id)
 
     return {
@@ -284,68 +285,6 @@ def _seed_on_call(
             now=now,
         )
     return {"schedule_id": schedule.schedule.schedule_id, "escalation_policy_id": policy.policy.policy_id}
-
-
-# Ada's phone: verified SMS and voice. Numbers in 555-01xx are reserved for fiction.
-ADA_PHONE = "+15555550100"
-
-
-def _seed_contact_methods(organization_id: str, people: list[Any], now: datetime) -> dict[str, dict[str, Any]]:
-    """Ada: SMS at once and a call after 5 minutes for high urgency, email for low. Everyone
-    else keeps the defaults (email, plus Slack when they have a Slack id); Linus has email only.
-    Returns each person's methods and rules, as demo.json lists them."""
-    from chalicelib.contact import service as contacts
-    from chalicelib.contact.rules import Step
-
-    ada = people[0]
-    methods = {m.type: m for m in contacts.list_methods(organization_id=organization_id, user_id=ada.user_id, now=now)}
-    for method_type in ("sms", "voice"):
-        if method_type not in methods:
-            methods[method_type] = contacts.create_method(
-                organization_id=organization_id,
-                user_id=ada.user_id,
-                method_type=method_type,
-                address=ADA_PHONE,
-                label="Mobile",
-                now=now,
-                proven_elsewhere=True,
-            )
-    current = contacts.get_rules(organization_id=organization_id, user_id=ada.user_id, now=now)
-    if current.version <= 1:  # still the defaults: never undo what someone changed by hand
-        contacts.put_rules(
-            organization_id=organization_id,
-            user_id=ada.user_id,
-            high=[Step(methods["sms"].contact_method_id, 0), Step(methods["voice"].contact_method_id, 5)],
-            low=[Step(methods["email"].contact_method_id, 0)],
-            now=now,
-        )
-    facts: dict[str, dict[str, Any]] = {}
-    for person in people:
-        profile = contacts.get_rules(organization_id=organization_id, user_id=person.user_id, now=now)
-        facts[person.user_id] = {
-            "contact_methods": [
-                {
-                    "id": m.contact_method_id,
-                    "type": m.type,
-                    "address": m.address,
-                    "label": m.label,
-                    "verified": m.verified,
-                }
-                for m in profile.methods
-            ],
-            "notification_rules": {
-                urgency: [
-                    {
-                        "contact_method_id": s.contact_method.contact_method_id,
-                        "type": s.contact_method.type,
-                        "delay_minutes": s.delay_minutes,
-                    }
-                    for s in profile.steps(urgency)
-                ]
-                for urgency in ("high", "low")
-            },
-        }
-    return facts
 
 
 WEBHOOK_SUBSCRIPTION_DESCRIPTION = "Demo receiver"
