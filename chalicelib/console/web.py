@@ -355,6 +355,15 @@ def _run(
     return render_page(ctx, answer)
 
 
+def _route_path(request: Request, path_params: dict[str, str]) -> str:
+    """The path asked for, below the console's root, rebuilt from the route and its parameters (the
+    request's own path carries API Gateway's stage prefix, the route does not)."""
+    here = str((request.context or {}).get("resourcePath") or "").removeprefix("/app")
+    for name, value in path_params.items():
+        here = here.replace("{" + name + "}", quote(value, safe=""))
+    return here
+
+
 def _confirmation_page(ctx: Ctx, confirm: Confirmation) -> Page:
     """The question, the posted fields again (hidden) with confirm=yes, and a way back."""
     referer = urlsplit(str(ctx.request.headers.get("referer") or ""))
@@ -365,10 +374,7 @@ def _confirmation_page(ctx: Ctx, confirm: Confirmation) -> Page:
         if name not in (CSRF_FIELD, CONFIRM_FIELD)
         for value in values
     ]
-    route = str((ctx.request.context or {}).get("resourcePath") or "")
-    action = route.removeprefix("/app")
-    for name, value in ctx.path.items():
-        action = action.replace("{" + name + "}", quote(value, safe=""))
+    action = _route_path(ctx.request, ctx.path)
     return Page(
         "console/confirm.html",
         confirm.question,
@@ -385,11 +391,8 @@ def _page_of(answer: Answer) -> Page:
 def _to_sign_in(ctx: Ctx, request: Request, path_params: dict[str, str]) -> Response:
     """No live session: to the sign-in page, which brings a GET back to where it was."""
     target = app_path("/sign-in")
-    route = str((request.context or {}).get("resourcePath") or "")
-    if request.method == "GET" and route.startswith("/app"):
-        here = route.removeprefix("/app")
-        for name, value in path_params.items():
-            here = here.replace("{" + name + "}", quote(value, safe=""))
+    if request.method == "GET":
+        here = _route_path(request, path_params)
         query = urlencode(query_lists(request), doseq=True)
         target += "?" + urlencode({"next": app_path(here) + ("?" + query if query else "")})
     return _redirect(ctx, Redirect(target))
