@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
-from chalicelib.auth.principal import Principal
 from chalicelib.catalog.service import Service, find_service
 from chalicelib.errors import AppError, InvalidPayload, NotFound
 from chalicelib.incident import commands, repository
@@ -24,7 +23,8 @@ from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import resolution_target
 from chalicelib.integration.alert import NormalizedAlert
-from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
+from chalicelib.integration.origin import AlertOrigin
+from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.queue.messages import Message, publish
 from chalicelib.store import Transaction, TransactionCancelled
 
@@ -43,68 +43,54 @@ class IngestResult:
     note: str | None = None
 
 
-def integration_principal(integration: IntegrationRecord) -> Principal:
-    return Principal(
-        organization_id=integration.organization_id,
-        credential_kind="integration",
-        scopes=frozenset(),
-        display_name=f"{integration.name} ({integration.integration_type})",
-        extra={"integration_id": integration.integration_id},  # outbound loop prevention
-    )
+def dedup_id(origin: AlertOrigin, key: str) -> str:
+    return f"{origin.organization_id}#{origin.origin_id}#{key}"
 
 
-def dedup_id(integration: IntegrationRecord, key: str) -> str:
-    return f"{integration.organization_id}#{integration.integration_id}#{key}"
-
-
-def ingest(integration: IntegrationRecord, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
+def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
     if alert.action == "trigger":
-        result = _trigger(integration, alert, now)
+        result = _trigger(origin, alert, now)
         if alert.status_hint == "investigating" and result.incident is not None:
-            moved = _move(integration, result.incident, "investigating", now)
+            moved = _move(origin, result.incident, "investigating", now)
             result = IngestResult(moved, result.created, result.deduplicated)
         return result
-    incident = _current_incident(integration, alert)
+    incident = _current_incident(origin, alert)
     if incident is None:
         return IngestResult(None, created=False, deduplicated=False, note="no open incident for this alert")
     if alert.action == "resolve":
-        target = resolution_target(
-            incident_settings(organization_id=integration.organization_id).workflow, incident.status
-        )
+        target = resolution_target(incident_settings(organization_id=origin.organization_id).workflow, incident.status)
         if target is None:
             return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
-        return IngestResult(_move(integration, incident, target, now), created=False, deduplicated=True)
+        return IngestResult(_move(origin, incident, target, now), created=False, deduplicated=True)
     if alert.action == "acknowledge":
-        if not incident_settings(organization_id=integration.organization_id).workflow.is_open(incident.status):
+        if not incident_settings(organization_id=origin.organization_id).workflow.is_open(incident.status):
             # Acknowledging a resolved alert is accepted and ignored (as PagerDuty does).
             return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
         acknowledged = commands.acknowledge(
-            organization_id=integration.organization_id,
+            organization_id=origin.organization_id,
             incident_number=incident.incident_number,
-            principal=integration_principal(integration),
+            principal=origin.principal,
             now=now,
         )
         return IngestResult(acknowledged.incident, created=False, deduplicated=True)
     # A note (e.g. CloudWatch INSUFFICIENT_DATA): a timeline entry on the open incident.
-    _publish_alert_entry(integration, incident.incident_number, alert, now)
+    _publish_alert_entry(origin, incident.incident_number, alert, now)
     return IngestResult(incident, created=False, deduplicated=True)
 
 
-def _trigger(integration: IntegrationRecord, alert: NormalizedAlert, now: datetime) -> IngestResult:
+def _trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> IngestResult:
     if alert.dedup_key is None:
-        return IngestResult(_create(integration, alert, now, claim=None), created=True, deduplicated=False)
-    key = dedup_id(integration, alert.dedup_key)
+        return IngestResult(_create(origin, alert, now, claim=None), created=True, deduplicated=False)
+    key = dedup_id(origin, alert.dedup_key)
     for _ in range(CLAIM_ATTEMPTS):
         claim = _read_claim(key)
         if claim is not None:
-            hit = repository.record_alert(
-                integration.organization_id, claim.incident_number, now=now, summary=alert.summary
-            )
+            hit = repository.record_alert(origin.organization_id, claim.incident_number, now=now, summary=alert.summary)
             if hit is not None:
-                _publish_alert_entry(integration, hit.incident_number, alert, now)
+                _publish_alert_entry(origin, hit.incident_number, alert, now)
                 return IngestResult(hit, created=False, deduplicated=True)
         try:
-            created = _create(integration, alert, now, claim=(key, claim))
+            created = _create(origin, alert, now, claim=(key, claim))
         except TransactionCancelled as cancelled:
             if DEDUP_LABEL in cancelled.failed:
                 continue  # another delivery opened it first: count ours on that one
@@ -122,12 +108,12 @@ def _read_claim(key: str) -> AlertDedupRecord | None:
 
 
 def _create(
-    integration: IntegrationRecord,
+    origin: AlertOrigin,
     alert: NormalizedAlert,
     now: datetime,
     claim: tuple[str, AlertDedupRecord | None] | None,
 ) -> IncidentRecord:
-    service = _service(integration, alert)
+    service = _service(origin, alert)
 
     def claim_key(transaction: Transaction, incident: IncidentRecord) -> None:
         if claim is None:
@@ -147,7 +133,7 @@ def _create(
         )
 
     return incidents.create_incident(
-        organization_id=integration.organization_id,
+        organization_id=origin.organization_id,
         request=incidents.NewIncident(
             title=alert.title,
             service_keys=[service.service_key],
@@ -155,10 +141,10 @@ def _create(
             severity=alert.severity,
         ),
         now=now,
-        actor=integration_principal(integration).actor,
+        actor=origin.principal.actor,
         source={
-            "integration_id": integration.integration_id,
-            "integration_type": integration.integration_type,
+            "integration_id": origin.integration_id,
+            "integration_type": origin.integration_type,
             "source": alert.source,
             "dedup_key": alert.dedup_key,
             "source_url": alert.source_url,
@@ -169,11 +155,11 @@ def _create(
     )
 
 
-def _service(integration: IntegrationRecord, alert: NormalizedAlert) -> Service:
+def _service(origin: AlertOrigin, alert: NormalizedAlert) -> Service:
 
-    reference = alert.service_hint or integration.default_service_key
+    reference = alert.service_hint or origin.default_service_key
     if reference:
-        service = find_service(organization_id=integration.organization_id, service_ref=reference)
+        service = find_service(organization_id=origin.organization_id, service_ref=reference)
         if service is None or not service.is_active:
             raise InvalidPayload(f"Unknown or inactive service {reference!r} in this organization.")
         return service
@@ -183,47 +169,47 @@ def _service(integration: IntegrationRecord, alert: NormalizedAlert) -> Service:
     )
 
 
-def _current_incident(integration: IntegrationRecord, alert: NormalizedAlert) -> IncidentRecord | None:
+def _current_incident(origin: AlertOrigin, alert: NormalizedAlert) -> IncidentRecord | None:
     if alert.dedup_key is None:
         return None
-    claim = _read_claim(dedup_id(integration, alert.dedup_key))
+    claim = _read_claim(dedup_id(origin, alert.dedup_key))
     if claim is None:
         return None
     try:
-        incident = repository.get_incident(integration.organization_id, claim.incident_number)
+        incident = repository.get_incident(origin.organization_id, claim.incident_number)
     except NotFound:
         return None
     return incident
 
 
-def _move(integration: IntegrationRecord, incident: IncidentRecord, status: str, now: datetime) -> IncidentRecord:
+def _move(origin: AlertOrigin, incident: IncidentRecord, status: str, now: datetime) -> IncidentRecord:
     if incident.status == status:
         return incident
     try:
         return commands.change_status(
-            organization_id=integration.organization_id,
+            organization_id=origin.organization_id,
             incident_number=incident.incident_number,
             status=status,
-            comment=f"by {integration.name}",
+            comment=f"by {origin.name}",
             now=now,
-            principal=integration_principal(integration),
+            principal=origin.principal,
         )
     except AppError:
         # The organization's workflow may not allow the move from where the incident is; the
         # alert itself was still recorded, so the delivery succeeds.
-        return repository.get_incident(integration.organization_id, incident.incident_number)
+        return repository.get_incident(origin.organization_id, incident.incident_number)
 
 
-def _publish_alert_entry(integration: IntegrationRecord, number: str, alert: NormalizedAlert, now: datetime) -> None:
+def _publish_alert_entry(origin: AlertOrigin, number: str, alert: NormalizedAlert, now: datetime) -> None:
     publish(
         Message(
             ALERT_RECEIVED,
-            integration.organization_id,
+            origin.organization_id,
             {
                 "incident_number": number,
                 "title": f"Alert received: {alert.summary}"[:200],
                 "description": alert.description[:2000] if alert.description else None,
-                "user": integration_principal(integration).actor,
+                "user": origin.principal.actor,
                 "received_at": clock.isoformat(now),
                 "action": alert.action,
             },

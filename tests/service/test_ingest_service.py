@@ -15,6 +15,7 @@ from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, list_partition
 from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.ingest import IngestResult, dedup_id, ingest
+from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
 from tests.conftest import NOW, Org
 
@@ -65,7 +66,9 @@ def incidents(org: Org, *, is_open: bool) -> list[IncidentRecord]:
 
 
 def test_sixteen_racing_triggers_with_one_key_open_one_incident(org: Org, integration: IntegrationRecord) -> None:
-    results: list[IngestResult] = race(16, lambda i: ingest(integration, alert(), now=NOW + timedelta(seconds=i)))
+    results: list[IngestResult] = race(
+        16, lambda i: ingest(AlertOrigin.of(integration), alert(), now=NOW + timedelta(seconds=i))
+    )
     created = [r for r in results if r.created]
     assert len(created) == 1
     assert sum(r.deduplicated for r in results) == 15
@@ -73,12 +76,12 @@ def test_sixteen_racing_triggers_with_one_key_open_one_incident(org: Org, integr
     assert numbers == {created[0].incident.incident_number}  # type: ignore[union-attr]
     [opened] = incidents(org, is_open=True)
     assert opened.alert_count == 16
-    claim = AlertDedupRecord.get(dedup_id(integration, "group-1"))
+    claim = AlertDedupRecord.get(dedup_id(AlertOrigin.of(integration), "group-1"))
     assert claim.incident_number == opened.incident_number
 
 
 def test_without_dedup_key_every_trigger_opens_an_incident(org: Org, integration: IntegrationRecord) -> None:
-    results = race(8, lambda i: ingest(integration, alert(dedup_key=None), now=NOW))
+    results = race(8, lambda i: ingest(AlertOrigin.of(integration), alert(dedup_key=None), now=NOW))
     assert all(r.created and not r.deduplicated for r in results)
     numbers = {r.incident.incident_number for r in results}
     assert len(numbers) == 8
@@ -89,15 +92,18 @@ def test_without_dedup_key_every_trigger_opens_an_incident(org: Org, integration
 def test_resolve_racing_triggers_never_leaves_two_open_incidents(org: Org, integration: IntegrationRecord) -> None:
     actions: list[Action] = ["resolve", "trigger", "trigger", "resolve", "trigger", "trigger"]
     for round_ in range(3):
-        ingest(integration, alert(), now=NOW)
-        race(len(actions), lambda i: ingest(integration, alert(actions[i]), now=NOW + timedelta(seconds=i)))
+        ingest(AlertOrigin.of(integration), alert(), now=NOW)
+        race(
+            len(actions),
+            lambda i: ingest(AlertOrigin.of(integration), alert(actions[i]), now=NOW + timedelta(seconds=i)),
+        )
         open_now = incidents(org, is_open=True)
         assert len(open_now) <= 1, round_
-        claim = AlertDedupRecord.get(dedup_id(integration, "group-1"))
+        claim = AlertDedupRecord.get(dedup_id(AlertOrigin.of(integration), "group-1"))
         if open_now:
             assert claim.incident_number == open_now[0].incident_number
         # Settle: resolve whatever is open, so the next round starts from a resolved key.
-        ingest(integration, alert("resolve"), now=NOW)
+        ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW)
         assert incidents(org, is_open=True) == []
     total = len(incidents(org, is_open=False))
     assert total >= 3  # at least one incident per round, never reopened
@@ -106,30 +112,30 @@ def test_resolve_racing_triggers_never_leaves_two_open_incidents(org: Org, integ
 def test_a_resolved_incident_is_not_reopened(org: Org, integration: IntegrationRecord) -> None:
     notes: tuple[Action, ...] = ("resolve", "acknowledge", "note")
     for action in notes:  # nothing behind the key yet: accepted, nothing changes
-        result = ingest(integration, alert(action), now=NOW)
+        result = ingest(AlertOrigin.of(integration), alert(action), now=NOW)
         assert (result.incident, result.created) == (None, False)
     with pytest.raises(DeliveryRejected) as unknown:
-        ingest(integration, alert(service_hint="SER-99999"), now=NOW)
+        ingest(AlertOrigin.of(integration), alert(service_hint="SER-99999"), now=NOW)
     assert unknown.value.code == "INVALID_PAYLOAD"
     assert incidents(org, is_open=True) == []
-    first = ingest(integration, alert(), now=NOW)
-    resolved = ingest(integration, alert("resolve"), now=NOW)
+    first = ingest(AlertOrigin.of(integration), alert(), now=NOW)
+    resolved = ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW)
     assert resolved.incident.status == "resolved"  # type: ignore[union-attr]
-    assert ingest(integration, alert("resolve"), now=NOW).note == "already resolved"
-    acknowledged = ingest(integration, alert("acknowledge"), now=NOW)
+    assert ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW).note == "already resolved"
+    acknowledged = ingest(AlertOrigin.of(integration), alert("acknowledge"), now=NOW)
     assert acknowledged.incident.acknowledged_at is None  # type: ignore[union-attr]
-    second = ingest(integration, alert(), now=NOW)
+    second = ingest(AlertOrigin.of(integration), alert(), now=NOW)
     assert second.created and second.incident.incident_number != first.incident.incident_number  # type: ignore[union-attr]
     assert repository.get_incident(org.organization_id, first.incident.incident_number).status == "resolved"  # type: ignore[union-attr]
 
 
 def test_record_alert(org: Org, integration: IntegrationRecord) -> None:
-    opened = ingest(integration, alert(), now=NOW).incident
+    opened = ingest(AlertOrigin.of(integration), alert(), now=NOW).incident
     assert opened is not None
     counted = repository.record_alert(org.organization_id, opened.incident_number, now=NOW, summary="again")
     assert counted is not None
     assert (counted.alert_count, counted.last_alert_summary, counted.version) == (2, "again", opened.version + 1)
-    ingest(integration, alert("resolve"), now=NOW)
+    ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW)
     assert repository.record_alert(org.organization_id, opened.incident_number, now=NOW, summary="late") is None
     assert repository.get_incident(org.organization_id, opened.incident_number).alert_count == 2
     assert repository.record_alert(org.organization_id, "INC-2026-9999", now=NOW, summary="none") is None

@@ -17,6 +17,7 @@ from chalicelib.incident import service as incidents
 from chalicelib.integration import admin
 from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.ingest import ingest
+from chalicelib.integration.origin import AlertOrigin
 from chalicelib.outbound import events, fanout, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from chalicelib.paging import escalation, handlers
@@ -281,7 +282,7 @@ def test_the_tools_own_updates_do_not_echo_back_to_it(
     plain = subscribe(org, receiver.url("/plain"))
     sqs.take()
     with clock.frozen(NOW):
-        opened = ingest(tool, alert("trigger"), now=NOW)
+        opened = ingest(AlertOrigin.of(tool), alert("trigger"), now=NOW)
     assert opened.incident is not None
     (created,) = published(sqs, "incident.created")
     assert created.payload["source_integration_id"] == tool.integration_id
@@ -308,7 +309,7 @@ def test_the_tools_own_updates_do_not_echo_back_to_it(
 
     # The tool resolves it: every event of that change skips the tool, the others get them.
     with clock.frozen(NOW):
-        ingest(tool, alert("resolve"), now=NOW)
+        ingest(AlertOrigin.of(tool), alert("resolve"), now=NOW)
     (resolved,) = published(sqs, "incident.status_changed")
     assert resolved.payload["source_integration_id"] == tool.integration_id
     assert fanout.fan_out(resolved, now=NOW).created == 2  # status_changed and resolved, plain only
@@ -332,8 +333,8 @@ def test_an_acknowledge_from_the_tool_is_not_echoed_either(
         sync_integration_id=tool.integration_id,
     )
     with clock.frozen(NOW):
-        ingest(tool, alert("trigger"), now=NOW)
-        ingest(tool, alert("acknowledge"), now=NOW)
+        ingest(AlertOrigin.of(tool), alert("trigger"), now=NOW)
+        ingest(AlertOrigin.of(tool), alert("acknowledge"), now=NOW)
     (acknowledged,) = published(sqs, "incident.acknowledged")
     assert acknowledged.payload["source_integration_id"] == tool.integration_id
     fan_out_all(sqs, "incident.created", "incident.acknowledged")

@@ -22,6 +22,7 @@ from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import admin
 from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.ingest import ingest
+from chalicelib.integration.origin import AlertOrigin
 from tests.conftest import NOW, Org
 
 # NOW is Sunday 2026-11-22 12:00Z; the Monday after, 10:00 and 20:00 in Berlin (CET, +01:00).
@@ -272,7 +273,7 @@ def test_an_alert_opens_an_incident_with_its_services_urgency(org: Org) -> None:
         alert = NormalizedAlert(
             source="alertmanager", action="trigger", title="Disk full", dedup_key=key, summary="x", severity="SEV3"
         )
-        result = ingest(integration, alert, now=now)
+        result = ingest(AlertOrigin.of(integration), alert, now=now)
         assert result.incident is not None and result.created
         return result.incident
 

@@ -37,6 +37,7 @@ from chalicelib.integration.models import (
     WebhookIncidentV1,
     WebhookPayloadV1,
 )
+from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.replay import deliver_once
 from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.settings import get_settings
@@ -107,7 +108,7 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
 
 def _ingest(admitted: Admitted, alert: NormalizedAlert, now: Any) -> IngestResult:
     try:
-        return ingest(admitted.integration, alert, now=now)
+        return ingest(AlertOrigin.of(admitted.integration), alert, now=now)
     except DeliveryRejected as rejected:
         rejected.headers.update(admitted.rate.headers())
         raise

@@ -1,0 +1,1 @@
+"""Maintenance windows of services: alerts for a service in maintenance are suppressed."""
