@@ -18,7 +18,7 @@ from typing import Any, Final, Literal, get_args
 from chalicelib.model_base import scrub_text
 from chalicelib.severity import SEVERITIES, Severity
 
-Source = Literal["custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
+Source = Literal["custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty", "heartbeat"]
 Action = Literal["trigger", "acknowledge", "resolve", "note", "ignore", "confirm_subscription"]
 StatusHint = Literal["new", "investigating", "resolved"]
 
@@ -33,6 +33,7 @@ SOURCE_NAMES: Final[Mapping[Source, str]] = {
     "alertmanager": "Alertmanager",
     "cloudwatch": "CloudWatch",
     "pagerduty": "PagerDuty",
+    "heartbeat": "Heartbeat",
 }
 
 TITLE_MAX: Final = 200
