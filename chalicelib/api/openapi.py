@@ -233,6 +233,8 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     if op.status != 204:  # a 204 has no body
         success["content"] = {op.content_type: {"schema": success_schema}}
     responses: dict[str, Any] = {str(op.status): success}
+    for other in op.other_statuses:
+        responses[str(other)] = {**success, "description": _STATUS_TEXT.get(other, "Success")}
     if "If-None-Match" in op.headers:
         responses["304"] = {"description": "Not modified: the ETag sent in If-None-Match still matches"}
     statuses = set(op.errors) | {400, 429, 500, 503}

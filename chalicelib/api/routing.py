@@ -62,6 +62,8 @@ class Operation:
     # False for the console's HTML pages and forms: routed like the rest, but not part of the
     # API, so the OpenAPI document (and the contract sweep that reads it) leaves them out.
     documented: bool = True
+    # Other success statuses with the same body (an inbound webhook: 201 opened, 200 updated, 202 suppressed).
+    other_statuses: tuple[int, ...] = ()
 
 
 @dataclass
@@ -247,6 +249,7 @@ def raw_operation(
     response_content_type: str = "application/json",
     error_family: ErrorFamily = ErrorFamily.API,
     documented: bool = True,
+    other_statuses: tuple[int, ...] = (),
 ) -> Callable[[RawHandler], RawHandler]:
     """A route outside the API's envelope (inbound webhooks, public status): documented like the
     others, but the handler gets the raw request, checks its own query (`query` documents it) and
@@ -271,6 +274,7 @@ def raw_operation(
         content_type=response_content_type,
         error_family=error_family,
         documented=documented,
+        other_statuses=other_statuses,
     )
 
     def register(handler: RawHandler) -> RawHandler:

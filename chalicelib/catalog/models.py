@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from chalicelib.catalog.grouping import CONTENT_FIELDS, WINDOW_MINUTES_MAX, AlertGrouping, GroupingType
 from chalicelib.catalog.service import Service
 from chalicelib.catalog.urgency import RuleType, SupportHours, UrgencyRule, Weekday, canonical_days
 from chalicelib.directory.models import ActiveFilter, Description, ItemId, Name, Severity
@@ -74,6 +75,42 @@ class UrgencyRuleIn(RequestModel):
         )
 
 
+GROUPING_DESCRIPTION = (
+    "How new alerts of the service become incidents. {type: none} (the default): each alert opens its own "
+    "incident. {type: time, window_minutes: N}: a new alert joins the service's open incident whose first "
+    "alert came less than N minutes ago. {type: content, fields: [...], window_minutes: N or null}: the same, "
+    "but only alerts whose named fields (" + ", ".join(CONTENT_FIELDS) + ", labels.<name>) are all equal share "
+    "an incident; without a window, as long as that incident is open. N is 1 to "
+    f"{WINDOW_MINUTES_MAX}. Alerts with the same dedup key always update their own alert first."
+)
+
+
+class AlertGroupingV1(ApiModel):
+    type: GroupingType
+    window_minutes: int | None = None
+    fields: list[str] | None = None
+
+    @classmethod
+    def of(cls, grouping: AlertGrouping) -> AlertGroupingV1:
+        if grouping.type == "none":
+            return cls(type="none")
+        if grouping.type == "time":
+            return cls(type="time", window_minutes=grouping.window_minutes)
+        return cls(type="content", window_minutes=grouping.window_minutes, fields=list(grouping.fields))
+
+
+class AlertGroupingIn(RequestModel):
+    type: GroupingType = Field(description="none, time or content.")
+    window_minutes: int | None = Field(default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes.")
+    fields: list[str] | None = Field(
+        default=None, max_length=10, description="Content grouping: the fields that must be equal."
+    )
+
+    def grouping(self) -> AlertGrouping:
+        """The domain value; the catalog checks what JSON Schema cannot (fields per type)."""
+        return AlertGrouping(type=self.type, window_minutes=self.window_minutes, fields=tuple(self.fields or ()))
+
+
 class ServiceV1(ApiModel):
     name: str
     service_key: str = Field(description="Public key of the service: svc_ and 10 characters.")
@@ -85,6 +122,7 @@ class ServiceV1(ApiModel):
     team_name: str | None
     escalation_policy_id: str | None
     urgency_rule: UrgencyRuleV1 = Field(description=RULE_DESCRIPTION)
+    alert_grouping: AlertGroupingV1 = Field(description=GROUPING_DESCRIPTION)
 
     @classmethod
     def of(cls, service: Service, team_name: str | None = None) -> ServiceV1:
@@ -99,6 +137,7 @@ class ServiceV1(ApiModel):
             team_name=team_name,
             escalation_policy_id=service.escalation_policy_id,
             urgency_rule=UrgencyRuleV1.of(service.urgency_rule),
+            alert_grouping=AlertGroupingV1.of(service.alert_grouping),
         )
 
 
@@ -109,9 +148,13 @@ class ServiceCreate(RequestModel):
     default_severity: Severity | None = Field(default=None, description="Used when an incident names none.")
     escalation_policy_id: ItemId | None = None
     urgency_rule: UrgencyRuleIn | None = Field(default=None, description=RULE_DESCRIPTION)
+    alert_grouping: AlertGroupingIn | None = Field(default=None, description=GROUPING_DESCRIPTION)
 
     def rule(self) -> UrgencyRule | None:
         return self.urgency_rule.rule() if self.urgency_rule is not None else None
+
+    def grouping(self) -> AlertGrouping | None:
+        return self.alert_grouping.grouping() if self.alert_grouping is not None else None
 
 
 class ServicePatch(PatchModel):
@@ -126,11 +169,17 @@ class ServicePatch(PatchModel):
     # `| None` rather than SkipJsonSchema: errors then name urgency_rule.type, not a union branch;
     # PatchModel documents no null and refuses one.
     urgency_rule: UrgencyRuleIn | None = Field(default=None, description=RULE_DESCRIPTION + " Replaces the whole rule.")
+    alert_grouping: AlertGroupingIn | None = Field(
+        default=None,
+        description=GROUPING_DESCRIPTION + " Replaces the whole setting; open incidents keep their window.",
+    )
 
     def changes(self) -> dict[str, Any]:
         changed = super().changes()
         if self.urgency_rule is not None:
             changed["urgency_rule"] = self.urgency_rule.rule()
+        if self.alert_grouping is not None:
+            changed["alert_grouping"] = self.alert_grouping.grouping()
         return changed
 
 

@@ -10,6 +10,7 @@ from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
 from chalicelib import aws
+from chalicelib.catalog.grouping import NO_GROUPING, AlertGrouping, check_grouping, grouping_from_dict
 from chalicelib.catalog.urgency import DEFAULT_RULE, UrgencyRule, check_rule, rule_from_dict
 from chalicelib.directory import rules
 from chalicelib.directory.tables import ServiceRecord
@@ -45,6 +46,7 @@ class Service:
     is_active: bool
     created_at: datetime
     urgency_rule: UrgencyRule = DEFAULT_RULE
+    alert_grouping: AlertGrouping = NO_GROUPING
 
 
 def _to_domain(record: ServiceRecord) -> Service:
@@ -60,6 +62,7 @@ def _to_domain(record: ServiceRecord) -> Service:
         is_active=bool(record.is_active),
         created_at=record.created_at,
         urgency_rule=rule_from_dict(record.urgency_rule),
+        alert_grouping=grouping_from_dict(record.alert_grouping),
     )
 
 
@@ -115,6 +118,7 @@ def create_service(
     service_key: str | None = None,
     escalation_policy_id: str | None = None,
     urgency_rule: UrgencyRule | None = None,
+    alert_grouping: AlertGrouping | None = None,
 ) -> Service:
     """A new service gets a random `svc_` key (unless one is given) and the next `SER-nnnnn` id.
 
@@ -123,6 +127,7 @@ def create_service(
     clean_description = rules.clean_description(description)
     _check_severity(default_severity)
     rule = check_rule(urgency_rule or DEFAULT_RULE)
+    grouping = check_grouping(alert_grouping or NO_GROUPING)
     _check_policy_id(organization_id, escalation_policy_id)
     if service_key is not None and not rules.is_service_key(service_key):
         raise ValidationFailed.for_field("service_key", "must be svc_ followed by 10 characters a-z or 0-9")
@@ -146,6 +151,7 @@ def create_service(
             default_severity=default_severity,
             escalation_policy_id=escalation_policy_id,
             urgency_rule=rule.to_dict(),
+            alert_grouping=grouping.to_dict(),
             is_active=True,
             created_at=now,
         )
@@ -240,6 +246,7 @@ def update_service(
     is_active: bool | EllipsisType = ...,
     escalation_policy_id: str | EllipsisType | None = ...,
     urgency_rule: UrgencyRule | EllipsisType = ...,
+    alert_grouping: AlertGrouping | EllipsisType = ...,
 ) -> Service:
     """Change only the arguments given (`...` means unchanged); a rename moves the name guard atomically."""
     actions: list[Action] = [assign(ServiceRecord.updated_at, now)]
@@ -258,6 +265,9 @@ def update_service(
     if urgency_rule is not ...:
         # Open incidents keep the urgency (and the rule) they were opened under (README, "Incidents": urgency).
         actions.append(assign(ServiceRecord.urgency_rule, check_rule(urgency_rule).to_dict()))
+    if alert_grouping is not ...:
+        # An incident already grouping alerts keeps its window; new groups follow the new rule.
+        actions.append(assign(ServiceRecord.alert_grouping, check_grouping(alert_grouping).to_dict()))
     new_name = rules.clean_name(name) if name is not ... else None
     service_key = _get_record(organization_id, service_ref).service_key
 

@@ -99,6 +99,8 @@ class ServiceRecord(TocsinModel):
     escalation_policy_id = UnicodeAttribute(null=True)
     # chalicelib.catalog.urgency.UrgencyRule.to_dict(); absent on services created before it: the default rule.
     urgency_rule = JSONAttribute(null=True)
+    # chalicelib.catalog.grouping.AlertGrouping.to_dict(); absent: no grouping.
+    alert_grouping = JSONAttribute(null=True)
     is_active = BooleanAttribute(default=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute(null=True)

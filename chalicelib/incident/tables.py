@@ -83,6 +83,8 @@ class IncidentRecord(TocsinModel):
     alert_count = NumberAttribute(null=True)  # alerts received for this incident (dedup hits included)
     last_alert_at = UTCDateTimeAttribute(null=True)
     last_alert_summary = UnicodeAttribute(null=True)
+    # Alerts of this incident still triggered: the last one to resolve resolves the incident.
+    open_alerts = NumberAttribute(null=True)
     list_key = UnicodeAttribute(null=True)
     created_sort = UnicodeAttribute(null=True)
     # The time of the newest entry a version-checked commit wrote: the next one is timed after it

@@ -21,11 +21,27 @@ class WebhookIncidentV1(ApiModel):
     url: str
 
 
+class WebhookAlertV1(ApiModel):
+    id: str = Field(description="The alert's id (GET /api/v1/alerts lists alerts).")
+    status: str = Field(description="triggered, resolved or suppressed.")
+    count: int = Field(description="Events received for this alert.")
+
+
 class WebhookAcceptedV1(ApiModel):
     success: bool = True
     incident: WebhookIncidentV1 | None
     deduplicated: bool = Field(description="True when the alert updated an existing incident.")
     message: str | None = None
+    alert: WebhookAlertV1 | None = Field(default=None, description="The alert the event created or updated.")
+    grouped: bool = Field(
+        default=False, description="True when the service's alert grouping added a new alert to an open incident."
+    )
+    suppressed: bool = Field(
+        default=False, description="True when an event rule or a maintenance window suppressed the alert (202)."
+    )
+    dropped: bool = Field(
+        default=False, description="True when an event rule dropped the event (202, nothing recorded)."
+    )
 
 
 class SlackInteractivityAnswerV1(ApiModel):

@@ -48,12 +48,15 @@ class IntegrationRecord(TocsinModel):
 
 @aws.register_model
 class AlertDedupRecord(TocsinModel):
-    """Which incident an alert source's dedup key currently points at."""
+    """Which alert (and so which incident) an alert source's dedup key currently points at."""
 
     class Meta(TocsinModel.Meta):
         table_name = "alert-dedup"
 
-    dedup_id = UnicodeAttribute(hash_key=True)  # <organization_id>#<integration_id>#<dedup key>
-    incident_number = UnicodeAttribute()
+    dedup_id = UnicodeAttribute(hash_key=True)  # <organization_id>#<origin id>#<dedup key>
+    # The alert the key names; absent on claims written before alerts were records.
+    alert_id = UnicodeAttribute(null=True)
+    # The alert's incident; absent while the alert is suppressed (no incident).
+    incident_number = UnicodeAttribute(null=True)
     updated_at = UTCDateTimeAttribute()
     expires_at = TTLAttribute(null=True)

@@ -45,8 +45,24 @@ class Transaction:
     def delete(self, label: str, model: Model, condition: Condition | None = None) -> None:
         self._ops.append((_DELETE, label, lambda tx: tx.delete(model, condition=condition)))
 
-    def update(self, label: str, model: Model, actions: list[Action], condition: Condition | None = None) -> None:
-        self._ops.append((_UPDATE, label, lambda tx: tx.update(model, actions=actions, condition=condition)))
+    def update(
+        self,
+        label: str,
+        model: Model,
+        actions: list[Action],
+        condition: Condition | None = None,
+        *,
+        check_version: bool = True,
+    ) -> None:
+        """`check_version=False`: an atomic counter-style update that bumps the version (so concurrent
+        read-modify-writes of the item retry) without requiring the one `model` holds."""
+        self._ops.append(
+            (
+                _UPDATE,
+                label,
+                lambda tx: tx.update(model, actions=actions, condition=condition, add_version_condition=check_version),
+            )
+        )
 
     def check(self, label: str, model_cls: type[Model], hash_key: Any, range_key: Any, condition: Condition) -> None:
         self._ops.append(

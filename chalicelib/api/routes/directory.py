@@ -78,6 +78,7 @@ def create_service(call: Call) -> ServiceV1:
         default_severity=body.default_severity,
         escalation_policy_id=body.escalation_policy_id,
         urgency_rule=body.rule(),
+        alert_grouping=body.grouping(),
     )
     return _service_v1(service)
 

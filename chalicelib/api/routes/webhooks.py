@@ -34,6 +34,7 @@ from chalicelib.integration.models import (
     PagerDutyAcceptedV1,
     PagerDutyEventV1,
     WebhookAcceptedV1,
+    WebhookAlertV1,
     WebhookIncidentV1,
     WebhookPayloadV1,
 )
@@ -123,10 +124,28 @@ REPLAY_MESSAGE = "replay of an earlier delivery (same timestamp and signature); 
 
 
 def _accepted(result: IngestResult) -> StoredResponse:
+    alert = result.alert
     accepted = WebhookAcceptedV1(
-        incident=_incident_body(result.incident), deduplicated=result.deduplicated, message=result.note
+        incident=_incident_body(result.incident),
+        deduplicated=result.deduplicated,
+        message=result.note,
+        alert=WebhookAlertV1(id=alert.alert_id, status=alert.status, count=int(alert.event_count))
+        if alert is not None
+        else None,
+        grouped=result.grouped,
+        suppressed=result.suppressed,
+        dropped=result.dropped,
     )
-    return StoredResponse(status=201 if result.created else 200, body=accepted.model_dump())
+    return StoredResponse(status=_status_of(result), body=accepted.model_dump())
+
+
+def _status_of(result: IngestResult) -> int:
+    """201 an incident opened; 202 suppressed or dropped (nothing pages); 200 otherwise."""
+    if result.created:
+        return 201
+    if result.suppressed or result.dropped:
+        return 202
+    return 200
 
 
 def _deliver(request: Request, routing_key: str, source_type: str | None = None) -> Response:
@@ -187,8 +206,11 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
 _DESCRIPTION = (
     "The routing key in the URL is the credential. The body is the provider's own format for native "
     "integrations (New Relic, Sentry, Alertmanager/Grafana, CloudWatch through SNS, PagerDuty Events v2) "
-    "or the custom schema. 201 when an incident was created, 200 when an existing one was updated "
-    "(deduplicated) or nothing needed doing. Errors: ROUTE_NOT_FOUND 404, WEBHOOK_REVOKED 410, "
+    "or the custom schema. Every accepted event creates or updates an alert (GET /api/v1/alerts). 201 when an "
+    "incident was created; 200 when an existing one was updated (deduplicated, or grouped by the service's "
+    "alert_grouping) or nothing needed doing; 202 with suppressed: true (an event rule or a maintenance window: "
+    "recorded, no incident, nobody paged) or dropped: true (an event rule: nothing recorded), incident null. "
+    "Errors: ROUTE_NOT_FOUND 404, WEBHOOK_REVOKED 410, "
     "INVALID_PAYLOAD 400, INVALID_SIGNATURE and SIGNATURE_EXPIRED 401, IP_NOT_ALLOWED and HTTPS_REQUIRED 403, "
     "PAYLOAD_TOO_LARGE 413 (over 256 KiB), RATE_LIMITED 429 (100 per minute per routing key), "
     "SERVICE_UNAVAILABLE 503 with Retry-After (an SNS signing certificate could not be fetched; retry)."
@@ -206,6 +228,7 @@ _DESCRIPTION = (
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
     status=201,
+    other_statuses=(200, 202),
     errors=WEBHOOK_ERRORS,
     headers=("X-Service-Signature", "X-Service-Timestamp", "Sentry-Hook-Signature"),
 )
@@ -224,6 +247,7 @@ def deliver(request: Request, path: dict[str, str]) -> Response:
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
     status=201,
+    other_statuses=(200, 202),
     errors=WEBHOOK_ERRORS,
 )
 def deliver_custom(request: Request, path: dict[str, str]) -> Response:
@@ -241,6 +265,7 @@ def deliver_custom(request: Request, path: dict[str, str]) -> Response:
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
     status=201,
+    other_statuses=(200, 202),
     errors=WEBHOOK_ERRORS,
 )
 def deliver_legacy(request: Request, path: dict[str, str]) -> Response:
