@@ -17,6 +17,27 @@ class RouteRow(NamedTuple):
 ROUTES: tuple[RouteRow, ...] = (
     RouteRow(
         method="GET",
+        path="/api/v1/alerts",
+        operation_id="listAlerts",
+        module="chalicelib.api.routes.alerts",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
+        path="/api/v1/alerts/{alert_id}",
+        operation_id="getAlert",
+        module="chalicelib.api.routes.alerts",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
+        path="/api/v1/incidents/{id}/alerts",
+        operation_id="listIncidentAlerts",
+        module="chalicelib.api.routes.alerts",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
         path="/api/v1/auth/verify",
         operation_id="verifyCredential",
         module="chalicelib.api.routes.auth",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import chalicelib.alert.handlers
 import chalicelib.directory.invitations
 import chalicelib.incident.handlers
 import chalicelib.notification.verification
