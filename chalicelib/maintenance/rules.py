@@ -62,7 +62,7 @@ def matches_state(state: State, wanted: StateFilter | None) -> bool:
 def effective_start(start: datetime, now: datetime) -> datetime:
     """A start in the past means "from now" (as PagerDuty does): the window never claims a past
     it did not cover, and its state is right from the first read."""
-    return max(start, now)
+    return max(start, now).astimezone(UTC)
 
 
 def check_span(*, start: datetime, end: datetime, now: datetime, end_field: str = "end") -> None:

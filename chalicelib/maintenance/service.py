@@ -10,7 +10,7 @@ between; without one the change is re-applied to the latest version, so no edit 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from types import EllipsisType
 from typing import Literal
 
@@ -121,8 +121,8 @@ def create_window(
 ) -> MaintenanceWindow:
     """A start in the past means now. 400 when the end is not after the start, not in the
     future, or more than MAX_DURATION after the start, or when a service is unknown."""
-    starts_at = rules.effective_start(start, now)
-    rules.check_span(start=starts_at, end=end, now=now)
+    starts_at, ends_at = rules.effective_start(start, now), end.astimezone(UTC)
+    rules.check_span(start=starts_at, end=ends_at, now=now)
     cleaned_description = directory_rules.clean_description(description)
     service_keys = resolve_services(organization_id=organization_id, service_refs=service_refs)
 
@@ -132,7 +132,7 @@ def create_window(
             rules.new_window_id(),
             service_keys=service_keys,
             starts_at=starts_at,
-            ends_at=end,
+            ends_at=ends_at,
             description=cleaned_description,
             created_by=created_by,
             created_at=now,
@@ -191,7 +191,7 @@ def update_window(
             )
         before = storage.memberships_of(record, now)
         new_start = rules.effective_start(start, now) if start is not ... else record.starts_at
-        new_end = end if end is not ... else record.ends_at
+        new_end = end.astimezone(UTC) if end is not ... else record.ends_at
         rules.check_span(start=new_start, end=new_end, now=now, end_field="end" if end is not ... else "start")
         record.starts_at, record.ends_at = new_start, new_end
         if description is not ...:
