@@ -23,6 +23,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.idempotency.tables
     import chalicelib.incident.tables
     import chalicelib.integration.tables
+    import chalicelib.maintenance.tables
     import chalicelib.notification.deliveries
     import chalicelib.oncall.tables
     import chalicelib.organization.tables
