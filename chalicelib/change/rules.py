@@ -20,6 +20,7 @@ from typing import Any, Final
 from chalicelib.directory import rules as directory_rules
 from chalicelib.errors import InvalidPayload
 from chalicelib.integration.parsers._common import http_url, iso_time, load_json_object
+from chalicelib.model_base import scrub_text
 
 SUMMARY_MAX: Final = 1024
 SOURCE_MAX: Final = 1024
@@ -135,13 +136,13 @@ def service_partition(organization_id: str, service_key: str) -> str:
 
 
 def _summary(value: object, errors: list[str]) -> str | None:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not _one_line(value):
         errors.append("'payload.summary' is missing or blank")
         return None
     if len(value) > SUMMARY_MAX:
         errors.append(f"'payload.summary' is too long (must be at most {SUMMARY_MAX} characters)")
         return None
-    return value.strip()
+    return _one_line(value)
 
 
 def _optional_text(value: object, name: str, limit: int, errors: list[str]) -> str | None:
@@ -153,7 +154,13 @@ def _optional_text(value: object, name: str, limit: int, errors: list[str]) -> s
     if len(value) > limit:
         errors.append(f"'{name}' is too long (must be at most {limit} characters)")
         return None
-    return value.strip() or None
+    return _one_line(value) or None
+
+
+def _one_line(value: str) -> str:
+    """Text as shown in lists and incident details: one line, without control, bidirectional-override
+    or invisible characters (cleaned, as an alert's text is, never refused for them)."""
+    return scrub_text(value, multiline=False).strip()
 
 
 def _timestamp(value: object, errors: list[str]) -> datetime | None:

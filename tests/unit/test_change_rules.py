@@ -170,3 +170,17 @@ def timezone_plus_two() -> Any:
     from datetime import timezone
 
     return timezone(timedelta(hours=2))
+
+
+def test_text_is_cleaned_not_refused() -> None:
+    """As an alert's text: controls become spaces, line breaks a space, invisible and bidi characters go."""
+    event = parse_change_event(
+        json.dumps(
+            body(
+                payload={"summary": "Deploy\u202e 1.2\x00 done\nok\u200b", "source": "ci\u2066"},
+                links=[{"href": "https://ci.example.org/1", "text": "Build\r\n1\ufeff"}],
+            )
+        )
+    )
+    assert (event.summary, event.source, event.links[0].text) == ("Deploy 1.2  done ok", "ci", "Build 1")
+    assert problems(payload(summary="\u200b\x00 \n")) == ["'payload.summary' is missing or blank"]
