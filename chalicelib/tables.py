@@ -16,6 +16,7 @@ def all_models() -> list[type[Model]]:
     # Imported here so that a route needing one table does not load every domain.
     import chalicelib.alert.tables
     import chalicelib.apikey.tables
+    import chalicelib.change.tables
     import chalicelib.console.tables
     import chalicelib.contact.tables
     import chalicelib.directory.tables

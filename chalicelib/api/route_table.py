@@ -65,6 +65,20 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
+        method="POST",
+        path="/v2/change/enqueue",
+        operation_id="enqueuePagerDutyChangeEvent",
+        module="chalicelib.api.routes.change_events",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
+        path="/api/v1/change-events",
+        operation_id="listChangeEvents",
+        module="chalicelib.api.routes.change_events",
+        content_types=("*/*",),
+    ),
+    RouteRow(
         method="GET",
         path="/api/v1/users/{user_id}/contact-methods",
         operation_id="listContactMethods",
