@@ -125,8 +125,9 @@ class EventRulePatch(VersionedPatchModel):
     nullable = frozenset({"description"})
 
     description: Description | None = None
-    conditions: list[ConditionIn] | SkipJsonSchema[None] = Field(
-        default=None, max_length=MAX_CONDITIONS, description="Replaces every condition. " + CONDITIONS_DESCRIPTION
+    # The cap sits on the list itself: on the union, pydantic would apply it to None too (a TypeError).
+    conditions: Annotated[list[ConditionIn], Field(max_length=MAX_CONDITIONS)] | SkipJsonSchema[None] = Field(
+        default=None, description="Replaces every condition. " + CONDITIONS_DESCRIPTION
     )
     actions: ActionsIn | SkipJsonSchema[None] = Field(
         default=None, description="Replaces every action. " + ACTIONS_DESCRIPTION
