@@ -464,3 +464,26 @@ def test_decide_reads_both_lists(client: Any, org: Org) -> None:
     assert heartbeat == RuleDecision(suppressed=True, matched_rule_ids=(o["id"],))
     other = make_org("Other")
     assert decide(organization_id=other.organization_id, integration_id=integration_id, facts=facts) == RuleDecision()
+
+
+def test_a_retried_create_with_an_idempotency_key_adds_one_rule(client: Any, org: Org) -> None:
+    _, base = integration_base(org)
+    body = json.dumps({"conditions": [DISK], "actions": {"suppress": True}, "continue": True})
+    for path in (ORG_LIST, base):
+        answers = []
+        for _ in range(2):
+            response = client.http.post(
+                path,
+                headers={"Authorization": f"Bearer {org.owner_key}", "Idempotency-Key": "retry-1"},
+                body=body,
+            )
+            answers.append((response.status_code, response.headers["Idempotent-Replayed"], json.loads(response.body)))
+        assert [(status, replayed) for status, replayed, _ in answers] == [(201, "false"), (201, "true")]
+        assert answers[0][2]["data"] == answers[1][2]["data"]
+        assert ids(client, org, path) == [answers[0][2]["data"]["id"]]
+        other = client.http.post(
+            path,
+            headers={"Authorization": f"Bearer {org.owner_key}", "Idempotency-Key": "retry-1"},
+            body=json.dumps({"conditions": [], "actions": {"drop": True}}),
+        )
+        assert other.status_code == 409

@@ -4,7 +4,7 @@ integrations:write. An integration's list answers 404 for an integration the org
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.routing import ApiBlueprint, Call, Result
 from chalicelib.directory.rules import normalize_service_id
 from chalicelib.eventrule import service
 from chalicelib.eventrule.evaluate import evaluate
@@ -17,6 +17,7 @@ from chalicelib.eventrule.models import (
     RuleDecisionV1,
 )
 from chalicelib.eventrule.rules import MAX_RULES
+from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.integration import admin
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
@@ -33,6 +34,10 @@ SEMANTICS = (
     "wins, unless it says continue; drop ends all evaluation; the first matched rule that sets severity "
     "or route_to_service decides it; notes accumulate. Conditions: equals and contains ignore case, "
     "matches is an RE2 pattern."
+)
+IDEMPOTENT = (
+    "Send an Idempotency-Key header to make retries safe: the same key and body replay the first response; "
+    "a different body, or a retry while the first is still running, is a 409. "
 )
 CREATE_RULES = (
     f"At most {MAX_RULES} rules per list (409). 400 for an op without a value (or exists with one), an invalid "
@@ -53,19 +58,34 @@ def _list(call: Call, integration_id: str | None) -> Page[EventRuleV1]:
     return paginate(shown, limit=call.query.limit, offset=call.query.offset)
 
 
-def _create(call: Call, integration_id: str | None) -> EventRuleV1:
+def _create(call: Call, integration_id: str | None, operation: str) -> Result:
     body: EventRuleCreate = call.body
-    placed = service.create_rule(
+
+    def create() -> StoredResponse:
+        placed = service.create_rule(
+            organization_id=call.principal.organization_id,
+            integration_id=integration_id,
+            now=call.now,
+            conditions=[condition.as_input() for condition in body.conditions],
+            actions=body.actions.as_actions(),
+            continues=body.continue_,
+            description=body.description,
+            position=body.position,
+        )
+        return StoredResponse(201, EventRuleV1.of(placed, integration_id).model_dump(mode="json"))
+
+    key = call.header("Idempotency-Key")
+    if key is None:
+        return Result(create().body, status=201)
+    response, replayed = run_once(
         organization_id=call.principal.organization_id,
-        integration_id=integration_id,
+        operation=f"{operation}#{integration_id or ''}",
+        key=key,
+        payload=body.model_dump(mode="json", by_alias=True),
         now=call.now,
-        conditions=[condition.as_input() for condition in body.conditions],
-        actions=body.actions.as_actions(),
-        continues=body.continue_,
-        description=body.description,
-        position=body.position,
+        action=create,
     )
-    return EventRuleV1.of(placed, integration_id)
+    return Result(response.body, status=response.status, headers={"Idempotent-Replayed": str(replayed).lower()})
 
 
 def _get(call: Call, integration_id: str | None) -> EventRuleV1:
@@ -117,16 +137,17 @@ def list_org_rules(call: Call) -> Page[EventRuleV1]:
     "POST",
     ORG_LIST,
     operation_id="createEventRule",
+    headers=("Idempotency-Key",),
     summary="Add an event rule to the organization's list",
     scope=WRITE,
     body=EventRuleCreate,
     response=EventRuleV1,
     status=201,
     errors=(400, 409),
-    description=CREATE_RULES + SEMANTICS,
+    description=IDEMPOTENT + CREATE_RULES + SEMANTICS,
 )
-def create_org_rule(call: Call) -> EventRuleV1:
-    return _create(call, None)
+def create_org_rule(call: Call) -> Result:
+    return _create(call, None, "createEventRule")
 
 
 @api.operation(
@@ -232,16 +253,17 @@ def list_integration_rules(call: Call) -> Page[EventRuleV1]:
     "POST",
     INTEGRATION_LIST,
     operation_id="createIntegrationEventRule",
+    headers=("Idempotency-Key",),
     summary="Add an event rule to an integration's list",
     scope=WRITE,
     body=EventRuleCreate,
     response=EventRuleV1,
     status=201,
     errors=(400, 404, 409),
-    description=CREATE_RULES + SEMANTICS,
+    description=IDEMPOTENT + CREATE_RULES + SEMANTICS,
 )
-def create_integration_rule(call: Call) -> EventRuleV1:
-    return _create(call, _integration(call))
+def create_integration_rule(call: Call) -> Result:
+    return _create(call, _integration(call), "createIntegrationEventRule")
 
 
 @api.operation(
