@@ -53,7 +53,11 @@ def frozen() -> Iterator[None]:
 def reader(org: Org) -> str:
     """An API key of the organization with integrations:read only."""
     _, key = apikeys.create_api_key(
-        organization_id=org.organization_id, name="reader", kind="service_account", scopes=["integrations:read"], now=NOW
+        organization_id=org.organization_id,
+        name="reader",
+        kind="service_account",
+        scopes=["integrations:read"],
+        now=NOW,
     )
     return key
 
@@ -166,7 +170,9 @@ def test_create_refuses_bad_fields(client: Any, org: Org, svc: Service, body: di
 
 def test_unknown_service_and_missing_fields_are_400(client: Any, org: Org, svc: Service) -> None:
     for service in ("SER-99999", "svc_0000000000", "Backups"):
-        status, document = call(client, "POST", BASE, org.owner_key, {"name": "x", "service": service, "interval_seconds": 60})
+        status, document = call(
+            client, "POST", BASE, org.owner_key, {"name": "x", "service": service, "interval_seconds": 60}
+        )
         assert status == 400 and fields_of(document) == ["service"], document
     status, document = call(client, "POST", BASE, org.owner_key, {"name": "x"})
     assert status == 400 and set(fields_of(document)) == {"service", "interval_seconds"}
@@ -239,6 +245,7 @@ def test_ping_by_get_and_post(client: Any, org: Org, svc: Service) -> None:
         posted = ping(client, created["ping_url"], "POST", body=b"backup finished: 3 GB\n")
     assert posted.status_code == 200 and posted.json["last_ping_at"] == "2026-11-22T12:02:00Z"
     status, document = call(client, "GET", f"{BASE}/{created['id']}", org.owner_key)
+    assert status == 200
     assert (document["data"]["status"], document["data"]["last_ping_at"]) == ("up", "2026-11-22T12:02:00Z")
     assert document["data"]["version"] == 1  # pings do not outdate an editor's version
 
@@ -250,7 +257,10 @@ def test_ping_errors(client: Any, org: Org, svc: Service) -> None:
         for method in ("GET", "POST"):
             response = ping(client, url, method)
             assert response.status_code == 404, (url, method)
-            assert response.json == {"success": False, "error": {"code": "NOT_FOUND", "message": response.json["error"]["message"]}}
+            assert response.json == {
+                "success": False,
+                "error": {"code": "NOT_FOUND", "message": response.json["error"]["message"]},
+            }
     insecure = ping(client, created["ping_url"], https=False)
     assert insecure.status_code == 403 and insecure.json["error"]["code"] == "HTTPS_REQUIRED"
 
@@ -268,7 +278,11 @@ def test_a_paused_heartbeat_accepts_and_ignores_pings(client: Any, org: Org, svc
     created = create(client, org, svc, enabled=False)
     response = ping(client, created["ping_url"], "POST")
     assert response.status_code == 200
-    assert (response.json["status"], response.json["last_ping_at"], response.json["next_due_at"]) == ("paused", None, None)
+    assert (response.json["status"], response.json["last_ping_at"], response.json["next_due_at"]) == (
+        "paused",
+        None,
+        None,
+    )
     assert response.json["message"] == "paused: the ping was accepted and ignored"
 
 

@@ -169,7 +169,12 @@ def test_the_next_ping_resolves_the_outage(org: Org, svc: Any) -> None:
     assert (pinged.beat.status, pinged.beat.next_due_at) == ("up", at + 5 * MINUTE)
     assert repository.get_incident(org.organization_id, opened.incident_number).status == "resolved"
     record = stored(heartbeat_id)
-    assert (record.state, record.incident_number, record.down_since, record.unresolved_outages) == ("up", None, None, None)
+    assert (record.state, record.incident_number, record.down_since, record.unresolved_outages) == (
+        "up",
+        None,
+        None,
+        None,
+    )
     assert (record.last_ping_at, record.due_at) == (at, at + 6 * MINUTE)
     # The next miss is a new outage with a new incident.
     assert ping_at(token, at + MINUTE).resolved_outages == []
@@ -279,7 +284,11 @@ def test_update_is_conditional_on_the_version_given(org: Org, svc: Any) -> None:
     record = stored(heartbeat_id)
     assert record.version == 1
     updated = heartbeats.update_heartbeat(
-        organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW, expected_version=1, interval_seconds=600
+        organization_id=org.organization_id,
+        heartbeat_id=heartbeat_id,
+        now=NOW,
+        expected_version=1,
+        interval_seconds=600,
     )
     assert (updated.version, updated.due_at) == (2, NOW + MINUTE + 11 * MINUTE)
     with pytest.raises(Conflict):
