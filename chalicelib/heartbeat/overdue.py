@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from chalicelib import aws, clock
@@ -42,7 +43,7 @@ class OverdueRun:
         return dict(vars(self))
 
 
-def check_overdue(*, now: Any) -> OverdueRun:
+def check_overdue(*, now: datetime) -> OverdueRun:
     aws.bind_tables()
     run = OverdueRun()
     for key in HeartbeatRecord.by_due_time.query(DUE_SHARD, HeartbeatRecord.due_at <= now):
@@ -56,7 +57,7 @@ def check_overdue(*, now: Any) -> OverdueRun:
     return run
 
 
-def _fire(heartbeat_id: str, now: Any, run: OverdueRun) -> None:
+def _fire(heartbeat_id: str, now: datetime, run: OverdueRun) -> None:
     record = records.read(heartbeat_id)
     if record is None:
         return  # deleted since the index was read
@@ -103,7 +104,7 @@ def _recorded_as_ours(latest: HeartbeatRecord | None, outage: int, incident_numb
     )
 
 
-def _end(record: HeartbeatRecord, outage: int, now: Any) -> None:
+def _end(record: HeartbeatRecord, outage: int, now: datetime) -> None:
     if not outages.mark_unresolved(record, outage):
         record.unresolved_outages = {outage}  # deleted: resolve it without keeping a list
     outages.resolve_pending(record, now)

@@ -211,23 +211,36 @@ def test_racing_pings_after_an_outage_resolve_it_once(org: Org, svc: Any) -> Non
     assert (record.state, record.outages, record.unresolved_outages) == ("up", 1, None)
 
 
-def test_a_ping_between_the_checks_read_and_write_leaves_no_incident_open(
-    org: Org, svc: Any, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("meanwhile", ["ping", "pause", "delete"])
+def test_a_ping_pause_or_delete_between_the_checks_read_and_write_leaves_no_incident_open(
+    org: Org, svc: Any, monkeypatch: pytest.MonkeyPatch, meanwhile: str
 ) -> None:
     heartbeat_id, token = make(org, svc)
     real_open = outages.open_outage
 
-    def open_then_ping(*args: Any, **kwargs: Any) -> Any:
-        result = real_open(*args, **kwargs)
-        ping_at(token, NOW + 6 * MINUTE)  # lands after the check read the heartbeat
+    def open_then_change(*args: Any, **kwargs: Any) -> Any:
+        result = real_open(*args, **kwargs)  # lands after the check read the heartbeat
+        if meanwhile == "ping":
+            ping_at(token, NOW + 6 * MINUTE)
+        elif meanwhile == "pause":
+            heartbeats.update_heartbeat(
+                organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW, enabled=False
+            )
+        else:
+            heartbeats.delete_heartbeat(organization_id=org.organization_id, heartbeat_id=heartbeat_id)
         return result
 
-    monkeypatch.setattr(outages, "open_outage", open_then_ping)
+    monkeypatch.setattr(outages, "open_outage", open_then_change)
     run = overdue.check_overdue(now=NOW + 6 * MINUTE)
-    assert (run.opened, run.lost) == (0, 1)
+    assert (run.opened, run.lost, run.failed) == (0, 1, 0)
     assert incidents(org, is_open=True) == [] and len(incidents(org, is_open=False)) == 1
-    record = stored(heartbeat_id)
-    assert (record.state, record.outages, record.unresolved_outages) == ("up", 0, None)
+    if meanwhile != "delete":
+        record = stored(heartbeat_id)
+        assert (record.state, record.outages, record.unresolved_outages) == (
+            "waiting" if meanwhile == "pause" else "up",
+            0,
+            None,
+        )
 
 
 def test_an_edit_between_the_checks_read_and_write_is_kept(org: Org, svc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
