@@ -83,11 +83,13 @@ def record_ping(*, token: str, now: datetime, forwarded_proto: str | None) -> Pi
         actions = records.state_actions(outcome.beat)
         if outcome.ended_outage is not None:
             actions.append(HeartbeatRecord.unresolved_outages.add({outcome.ended_outage}))
-        if update_unversioned_if(current, actions, records.unchanged(read)):
+        # The secret too: a URL regenerated since the read stops at once.
+        same_secret = HeartbeatRecord.secret_hash == record.secret_hash
+        if update_unversioned_if(current, actions, records.unchanged(read) & same_secret):
             return outcome
         latest = records.read(current.heartbeat_id)
-        if latest is None:
-            raise _unknown()  # deleted meanwhile
+        if latest is None or latest.secret_hash != record.secret_hash:
+            raise _unknown()  # deleted or regenerated meanwhile
         state["record"] = latest
         raise RetryableConflict()
 

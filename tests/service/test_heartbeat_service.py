@@ -326,6 +326,23 @@ def test_regenerate_and_delete_end_the_old_url(org: Org, svc: Any) -> None:
         heartbeats.delete_heartbeat(organization_id=org.organization_id, heartbeat_id=heartbeat_id)
 
 
+def test_a_url_regenerated_while_a_ping_is_on_its_way_stops_at_once(
+    org: Org, svc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heartbeat_id, token = make(org, svc)
+    real_charge = ping._charge
+
+    def charge_then_regenerate(*args: Any) -> Any:
+        decision = real_charge(*args)  # between the ping's read and its write
+        heartbeats.regenerate_ping_url(organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW)
+        return decision
+
+    monkeypatch.setattr(ping, "_charge", charge_then_regenerate)
+    with pytest.raises(NotFound):
+        ping_at(token, NOW + MINUTE)
+    assert (stored(heartbeat_id).state, stored(heartbeat_id).last_ping_at) == ("waiting", None)
+
+
 def test_the_scheduled_entry_point_reads_the_clock_and_fails_loudly(
     org: Org, svc: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
