@@ -8,9 +8,9 @@ the page named in the path is first checked to belong to the person's organizati
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from chalicelib.console.form_times import utc_from_form
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.statuspage import incidents, maintenance, pages, structure
 from chalicelib.statuspage.models import (
@@ -47,23 +47,10 @@ IMPACTS = ("none", "minor", "major", "critical")
 # Best first on the form: the usual move is back to operational.
 COMPONENT_STATUSES = tuple(reversed(COMPONENT_STATUS_ORDER))
 MAINTENANCE_MOVE_LABELS = {"in_progress": "Start now", "completed": "Complete", "cancelled": "Cancel maintenance"}
-# <input type="datetime-local"> sends no offset; the form says the times are UTC.
-_LOCAL_MINUTES = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
-_LOCAL_SECONDS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$")
 
 
 def _options(names: tuple[str, ...]) -> list[tuple[str, str]]:
     return [(name, name.replace("_", " ")) for name in names]
-
-
-def _utc(value: str) -> str:
-    """A datetime-local value read as UTC; anything else goes to the model as typed (and is refused
-    there if it is not an RFC 3339 date-time)."""
-    if _LOCAL_MINUTES.match(value):
-        return value + ":00Z"
-    if _LOCAL_SECONDS.match(value):
-        return value + "Z"
-    return value
 
 
 def _draft(ctx: Ctx) -> dict[str, Any]:
@@ -230,8 +217,8 @@ def schedule_maintenance(ctx: Ctx) -> Redirect:
     page = _page_item(ctx)
     data = {
         "title": ctx.value("title"),
-        "scheduled_start": _utc(ctx.value("scheduled_start")),
-        "scheduled_end": _utc(ctx.value("scheduled_end")),
+        "scheduled_start": utc_from_form(ctx.value("scheduled_start")),
+        "scheduled_end": utc_from_form(ctx.value("scheduled_end")),
         "component_ids": ctx.values("component_ids"),
     }
     body = ctx.model(MaintenanceCreate, data)
