@@ -8,11 +8,17 @@ import itertools
 import json
 from collections import Counter
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from tests.conftest import Org
+from chalicelib.eventrule import service as rules
+from chalicelib.eventrule.rules import Actions
+from chalicelib.heartbeat import service as heartbeats
+from chalicelib.integration import admin
+from chalicelib.maintenance import service as windows
+from tests.conftest import NOW, Org
 from tests.console.conftest import ConsoleClient, Person
 from tests.console.routing_world import World, build_world
 from tests.console.test_status_pages import StatusPage, status_page  # noqa: F401 (a fixture)
@@ -35,6 +41,40 @@ def _incident(client: Any, org: Org, world: World) -> str:
     )
     assert answer.status_code == 201, answer.body
     return str(json.loads(answer.body)["data"]["incident_number"])
+
+
+def _noise_control(org: Org, world: World) -> str:
+    """A maintenance window, a heartbeat and event rules, so their pages show rows and buttons; the
+    integration whose rule list is walked."""
+    organization_id = org.organization_id
+    windows.create_window(
+        organization_id=organization_id,
+        service_refs=[world.service_key],
+        start=NOW,
+        end=NOW + timedelta(hours=2),
+        now=NOW,
+    )
+    heartbeats.create_heartbeat(
+        organization_id=organization_id,
+        name="backup",
+        service_ref=world.service_key,
+        interval_seconds=300,
+        grace_seconds=0,
+        now=NOW,
+    )
+    integration = admin.create_integration(
+        organization_id=organization_id, integration_type="custom", name="Hooks", now=NOW
+    ).integration
+    for integration_id in (None, integration.integration_id):
+        for note in ("one", "two"):
+            rules.create_rule(
+                organization_id=organization_id,
+                integration_id=integration_id,
+                now=NOW,
+                conditions=[("labels.env", "equals", "staging")],
+                actions=Actions(suppress=True, note=note),
+            )
+    return integration.integration_id
 
 
 def _problems(page: Element) -> list[str]:
@@ -72,6 +112,7 @@ def test_every_page_has_the_structure_assistive_technology_needs(
     status_page: StatusPage,  # noqa: F811
 ) -> None:
     number = _incident(client, org, world)
+    integration_id = _noise_control(org, world)
     browser = signed_in("owner")
     paths = [
         "/app/incidents",
@@ -93,6 +134,10 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         "/app/status-pages",
         f"/app/status-pages/{status_page.page_id}",
         "/app/profile",
+        "/app/maintenance",
+        "/app/heartbeats",
+        "/app/event-rules",
+        f"/app/integrations/{integration_id}/event-rules",
     ]
     report = {}
     for path in paths:
