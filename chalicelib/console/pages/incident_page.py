@@ -14,6 +14,8 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.catalog import service as catalog
+from chalicelib.change.models import recent_change_v1
+from chalicelib.change.service import recent_changes
 from chalicelib.console.pages.incidents import people_choices
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.errors import DeliveryFailed, NotFound
@@ -156,6 +158,13 @@ def incident_page(ctx: Ctx, *, page_problem: str | None = None, status: int = 20
             "draft": draft,
             "draft_channels": ctx.values("channels") if "email" in draft else ["email"],
             "page_problem": page_problem,
+            # As the API's incident detail: the changes on its services in the hour before it opened.
+            "recent_changes": [
+                recent_change_v1(change)
+                for change in recent_changes(
+                    organization_id=ctx.organization_id, service_keys=keys, opened_at=incident.created_at, now=ctx.now
+                )
+            ],
         },
     )
 
