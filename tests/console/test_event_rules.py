@@ -137,6 +137,7 @@ def test_bad_rules_are_refused_next_to_their_fields(org: Org, client: Any, as_ow
         {"form": "add", "cond_field_1": "title", "cond_op_1": "matches", "cond_value_1": "(a)\\1", "suppress": "on"},
     )
     assert bad_pattern.status == 400
+    assert "The rule was not added: see the marked fields." in bad_pattern.text()
     dom = bad_pattern.dom()
     assert dom.find("input", id="f-cond_value_1").attrs.get("aria-invalid") == "true"
     assert dom.find("input", id="f-cond_value_1").attrs.get("value") == "(a)\\1"

@@ -99,8 +99,17 @@ def _add(ctx: Ctx) -> Redirect:
             description=checked.description,
         )
     except ValidationFailed as error:
-        raise on_the_form(error, lambda path: form_field(path, rows)) from None
+        placed = on_the_form(error, lambda path: form_field(path, rows))
+        # The API's message names body paths (conditions.0.value); the form marks the inputs instead.
+        placed.message = "The rule was not added: see the marked fields." if _fields(placed) else error.message
+        raise placed from None
     return Redirect(_here(integration), notice="event_rule_added")
+
+
+def _fields(error: ValidationFailed) -> list[object]:
+    details = error.details if isinstance(error.details, dict) else {}
+    fields = details.get("fields")
+    return list(fields) if isinstance(fields, list) else []
 
 
 def _move(ctx: Ctx) -> Redirect:
