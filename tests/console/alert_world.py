@@ -33,7 +33,7 @@ class AlertWorld:
     prom: AlertOrigin  # Alertmanager into Checkout
 
 
-def _origin(org: Org, integration_type: str, name: str, service_key: str) -> AlertOrigin:
+def origin_for(org: Org, integration_type: str, name: str, service_key: str) -> AlertOrigin:
     issued = admin.create_integration(
         organization_id=org.organization_id,
         integration_type=integration_type,
@@ -60,8 +60,8 @@ def build_alerts(org: Org) -> AlertWorld:
         alert_grouping=AlertGrouping(type="time", window_minutes=15),
     )
     search = services.create_service(organization_id=organization_id, name="Search", now=NOW)
-    prom = _origin(org, "alertmanager", "prom", checkout.service_key)
-    probe = _origin(org, "custom", "probe", search.service_key)
+    prom = origin_for(org, "alertmanager", "prom", checkout.service_key)
+    probe = origin_for(org, "custom", "probe", search.service_key)
 
     window = WindowInEffect(window_id="mw_upgrade", description="upgrade", end_at=NOW)
     with mock.patch("chalicelib.integration.triggering.window_in_effect", return_value=window):

@@ -9,10 +9,12 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 import pytest
 
-from tests.conftest import Org
+from tests.conftest import NOW, Org
+from tests.console.alert_world import event, origin_for
 from tests.console.conftest import ConsoleClient, Person
 from tests.console.routing_world import World, build_world
 from tests.console.test_status_pages import StatusPage, status_page  # noqa: F401 (a fixture)
@@ -35,6 +37,29 @@ def _incident(client: Any, org: Org, world: World) -> str:
     )
     assert answer.status_code == 201, answer.body
     return str(json.loads(answer.body)["data"]["incident_number"])
+
+
+def _alerts(org: Org, world: World) -> tuple[str, str, str]:
+    """An incident with two alerts (the second grouped into it), and an alert a maintenance window suppressed."""
+    from chalicelib.catalog.grouping import AlertGrouping
+    from chalicelib.catalog.service import update_service
+    from chalicelib.integration.ingest import ingest
+    from chalicelib.maintenance.in_effect import WindowInEffect
+
+    update_service(
+        organization_id=org.organization_id,
+        service_ref=world.service_key,
+        now=NOW,
+        alert_grouping=AlertGrouping(type="time", window_minutes=10),
+    )
+    prom = origin_for(org, "alertmanager", "prom", world.service_key)
+    first = ingest(prom, event("a", "Disk full on db1", metadata={"labels.env": "prod"}), now=NOW)
+    ingest(prom, event("b", "Disk full on db2"), now=NOW)
+    window = WindowInEffect(window_id="mw_1", description=None, end_at=NOW)
+    with mock.patch("chalicelib.integration.triggering.window_in_effect", return_value=window):
+        quiet = ingest(prom, event("c", "Planned reboot"), now=NOW)
+    assert first.incident is not None and first.alert is not None and quiet.alert is not None
+    return first.incident.incident_number, first.alert.alert_id, quiet.alert.alert_id
 
 
 def _problems(page: Element) -> list[str]:
@@ -72,12 +97,17 @@ def test_every_page_has_the_structure_assistive_technology_needs(
     status_page: StatusPage,  # noqa: F811
 ) -> None:
     number = _incident(client, org, world)
+    grouped, alert_id, suppressed_id = _alerts(org, world)
     browser = signed_in("owner")
     paths = [
         "/app/incidents",
         "/app/incidents/new",
         f"/app/incidents/{number}",
         f"/app/incidents/{number}/postmortem",
+        f"/app/incidents/{grouped}",
+        "/app/alerts",
+        f"/app/alerts/{alert_id}",
+        f"/app/alerts/{suppressed_id}",
         "/app/postmortems",
         "/app/on-call",
         "/app/schedules",
