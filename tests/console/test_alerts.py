@@ -65,7 +65,7 @@ def test_the_list_shows_each_alert_newest_first_with_why_it_was_suppressed(
     assert "1\N{EN DASH}4 of 4 alerts from the last 30 days, newest first" in page.text()
     latency, db2, db1, reboot = page.find("tbody").find_all("tr")
     assert latency.find("td", **{"data-label": "Service"}).text() == "Search"
-    assert latency.find("td", **{"data-label": "Source"}).text() == "probe custom"
+    assert latency.find("td", **{"data-label": "Source"}).text() == "probe (custom)"
     incident = db2.find("td", **{"data-label": "Incident"})
     assert incident.find("a").attrs["href"] == f"/app/incidents/{world.checkout_incident}"
     assert "grouped" in incident.text()
