@@ -45,3 +45,10 @@ def send_handoff_notices(event: CloudWatchEvent) -> dict[str, int]:
     from chalicelib.oncall import handoff_notices
 
     return handoff_notices.send_handoff_notices(event.to_dict())
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="check-heartbeats")
+def check_heartbeats(event: CloudWatchEvent) -> dict[str, int]:
+    from chalicelib.heartbeat import overdue
+
+    return overdue.check_heartbeats(event.to_dict())

@@ -16,13 +16,17 @@ def all_models() -> list[type[Model]]:
     # Imported here so that a route needing one table does not load every domain.
     import chalicelib.alert.tables
     import chalicelib.apikey.tables
+    import chalicelib.change.tables
     import chalicelib.console.tables
     import chalicelib.contact.tables
     import chalicelib.directory.tables
     import chalicelib.escalation.tables
+    import chalicelib.eventrule.tables
+    import chalicelib.heartbeat.tables
     import chalicelib.idempotency.tables
     import chalicelib.incident.tables
     import chalicelib.integration.tables
+    import chalicelib.maintenance.tables
     import chalicelib.notification.deliveries
     import chalicelib.oncall.tables
     import chalicelib.organization.tables

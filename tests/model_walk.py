@@ -25,8 +25,9 @@ def arms(annotation: Any) -> list[Any]:
 
 
 # Bodies the document describes but no model validates: the webhook routes read them with the
-# integration's parser, which cleans text out of alerts instead of refusing it (README).
-DOCUMENTATION_ONLY = frozenset({"PagerDutyEventV1", "WebhookPayloadV1"})
+# integration's parser, which cleans text out of alerts instead of refusing it (README); the
+# change events route likewise (chalicelib.change.rules).
+DOCUMENTATION_ONLY = frozenset({"PagerDutyEventV1", "PagerDutyChangeEventV1", "WebhookPayloadV1"})
 
 
 def request_models(*, exclude: frozenset[str] = frozenset()) -> list[type[BaseModel]]:

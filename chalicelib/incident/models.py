@@ -150,9 +150,32 @@ class TimelineMetaV1(ApiModel):
     has_more: bool
 
 
+class ChangeLinkV1(ApiModel):
+    href: str
+    text: str | None
+
+
+class RecentChangeV1(ApiModel):
+    """A change on a service (a deploy, a configuration change), recorded from a PagerDuty change event
+    (chalicelib.change)."""
+
+    id: str = Field(description="chg_ followed by hex; derived from the event, so a retried delivery has the same id.")
+    summary: str
+    source: str | None
+    timestamp: Timestamp = Field(description="payload.timestamp, else when the event was received.")
+    links: list[ChangeLinkV1]
+    service_id: str = Field(description="SER-nnnnn of the service the change was recorded on.")
+    service_key: str
+
+
 class IncidentDetailV1(IncidentV1):
     timeline: list[TimelineEntryV1] = Field(description="Newest first; at most timeline_meta.limit entries.")
     timeline_meta: TimelineMetaV1
+    recent_changes: list[RecentChangeV1] = Field(
+        default_factory=list,
+        description="Changes (PagerDuty change events: deploys, configuration changes) recorded on the incident's "
+        "services in the hour before it opened, newest first, at most 20.",
+    )
 
 
 class IncidentListV1(Page[IncidentV1]):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from chalicelib import clock
 from chalicelib.incident.models import (
     AssigneeV1,
     IncidentDetailV1,
     IncidentSlaV1,
     IncidentV1,
+    RecentChangeV1,
     TeamRefV1,
     TimelineEntryV1,
     TimelineMetaV1,
@@ -65,9 +68,10 @@ def timeline_entry_v1(entry: TimelineRecord) -> TimelineEntryV1:
     )
 
 
-def incident_detail_v1(found: IncidentWithTimeline) -> IncidentDetailV1:
+def incident_detail_v1(found: IncidentWithTimeline, recent_changes: Sequence[RecentChangeV1] = ()) -> IncidentDetailV1:
     return IncidentDetailV1(
         **_fields(found.incident),
         timeline=[timeline_entry_v1(entry) for entry in found.timeline],
         timeline_meta=TimelineMetaV1(has_more=found.has_more),
+        recent_changes=list(recent_changes),
     )

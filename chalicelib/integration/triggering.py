@@ -175,7 +175,8 @@ def _count_on_open(
             # Its incident closed and the alert had not heard yet: it is over too.
             records.withdraw_occurrence(organization_id, claim.alert_id, now=now)
         return None
-    publish_alert_entry(origin, hit.incident_number, alert, now)
+    count = int(counted.event_count) if counted is not None else int(hit.alert_count or 0)
+    publish_alert_entry(origin, hit.incident_number, alert, now, count=count)
     return IngestResult(hit, created=False, deduplicated=True, alert=counted)
 
 
@@ -255,8 +256,8 @@ def _join(
         if joining.INCIDENT_LABEL in cancelled.failed and DEDUP_LABEL not in cancelled.failed:
             return None
         raise
-    publish_alert_entry(origin, incident_number, alert, now, grouped=True)
     incident = repository.get_incident(organization_id, incident_number)
+    publish_alert_entry(origin, incident_number, alert, now, grouped=True, count=int(incident.alert_count or 0))
     return IngestResult(incident, created=False, deduplicated=False, alert=record, grouped=True)
 
 

@@ -18,6 +18,7 @@ SERVICE_FIELDS = {
     "team_name",
     "escalation_policy_id",
     "urgency_rule",  # added by the urgency issue (not a spec field)
+    "alert_grouping",  # added by the noise-control issue (not a spec field)
 }
 
 

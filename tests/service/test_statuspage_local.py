@@ -75,7 +75,11 @@ def test_start_workers_includes_the_schedules(monkeypatch, aws_env):
     workers = start_workers(app, stop, wait_seconds=0)
     try:
         schedules = [w for w in workers if isinstance(w, ScheduleWorker)]
-        assert [w.config.name for w in schedules] == ["move-maintenance-windows", "send-handoff-notices"]
+        assert [w.config.name for w in schedules] == [
+            "move-maintenance-windows",
+            "send-handoff-notices",
+            "check-heartbeats",
+        ]
         assert schedules[0].interval == 3600
         # Several pollers per queue, as Lambda runs several batches at once.
         assert [w.config.queue for w in workers if not isinstance(w, ScheduleWorker)] == ["tocsin-events"] * 3

@@ -27,6 +27,10 @@ SCHEDULING = {
     ("MaintenanceCreate", "scheduled_end"),
     ("MaintenancePatch", "scheduled_start"),
     ("MaintenancePatch", "scheduled_end"),
+    ("MaintenanceWindowCreate", "start"),
+    ("MaintenanceWindowCreate", "end"),
+    ("MaintenanceWindowPatch", "start"),
+    ("MaintenanceWindowPatch", "end"),
 }
 
 

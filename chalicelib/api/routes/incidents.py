@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from chalicelib.api.routing import ApiBlueprint, Call, Result
+from chalicelib.change.models import recent_change_v1
+from chalicelib.change.service import recent_changes
 from chalicelib.errors import NotFound
 from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.incident import commands, listing, service
@@ -103,7 +105,7 @@ def list_incidents(call: Call) -> IncidentListV1:
     "GET",
     ITEM,
     operation_id="getIncident",
-    summary="Get an incident with its timeline (newest first)",
+    summary="Get an incident with its timeline (newest first) and the changes just before it",
     scope="incidents:read",
     response=IncidentDetailV1,
     errors=(404,),
@@ -112,7 +114,13 @@ def get_incident(call: Call) -> IncidentDetailV1:
     found = service.get_incident_detail(
         organization_id=call.principal.organization_id, incident_number=incident_number_of(call)
     )
-    return incident_detail_v1(found)
+    changes = recent_changes(
+        organization_id=call.principal.organization_id,
+        service_keys=[str(key) for key in found.incident.service_keys or []],
+        opened_at=found.incident.created_at,
+        now=call.now,
+    )
+    return incident_detail_v1(found, [recent_change_v1(change) for change in changes])
 
 
 @api.operation(

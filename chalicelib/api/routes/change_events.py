@@ -1,0 +1,101 @@
+"""Change events: PagerDuty's Change Events API drop-in (POST /v2/change/enqueue, outside the
+envelope, PagerDuty's own answers) and the list for the console and scripts (GET /api/v1/change-events).
+
+The drop-in passes the same gate as /v2/enqueue (routing key, HTTPS, IP allow-list, size, the
+routing key's rate limit) and answers in the same PagerDuty error family."""
+
+from __future__ import annotations
+
+from chalice.app import Request, Response
+
+from chalicelib import clock
+from chalicelib.api.error_render import ErrorFamily
+from chalicelib.api.routes.webhooks import _json, _raw_body, admit_pagerduty
+from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, unexpected_error
+from chalicelib.change.models import (
+    ChangeEventListQuery,
+    ChangeEventListV1,
+    PagerDutyChangeAcceptedV1,
+    PagerDutyChangeEventV1,
+    change_event_v1,
+)
+from chalicelib.change.rules import parse_change_event
+from chalicelib.change.service import list_changes, record_change
+from chalicelib.errors import AppError
+from chalicelib.integration.gate import Admitted
+
+api = ApiBlueprint(__name__, tag="change-events")
+
+
+@raw_operation(
+    api,
+    "POST",
+    "/v2/change/enqueue",
+    operation_id="enqueuePagerDutyChangeEvent",
+    body=PagerDutyChangeEventV1,
+    error_family=ErrorFamily.PAGERDUTY,
+    summary="PagerDuty Change Events API drop-in",
+    description="Answers exactly as PagerDuty does: 202 {status: 'success', message: 'Change event processed'}; "
+    "400 {status: 'invalid event', message, errors} (an unknown routing key or service included); 429 when "
+    "throttled. routing_key is a PagerDuty Events integration's routing key (the one /v2/enqueue takes). The "
+    "change is recorded on the service payload.custom_details.service_id names, else on the integration's "
+    "default service, and shows in the recent_changes of incidents opening on that service within the hour. "
+    "A retried delivery (the same body) records nothing twice.",
+    response=PagerDutyChangeAcceptedV1,
+    status=202,
+    errors=(400, 413, 429),
+)
+def enqueue_change(request: Request, path: dict[str, str]) -> Response:
+    now = clock.now()
+    body = _raw_body(request)
+    admitted: Admitted | None = None
+    try:
+        admitted = admit_pagerduty(request, body, now)
+        integration = admitted.integration
+        record_change(
+            organization_id=integration.organization_id,
+            integration_id=integration.integration_id,
+            default_service_key=integration.default_service_key,
+            event=parse_change_event(body),
+            now=now,
+        )
+    except AppError as error:
+        if admitted is not None:
+            error.headers = {**admitted.rate.headers(), **error.headers}
+        raise
+    except Exception as unexpected:
+        raise unexpected_error(
+            "PagerDuty change event", unexpected, message="The change event could not be processed; retry it."
+        ) from unexpected
+    return _json(202, PagerDutyChangeAcceptedV1().model_dump(), admitted.rate.headers() if admitted else {})
+
+
+@api.operation(
+    "GET",
+    "/api/v1/change-events",
+    operation_id="listChangeEvents",
+    summary="List change events, newest first",
+    description="Changes recorded from PagerDuty change events (POST /v2/change/enqueue) in the last 90 days, "
+    "newest first by their timestamp; filter by service and an inclusive time range.",
+    scope="incidents:read",
+    query=ChangeEventListQuery,
+    response=ChangeEventListV1,
+    errors=(404,),
+)
+def list_change_events(call: Call) -> ChangeEventListV1:
+    query: ChangeEventListQuery = call.query
+    page = list_changes(
+        organization_id=call.principal.organization_id,
+        service_ref=query.service_id,
+        since=query.since,
+        until=query.until,
+        limit=query.limit,
+        offset=query.offset,
+        now=call.now,
+    )
+    return ChangeEventListV1(
+        items=[change_event_v1(record) for record in page.items],
+        total=page.total,
+        has_more=page.has_more,
+        next_offset=page.next_offset,
+    )

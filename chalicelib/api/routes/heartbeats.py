@@ -1,0 +1,239 @@
+"""Heartbeats: the admin operations under /api/v1/heartbeats (integrations scopes), and the ping
+URL /heartbeats/{token} (GET or POST, no bearer: the token is the credential), which answers
+outside the envelope like the inbound webhooks and renders its errors in their body."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from chalice.app import Request, Response
+
+from chalicelib import clock
+from chalicelib.api.error_render import ErrorFamily
+from chalicelib.api.routing import ApiBlueprint, Call, raw_operation
+from chalicelib.catalog.service import Service, get_services
+from chalicelib.heartbeat import service as heartbeats
+from chalicelib.heartbeat.models import (
+    HeartbeatCreate,
+    HeartbeatIssuedV1,
+    HeartbeatPatch,
+    HeartbeatPingV1,
+    HeartbeatV1,
+)
+from chalicelib.heartbeat.ping import Pinged, record_ping
+from chalicelib.heartbeat.tables import HeartbeatRecord
+from chalicelib.oncall.models import DeletedV1
+from chalicelib.pagination import Page, PageQuery, paginate
+
+api = ApiBlueprint(__name__, tag="heartbeats")
+
+BASE = "/api/v1/heartbeats"
+ITEM = BASE + "/{heartbeat_id}"
+PING = "/heartbeats/{token}"
+READ, WRITE = "integrations:read", "integrations:write"
+_RULES = (
+    "A monitor (a cron job, a backup script) pings the heartbeat's ping_url at least every interval_seconds. "
+    "When no ping has come grace_seconds after it was due, an incident opens on the heartbeat's service "
+    "(one per outage; maintenance windows and event rules apply as to any alert), and the next ping resolves "
+    "it. A new heartbeat waits for its first ping the same way: it goes down when none comes in time."
+)
+
+
+def _services(organization_id: str, found: Iterable[HeartbeatRecord]) -> dict[str, Service]:
+    return get_services(organization_id=organization_id, service_keys=[r.service_key for r in found])
+
+
+def _one(call: Call, record: HeartbeatRecord) -> HeartbeatV1:
+    return HeartbeatV1.of(record, _services(call.principal.organization_id, [record]))
+
+
+@api.operation(
+    "POST",
+    BASE,
+    operation_id="createHeartbeat",
+    summary="Create a heartbeat; its ping URL is in this response only",
+    scope=WRITE,
+    body=HeartbeatCreate,
+    response=HeartbeatIssuedV1,
+    status=201,
+    errors=(400, 409),
+    description=_RULES + f" At most {heartbeats.MAX_HEARTBEATS} heartbeats per organization (409).",
+)
+def create_heartbeat(call: Call) -> HeartbeatIssuedV1:
+    body: HeartbeatCreate = call.body
+    issued = heartbeats.create_heartbeat(
+        organization_id=call.principal.organization_id,
+        name=body.name,
+        service_ref=body.service,
+        interval_seconds=body.interval_seconds,
+        grace_seconds=body.grace_seconds,
+        description=body.description,
+        enabled=body.enabled,
+        now=call.now,
+        created_by=call.principal.actor,
+    )
+    return HeartbeatIssuedV1.issued(issued, _services(call.principal.organization_id, [issued.record]))
+
+
+@api.operation(
+    "GET",
+    BASE,
+    operation_id="listHeartbeats",
+    summary="List heartbeats, newest first (never their ping URLs)",
+    scope=READ,
+    query=PageQuery,
+    response=Page[HeartbeatV1],
+)
+def list_heartbeats(call: Call) -> Page[HeartbeatV1]:
+    query: PageQuery = call.query
+    found = heartbeats.list_heartbeats(organization_id=call.principal.organization_id)
+    window = found[query.offset : query.offset + query.limit]
+    services = _services(call.principal.organization_id, window)
+    page = paginate(found, limit=query.limit, offset=query.offset)
+    return Page[HeartbeatV1](
+        items=[HeartbeatV1.of(record, services) for record in window],
+        total=page.total,
+        has_more=page.has_more,
+        next_offset=page.next_offset,
+    )
+
+
+@api.operation(
+    "GET",
+    ITEM,
+    operation_id="getHeartbeat",
+    summary="Get a heartbeat",
+    scope=READ,
+    response=HeartbeatV1,
+    errors=(404,),
+)
+def get_heartbeat(call: Call) -> HeartbeatV1:
+    record = heartbeats.get_heartbeat(
+        organization_id=call.principal.organization_id, heartbeat_id=call.path["heartbeat_id"]
+    )
+    return _one(call, record)
+
+
+@api.operation(
+    "PATCH",
+    ITEM,
+    operation_id="updateHeartbeat",
+    summary="Update a heartbeat (at least one field); enabled=false pauses it, true resumes it",
+    scope=WRITE,
+    body=HeartbeatPatch,
+    response=HeartbeatV1,
+    errors=(400, 404, 409),
+    description="A new interval or grace applies to the wait in progress. A heartbeat that is down stays "
+    "down (paused or not) until a ping ends its outage. Send the version you read to make the change "
+    "conditional: 409 when it was edited since (pings do not change the version).",
+)
+def update_heartbeat(call: Call) -> HeartbeatV1:
+    body: HeartbeatPatch = call.body
+    record = heartbeats.update_heartbeat(
+        organization_id=call.principal.organization_id,
+        heartbeat_id=call.path["heartbeat_id"],
+        now=call.now,
+        expected_version=body.version,
+        **body.domain_changes(),
+    )
+    return _one(call, record)
+
+
+@api.operation(
+    "POST",
+    ITEM + "/regenerate",
+    operation_id="regenerateHeartbeatUrl",
+    summary="A new ping URL, in this response only; the old one answers 404 from now on",
+    scope=WRITE,
+    response=HeartbeatIssuedV1,
+    errors=(404, 409),
+)
+def regenerate(call: Call) -> HeartbeatIssuedV1:
+    issued = heartbeats.regenerate_ping_url(
+        organization_id=call.principal.organization_id, heartbeat_id=call.path["heartbeat_id"], now=call.now
+    )
+    return HeartbeatIssuedV1.issued(issued, _services(call.principal.organization_id, [issued.record]))
+
+
+@api.operation(
+    "DELETE",
+    ITEM,
+    operation_id="deleteHeartbeat",
+    summary="Delete a heartbeat; its ping URL answers 404 (an open outage's incident stays open)",
+    scope=WRITE,
+    response=DeletedV1,
+    errors=(404,),
+)
+def delete_heartbeat(call: Call) -> DeletedV1:
+    heartbeat_id = call.path["heartbeat_id"]
+    heartbeats.delete_heartbeat(organization_id=call.principal.organization_id, heartbeat_id=heartbeat_id)
+    return DeletedV1(id=heartbeat_id, deleted=True)
+
+
+# --- the ping URL ----------------------------------------------------------------------------------
+
+_PING_DESCRIPTION = (
+    "The token in the URL is the credential (no Authorization header). Any body and query are ignored. "
+    "200 with the heartbeat's status and when the next ping is expected; a paused heartbeat accepts the "
+    "ping and ignores it (status paused). The ping after a missed one resolves the outage's incident. "
+    "Errors, in the webhook body {success: false, error: {code, message}}: NOT_FOUND 404 (unknown token, "
+    "a deleted heartbeat, or a regenerated URL), HTTPS_REQUIRED 403 (plain HTTP), RATE_LIMITED 429 "
+    "(the webhook limit per heartbeat, 100 per minute by default)."
+)
+PING_ERRORS = (403, 404, 429, 503)
+
+
+def _message(pinged: Pinged) -> str:
+    if pinged.ignored:
+        return "paused: the ping was accepted and ignored"
+    if pinged.resolved_outages:
+        return "recovered: the missed ping's outage is resolved"
+    return "ping recorded"
+
+
+def _ping(request: Request, token: str) -> Response:
+    pinged = record_ping(token=token, now=clock.now(), forwarded_proto=request.headers.get("x-forwarded-proto"))
+    beat = pinged.beat
+    body = HeartbeatPingV1(
+        id=pinged.heartbeat_id,
+        status=beat.status,
+        last_ping_at=beat.last_ping_at,
+        next_due_at=beat.next_due_at,
+        message=_message(pinged),
+    )
+    return Response(
+        body=json.dumps(body.model_dump(mode="json")),
+        status_code=200,
+        headers={"Content-Type": "application/json", **pinged.rate.headers()},
+    )
+
+
+@raw_operation(
+    api,
+    "GET",
+    PING,
+    operation_id="pingHeartbeat",
+    summary="Ping a heartbeat",
+    description=_PING_DESCRIPTION,
+    response=HeartbeatPingV1,
+    errors=PING_ERRORS,
+    error_family=ErrorFamily.WEBHOOK,
+)
+def ping_get(request: Request, path: dict[str, str]) -> Response:
+    return _ping(request, path["token"])
+
+
+@raw_operation(
+    api,
+    "POST",
+    PING,
+    operation_id="pingHeartbeatByPost",
+    summary="Ping a heartbeat (POST; the body is ignored)",
+    description=_PING_DESCRIPTION,
+    response=HeartbeatPingV1,
+    errors=PING_ERRORS,
+    error_family=ErrorFamily.WEBHOOK,
+)
+def ping_post(request: Request, path: dict[str, str]) -> Response:
+    return _ping(request, path["token"])

@@ -1,0 +1,1 @@
+"""Change events: PagerDuty change events recorded on services, and the changes shown before an incident."""

@@ -1,0 +1,103 @@
+"""A ping: GET or POST /heartbeats/{token}, no bearer (the token is the credential).
+
+One GetItem by the heartbeat id in the token, the secret checked against its stored hash, HTTPS
+required (as for inbound webhooks), the heartbeat's rate-limit bucket charged, then one
+conditional UpdateItem on the state read (retried after a concurrent check or edit). A paused
+heartbeat accepts the ping and ignores it. When the ping ends an outage, the outage is listed as
+unresolved in that same write, and resolved after it (chalicelib.heartbeat.outages): a crash in
+between leaves it listed, and the next ping resolves it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from chalicelib.errors import AppError, HttpsRequired, NotFound, RateLimited
+from chalicelib.heartbeat import outages, records, rules
+from chalicelib.heartbeat.rules import Beat
+from chalicelib.heartbeat.tables import HeartbeatRecord
+from chalicelib.ratelimit import buckets
+from chalicelib.ratelimit.window import RateLimitDecision
+from chalicelib.settings import get_settings
+from chalicelib.store import RetryableConflict, retry_on_conflict, update_unversioned_if
+
+PING_BUCKET = "webhook"  # the inbound webhook's bucket and limit, per heartbeat
+
+
+@dataclass(frozen=True)
+class Pinged:
+    heartbeat_id: str
+    beat: Beat
+    rate: RateLimitDecision
+    ignored: bool  # paused
+    resolved_outages: list[int]
+
+
+def _unknown() -> NotFound:
+    return NotFound("No heartbeat has this ping URL (unknown, deleted, or its URL was regenerated).")
+
+
+def _find(token: str) -> HeartbeatRecord:
+    parts = rules.split_token(token)
+    if parts is None:
+        raise _unknown()
+    heartbeat_id, secret = parts
+    record = records.read(heartbeat_id)
+    if record is None or not rules.secret_matches(
+        record.secret_hash, get_settings().api_key_hmac_secret, heartbeat_id, secret
+    ):
+        raise _unknown()
+    return record
+
+
+def _charge(heartbeat_id: str, now: datetime) -> RateLimitDecision:
+    try:
+        return buckets.charge(category=PING_BUCKET, identity=f"heartbeat#{heartbeat_id}", now=now)
+    except RateLimited as limited:
+        raise RateLimited("More than the allowed pings per minute; retry later.", headers=limited.headers) from None
+
+
+def https_allowed(forwarded_proto: str | None) -> bool:
+    """As for inbound webhooks: the token must not travel in clear (API Gateway always sets
+    X-Forwarded-Proto); the local stack may allow plain HTTP."""
+    if (forwarded_proto or "").split(",")[0].strip().lower() == "https":
+        return True
+    settings = get_settings()
+    return settings.is_local and settings.local_allow_http_webhooks
+
+
+def record_ping(*, token: str, now: datetime, forwarded_proto: str | None) -> Pinged:
+    record = _find(token)
+    if not https_allowed(forwarded_proto):
+        raise HttpsRequired("Ping URLs work over HTTPS only.")
+    rate = _charge(record.heartbeat_id, now)
+    state: dict[str, HeartbeatRecord] = {"record": record}
+
+    def attempt() -> rules.PingOutcome:
+        current = state["record"]
+        read = records.beat_of(current)
+        outcome = rules.pinged(read, now)
+        if outcome.ignored:
+            return outcome
+        actions = records.state_actions(outcome.beat)
+        if outcome.ended_outage is not None:
+            actions.append(HeartbeatRecord.unresolved_outages.add({outcome.ended_outage}))
+        # The secret too: a URL regenerated since the read stops at once.
+        same_secret = HeartbeatRecord.secret_hash == record.secret_hash
+        if update_unversioned_if(current, actions, records.unchanged(read) & same_secret):
+            return outcome
+        latest = records.read(current.heartbeat_id)
+        if latest is None or latest.secret_hash != record.secret_hash:
+            raise _unknown()  # deleted or regenerated meanwhile
+        state["record"] = latest
+        raise RetryableConflict()
+
+    try:
+        outcome = retry_on_conflict(attempt, what="heartbeat")
+    except AppError as error:
+        error.headers.update(rate.headers())
+        raise
+    written = state["record"]
+    resolved = [] if outcome.ignored else outages.resolve_pending(written, now)
+    return Pinged(written.heartbeat_id, outcome.beat, rate, outcome.ignored, resolved)
