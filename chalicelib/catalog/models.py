@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StrictInt, StringConstraints
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.grouping import CONTENT_FIELDS, WINDOW_MINUTES_MAX, AlertGrouping, GroupingType
@@ -104,7 +104,9 @@ class AlertGroupingV1(ApiModel):
 
 class AlertGroupingIn(RequestModel):
     type: GroupingType = Field(description="none, time or content.")
-    window_minutes: int | None = Field(default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes.")
+    window_minutes: StrictInt | None = Field(
+        default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes."
+    )
     fields: list[GroupingField] | None = Field(
         default=None, max_length=10, description="Content grouping: the fields that must be equal."
     )

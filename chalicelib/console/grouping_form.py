@@ -79,7 +79,9 @@ def body(ctx: Ctx) -> dict[str, Any] | None:
     if "grouping_type" not in ctx.form:
         return None
     kind = ctx.value("grouping_type")
-    window = ctx.value("grouping_window") or None
+    typed = ctx.value("grouping_window")
+    # The API takes a JSON integer only; a form sends text, so digits become the number it means.
+    window: int | str | None = int(typed) if typed.isdigit() else (typed or None)
     if kind == "time":
         return {"type": kind, "window_minutes": window}
     if kind == "content":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictInt
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.eventrule.rules import (
@@ -60,7 +60,7 @@ ServiceRef = Annotated[
 Note = Annotated[str, Field(max_length=MAX_NOTE_LENGTH), MultiLine]
 Description = Annotated[str, Field(max_length=MAX_DESCRIPTION_LENGTH), MultiLine]
 Position = Annotated[
-    int,
+    StrictInt,
     Field(
         ge=0,
         le=MAX_RULES,
