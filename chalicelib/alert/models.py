@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from chalicelib.alert.tables import AlertRecord
 from chalicelib.incident.models import UtcDateTime
-from chalicelib.model_base import ApiModel
+from chalicelib.model_base import ApiModel, SingleLine
 from chalicelib.pagination import Page, PageQuery
 
 AlertStatus = Literal["triggered", "resolved", "suppressed"]
+Reference = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), SingleLine]
 DEFAULT_DAYS = 30
 
 
@@ -91,10 +92,8 @@ class IncidentAlertQuery(PageQuery):
 class AlertListQuery(IncidentAlertQuery):
     """Filters for GET /api/v1/alerts; bounds are inclusive, RFC 3339 with an offset, on first_received_at."""
 
-    service_id: str | None = Field(
-        default=None, min_length=1, max_length=40, description="SER-nnnnn or svc_ key of a service."
-    )
-    incident_number: str | None = Field(default=None, min_length=1, max_length=40)
+    service_id: Reference | None = Field(default=None, description="SER-nnnnn or svc_ key of a service.")
+    incident_number: Reference | None = Field(default=None, description="INC-yyyy-nnnn: that incident's alerts.")
     since: UtcDateTime | None = Field(
         default=None, description=f"Without since or until: the last {DEFAULT_DAYS} days."
     )

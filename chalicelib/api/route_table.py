@@ -997,6 +997,20 @@ ROUTES: tuple[RouteRow, ...] = (
     ),
     RouteRow(
         method="GET",
+        path="/app/alerts",
+        operation_id="console_alert_list",
+        module="chalicelib.console.pages.alerts",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
+        path="/app/alerts/{alert_id}",
+        operation_id="console_show_alert",
+        module="chalicelib.console.pages.alerts",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
         path="/app/api-keys",
         operation_id="console_show_api_keys",
         module="chalicelib.console.pages.api_keys",

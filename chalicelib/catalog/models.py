@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StrictInt, StringConstraints
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.grouping import CONTENT_FIELDS, WINDOW_MINUTES_MAX, AlertGrouping, GroupingType
 from chalicelib.catalog.service import Service
 from chalicelib.catalog.urgency import RuleType, SupportHours, UrgencyRule, Weekday, canonical_days
 from chalicelib.directory.models import ActiveFilter, Description, ItemId, Name, Severity
-from chalicelib.model_base import ApiModel, PatchModel, RequestModel, StrictBool
+from chalicelib.model_base import ApiModel, PatchModel, RequestModel, SingleLine, StrictBool
 from chalicelib.oncall.models import LocalTime, TimeZone
 
 RULE_DESCRIPTION = (
@@ -85,6 +85,9 @@ GROUPING_DESCRIPTION = (
 )
 
 
+GroupingField = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120), SingleLine]
+
+
 class AlertGroupingV1(ApiModel):
     type: GroupingType
     window_minutes: int | None = None
@@ -101,8 +104,10 @@ class AlertGroupingV1(ApiModel):
 
 class AlertGroupingIn(RequestModel):
     type: GroupingType = Field(description="none, time or content.")
-    window_minutes: int | None = Field(default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes.")
-    fields: list[str] | None = Field(
+    window_minutes: StrictInt | None = Field(
+        default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes."
+    )
+    fields: list[GroupingField] | None = Field(
         default=None, max_length=10, description="Content grouping: the fields that must be equal."
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictInt
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.eventrule.rules import (
@@ -60,7 +60,7 @@ ServiceRef = Annotated[
 Note = Annotated[str, Field(max_length=MAX_NOTE_LENGTH), MultiLine]
 Description = Annotated[str, Field(max_length=MAX_DESCRIPTION_LENGTH), MultiLine]
 Position = Annotated[
-    int,
+    StrictInt,
     Field(
         ge=0,
         le=MAX_RULES,
@@ -160,9 +160,9 @@ class EventRuleTest(RequestModel):
         default=None, description="SER-nnnnn of the service the alert names."
     )
     integration_type: Annotated[str, Field(max_length=64), SingleLine] = "custom"
-    labels: dict[Annotated[str, Field(max_length=128)], Annotated[str, Field(max_length=1024)]] = Field(
-        default_factory=dict, max_length=64
-    )
+    labels: dict[
+        Annotated[str, Field(max_length=128), SingleLine], Annotated[str, Field(max_length=1024), SingleLine]
+    ] = Field(default_factory=dict, max_length=64)
     integration_id: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")] | None = Field(
         default=None, description="Also run this integration's list (first), as for an event it received."
     )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.service import Service
@@ -19,7 +19,7 @@ from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine,
 Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX), SingleLine]
 Description = Annotated[str, Field(max_length=DESCRIPTION_MAX), MultiLine]
 Interval = Annotated[
-    int,
+    StrictInt,
     Field(
         ge=INTERVAL_MIN,
         le=INTERVAL_MAX,
@@ -27,7 +27,7 @@ Interval = Annotated[
     ),
 ]
 Grace = Annotated[
-    int,
+    StrictInt,
     Field(ge=0, le=GRACE_MAX, description=f"Seconds a ping may be late before it counts as missed, 0 to {GRACE_MAX}."),
 ]
 ServiceRef = Annotated[

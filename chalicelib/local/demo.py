@@ -17,6 +17,7 @@ from typing import Any
 from chalicelib.apikey import keys
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.local.demo_noise import seed_noise_control
 from chalicelib.local.demo_reach import seed_contact_methods
 from chalicelib.local.demo_status import seed_status_page
 from chalicelib.organization.service import create_organization, find_organization
@@ -110,6 +111,9 @@ def seed(now: datetime) -> dict[str, Any]:
     webhook_subscription = _seed_webhook_subscription(organization_id, seeded_users[0].email, now)
     reach = seed_contact_methods(organization_id, seeded_users, now)
     console = _seed_console_users(organization_id)
+    noise_control = seed_noise_control(
+        organization_id, seeded_services[1], _integration_id(integrations["alertmanager"]["routing_key"]), now
+    )
 
     return {
         "organization_id": organization_id,
@@ -134,6 +138,7 @@ def seed(now: datetime) -> dict[str, Any]:
         "status_page": status_page,
         "webhook_subscription": webhook_subscription,
         "console": console,
+        "noise_control": noise_control,
         # To "click" a Slack page's button with curl (README): the secret the signature is checked with.
         "slack": {
             "signing_secret": get_settings().slack_signing_key(),
@@ -214,6 +219,13 @@ def _seed_integrations(organization_id: str, default_service_key: str, now: date
             entry["client_secret"] = options["client_secret"]
         seeded[label] = entry
     return seeded
+
+
+def _integration_id(routing_key: str) -> str | None:
+    from chalicelib.integration import admin
+
+    record = admin.find_by_routing_key(routing_key)
+    return record.integration_id if record is not None else None
 
 
 SCHEDULE_NAME = "Payments primary"

@@ -139,3 +139,24 @@ def test_an_overdue_heartbeat_is_an_alert_and_its_next_ping_resolves_it(
     assert incident["status"] == "resolved"
     [alert] = ok(api(client, "get", f"/api/v1/incidents/{down['incident_number']}/alerts", org.owner_key))["items"]
     assert alert["status"] == "resolved"
+
+
+def test_numbers_must_be_json_integers_not_booleans_or_strings(client: Any, org: Org, services: list[Service]) -> None:
+    """Found by the contract sweep: `grace_seconds: false` was read as 0."""
+    made = ok(
+        api(
+            client,
+            "post",
+            "/api/v1/heartbeats",
+            org.owner_key,
+            {"name": "cron", "service": "SER-00001", "interval_seconds": 600},
+        ),
+        201,
+    )
+    for patch in ({"grace_seconds": False}, {"interval_seconds": "600"}, {"interval_seconds": True}):
+        response = api(client, "patch", f"/api/v1/heartbeats/{made['id']}", org.owner_key, patch)
+        assert response.status_code == 400, (patch, response.body)
+    grouping = {"alert_grouping": {"type": "time", "window_minutes": True}}
+    assert api(client, "patch", "/api/v1/services/SER-00001", org.owner_key, grouping).status_code == 400
+    rule = {"conditions": [], "actions": {"suppress": True}, "position": "0"}
+    assert api(client, "post", "/api/v1/event-rules", org.owner_key, rule).status_code == 400

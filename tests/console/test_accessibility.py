@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -19,6 +20,7 @@ from chalicelib.heartbeat import service as heartbeats
 from chalicelib.integration import admin
 from chalicelib.maintenance import service as windows
 from tests.conftest import NOW, Org
+from tests.console.alert_world import event, origin_for
 from tests.console.conftest import ConsoleClient, Person
 from tests.console.routing_world import World, build_world
 from tests.console.test_status_pages import StatusPage, status_page  # noqa: F401 (a fixture)
@@ -49,7 +51,7 @@ def _noise_control(org: Org, world: World) -> str:
     organization_id = org.organization_id
     windows.create_window(
         organization_id=organization_id,
-        service_refs=[world.service_key],
+        service_refs=[world.bare_service_key],  # not the alerts' service: it would silence them
         start=NOW,
         end=NOW + timedelta(hours=2),
         now=NOW,
@@ -75,6 +77,29 @@ def _noise_control(org: Org, world: World) -> str:
                 actions=Actions(suppress=True, note=note),
             )
     return integration.integration_id
+
+
+def _alerts(org: Org, world: World) -> tuple[str, str, str]:
+    """An incident with two alerts (the second grouped into it), and an alert a maintenance window suppressed."""
+    from chalicelib.catalog.grouping import AlertGrouping
+    from chalicelib.catalog.service import update_service
+    from chalicelib.integration.ingest import ingest
+    from chalicelib.maintenance.in_effect import WindowInEffect
+
+    update_service(
+        organization_id=org.organization_id,
+        service_ref=world.service_key,
+        now=NOW,
+        alert_grouping=AlertGrouping(type="time", window_minutes=10),
+    )
+    prom = origin_for(org, "alertmanager", "prom", world.service_key)
+    first = ingest(prom, event("a", "Disk full on db1", metadata={"labels.env": "prod"}), now=NOW)
+    ingest(prom, event("b", "Disk full on db2"), now=NOW)
+    window = WindowInEffect(window_id="mw_1", description=None, end_at=NOW)
+    with mock.patch("chalicelib.integration.triggering.window_in_effect", return_value=window):
+        quiet = ingest(prom, event("c", "Planned reboot"), now=NOW)
+    assert first.incident is not None and first.alert is not None and quiet.alert is not None
+    return first.incident.incident_number, first.alert.alert_id, quiet.alert.alert_id
 
 
 def _problems(page: Element) -> list[str]:
@@ -113,12 +138,17 @@ def test_every_page_has_the_structure_assistive_technology_needs(
 ) -> None:
     number = _incident(client, org, world)
     integration_id = _noise_control(org, world)
+    grouped, alert_id, suppressed_id = _alerts(org, world)
     browser = signed_in("owner")
     paths = [
         "/app/incidents",
         "/app/incidents/new",
         f"/app/incidents/{number}",
         f"/app/incidents/{number}/postmortem",
+        f"/app/incidents/{grouped}",
+        "/app/alerts",
+        f"/app/alerts/{alert_id}",
+        f"/app/alerts/{suppressed_id}",
         "/app/postmortems",
         "/app/on-call",
         "/app/schedules",

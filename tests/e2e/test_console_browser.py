@@ -106,3 +106,27 @@ def test_the_list_and_an_incident_read_on_a_phone(tab: Tab, stack: LocalStack, t
         width, height = struct.unpack(">II", shot.read_bytes()[16:24])
         assert width == PHONE[0] and height >= PHONE[1]
         assert parse(tab.html()).find_all("script") == []
+
+
+def test_the_alert_pages_read_on_a_phone(tab: Tab, stack: LocalStack, tmp_path: Path) -> None:
+    hook = stack.demo["integrations"]["custom"]["url"].removeprefix(stack.base_url)
+    sent = stack.post(
+        hook,
+        headers={"Content-Type": "application/json"},
+        json={
+            "title": "Browser test: an alert whose title is long enough to wrap twice on a narrow phone screen",
+            "dedup_key": "browser-test-" + "k" * 60,
+            "service_id": stack.demo["services"][0]["service_id"],
+            "metadata": {"a_rather_long_label_name_for_the_table": "v" * 80},
+        },
+    )
+    assert sent.status_code == 201, sent.text
+    alert_id, number = sent.json()["alert"]["id"], sent.json()["incident"]["id"]
+    sign_in(tab, stack, "viewer", "/alerts")
+    for path in ("/alerts", f"/alerts/{alert_id}", f"/incidents/{number}"):
+        tab.open(stack.demo["console"]["url"] + path)
+        tab.screenshot(tmp_path / "phone.png", width=PHONE[0], height=PHONE[1])
+        assert not tab.overflows_horizontally(), path
+        page = parse(tab.html())
+        assert page.find_all("script") == []
+        assert "Browser test: an alert whose title" in page.text(), path

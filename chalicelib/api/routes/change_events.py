@@ -10,8 +10,8 @@ from chalice.app import Request, Response
 
 from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routes.webhooks import _json, _raw_body
-from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, source_ip, unexpected_error
+from chalicelib.api.routes.webhooks import _json, _raw_body, admit_pagerduty
+from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, unexpected_error
 from chalicelib.change.models import (
     ChangeEventListQuery,
     ChangeEventListV1,
@@ -19,11 +19,10 @@ from chalicelib.change.models import (
     PagerDutyChangeEventV1,
     change_event_v1,
 )
-from chalicelib.change.rules import parse_change_event, routing_key_of
+from chalicelib.change.rules import parse_change_event
 from chalicelib.change.service import list_changes, record_change
-from chalicelib.errors import AppError, InvalidPayload
-from chalicelib.integration.gate import Admitted, admit
-from chalicelib.json_body import JsonBodyError, read_json
+from chalicelib.errors import AppError
+from chalicelib.integration.gate import Admitted
 
 api = ApiBlueprint(__name__, tag="change-events")
 
@@ -49,25 +48,10 @@ api = ApiBlueprint(__name__, tag="change-events")
 def enqueue_change(request: Request, path: dict[str, str]) -> Response:
     now = clock.now()
     body = _raw_body(request)
-    try:
-        document = read_json(body) if body else None  # the gate checks the size once the key is known
-    except JsonBodyError:
-        raise InvalidPayload("Request body is not valid JSON") from None
-    routing_key = routing_key_of(document)
-    if routing_key is None:
-        raise InvalidPayload("'routing_key' is missing or blank")
     admitted: Admitted | None = None
     try:
-        admitted = admit(
-            routing_key=routing_key,
-            forwarded_proto=request.headers.get("x-forwarded-proto"),
-            source_ip=source_ip(request),
-            body_size=len(body),
-            now=now,
-        )
+        admitted = admit_pagerduty(request, body, now)
         integration = admitted.integration
-        if integration.integration_type != "pagerduty":
-            raise InvalidPayload("'routing_key' does not belong to a PagerDuty Events integration")
         record_change(
             organization_id=integration.organization_id,
             integration_id=integration.integration_id,
@@ -83,7 +67,7 @@ def enqueue_change(request: Request, path: dict[str, str]) -> Response:
         raise unexpected_error(
             "PagerDuty change event", unexpected, message="The change event could not be processed; retry it."
         ) from unexpected
-    return _json(202, PagerDutyChangeAcceptedV1().model_dump(), admitted.rate.headers())
+    return _json(202, PagerDutyChangeAcceptedV1().model_dump(), admitted.rate.headers() if admitted else {})
 
 
 @api.operation(

@@ -250,6 +250,7 @@ def rotate_ical_url(call: Call) -> IcalUrlV1:
     operation_id="getScheduleCalendar",
     error_family=ErrorFamily.WEBHOOK,  # the same bare {success: false, error} body
     summary="A schedule's calendar feed: GET /calendars/<token>.ics (text/calendar, RFC 5545)",
+    response_content_type="text/calendar",
     description="No bearer credential: calendar apps cannot send one; the token in the URL (from "
     "GET /api/v1/schedules/{schedule_id}/ical-url) is the credential. The path is the token followed by "
     "`.ics`. The answer is `text/calendar`: the schedule's final shifts from 14 days ago to 93 days ahead, "

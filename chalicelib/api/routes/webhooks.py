@@ -9,6 +9,7 @@ import dataclasses
 import json
 import logging
 import uuid
+from datetime import datetime
 from typing import Any
 
 from chalice.app import Request, Response
@@ -278,6 +279,30 @@ def deliver_legacy(request: Request, path: dict[str, str]) -> Response:
 # --- PagerDuty Events API v2 ---------------------------------------------------------------------
 
 
+def admit_pagerduty(request: Request, body: bytes, now: datetime) -> Admitted:
+    """The first steps of both PagerDuty drop-ins (events and change events): the body's routing
+    key, the gate, and a PagerDuty Events integration behind it."""
+    try:
+        document = read_json(body) if body else None  # the gate checks the size once the key is known
+    except JsonBodyError:
+        raise InvalidPayload("Request body is not valid JSON") from None
+    routing_key = document.get("routing_key") if isinstance(document, dict) else None
+    if not isinstance(routing_key, str) or not routing_key.strip():
+        raise InvalidPayload("'routing_key' is missing or blank")
+    admitted = admit(
+        routing_key=routing_key,
+        forwarded_proto=request.headers.get("x-forwarded-proto"),
+        source_ip=source_ip(request),
+        body_size=len(body),
+        now=now,
+    )
+    if admitted.integration.integration_type != "pagerduty":
+        raise InvalidPayload(
+            "'routing_key' does not belong to a PagerDuty Events integration", headers=admitted.rate.headers()
+        )
+    return admitted
+
+
 @raw_operation(
     api,
     "POST",
@@ -297,22 +322,7 @@ def enqueue(request: Request, path: dict[str, str]) -> Response:
     now = clock.now()
     body = _raw_body(request)
     try:
-        document = read_json(body) if body else None  # the gate checks the size once the key is known
-    except JsonBodyError:
-        raise InvalidPayload("Request body is not valid JSON") from None
-    routing_key = document.get("routing_key") if isinstance(document, dict) else None
-    if not isinstance(routing_key, str) or not routing_key:
-        raise InvalidPayload("'routing_key' is missing or blank")
-    try:
-        admitted = admit(
-            routing_key=routing_key,
-            forwarded_proto=request.headers.get("x-forwarded-proto"),
-            source_ip=source_ip(request),
-            body_size=len(body),
-            now=now,
-        )
-        if admitted.integration.integration_type != "pagerduty":
-            raise InvalidPayload("'routing_key' does not belong to a PagerDuty Events integration")
+        admitted = admit_pagerduty(request, body, now)
         alert = _parse(admitted, request, "pagerduty", body, now)
         if alert.action == "trigger" and alert.dedup_key is None:
             alert = dataclasses.replace(alert, dedup_key=uuid.uuid4().hex)

@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from chalicelib import clock
+from chalicelib.alert import listing as alert_listing
+from chalicelib.alert.models import AlertV1, IncidentAlertQuery
 from chalicelib.catalog import service as catalog
 from chalicelib.change.models import recent_change_v1
 from chalicelib.change.service import recent_changes
@@ -125,6 +128,31 @@ def _postmortem_of(ctx: Ctx, number: str) -> Any:
         return None
 
 
+NEWEST_ALERTS = 10
+
+
+def _alerts_of(ctx: Ctx, incident: IncidentRecord) -> dict[str, Any]:
+    """How many alerts the incident has (triggered, resolved), its newest ones, and the link to all:
+    the list's time filter starts on the incident's day (the list's default is the last 30 days)."""
+    number = incident.incident_number
+    newest = alert_listing.incident_alerts(
+        organization_id=ctx.organization_id, incident_number=number, query=IncidentAlertQuery(limit=NEWEST_ALERTS)
+    )
+    triggered = alert_listing.incident_alerts(
+        organization_id=ctx.organization_id,
+        incident_number=number,
+        query=IncidentAlertQuery(status=["triggered"], limit=1),
+    ).total
+    link = {"incident_number": number, "since": incident.created_at.date().isoformat()}
+    return {
+        "items": [AlertV1.of(record) for record in newest.items],
+        "total": newest.total,
+        "triggered": triggered,
+        "resolved": newest.total - triggered,  # an incident's alerts are never suppressed
+        "link": app_path("/alerts") + "?" + urlencode(link),
+    }
+
+
 def incident_page(ctx: Ctx, *, page_problem: str | None = None, status: int = 200) -> Page:
     number = number_of(ctx)
     found = service.get_incident_detail(organization_id=ctx.organization_id, incident_number=number)
@@ -152,6 +180,7 @@ def incident_page(ctx: Ctx, *, page_problem: str | None = None, status: int = 20
             "moves": moves_of(workflow, incident),
             "escalation": _escalation_summary(incident),
             "postmortem": _postmortem_of(ctx, number),
+            "alerts": _alerts_of(ctx, incident),
             "people": people_choices(ctx.organization_id) if ctx.can(WRITE) else [],
             "severities": SEVERITIES,
             "channels": CHANNELS,

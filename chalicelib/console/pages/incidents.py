@@ -36,7 +36,7 @@ URGENCIES = ("high", "low")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _day_bound(name: str, raw: str, *, end_of_day: bool) -> str:
+def day_bound(name: str, raw: str, *, end_of_day: bool) -> str:
     """A date input's day as the API's inclusive bound (RFC 3339); anything else as typed, for the model to judge."""
     if not _DAY.match(raw):
         return raw
@@ -64,7 +64,7 @@ def list_query(ctx: Ctx, filters: dict[str, list[str]]) -> IncidentListQuery:
             data[name] = filters[name][0]
     for name in ("created_after", "created_before"):
         if name in filters:
-            data[name] = _day_bound(name, filters[name][0], end_of_day=name == "created_before")
+            data[name] = day_bound(name, filters[name][0], end_of_day=name == "created_before")
     data["limit"] = LIST_LIMIT
     data["offset"] = ctx.arg("offset") or 0
     return ctx.model(IncidentListQuery, data)

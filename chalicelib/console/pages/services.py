@@ -1,5 +1,5 @@
 """Services: the list, a new service, and a service's settings (escalation policy, default
-severity, urgency rule with support hours).
+severity, urgency rule with support hours, alert grouping).
 
 Forms are validated through the API's own request models (ServiceCreate, ServicePatch) and saved
 by the catalog's create_service / update_service, as POST and PATCH /api/v1/services do.
@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.catalog import service as catalog
+from chalicelib.catalog.grouping import CONTENT_FIELDS, GROUPING_TYPES, NO_GROUPING
 from chalicelib.catalog.models import ServiceCreate, ServicePatch
 from chalicelib.catalog.urgency import DEFAULT_RULE, RULE_TYPES
+from chalicelib.console import grouping_form
 from chalicelib.console.form_problems import on_the_form
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.directory.teams import get_teams, list_teams
@@ -65,6 +67,8 @@ def _choices(ctx: Ctx) -> dict[str, Any]:
         "severities": SEVERITIES,
         "rule_types": [(kind, RULE_LABELS[kind]) for kind in RULE_TYPES],
         "weekdays": WEEKDAYS,
+        "grouping_types": [(kind, grouping_form.TYPE_LABELS[kind]) for kind in GROUPING_TYPES],
+        "grouping_fields": [(name, grouping_form.FIELD_LABELS[name]) for name in CONTENT_FIELDS],
     }
 
 
@@ -84,6 +88,7 @@ def _form_of(service: catalog.Service | None) -> dict[str, Any]:
         "hours_start": hours.start if hours else "",
         "hours_end": hours.end if hours else "",
         "is_active": service.is_active if service else True,
+        **grouping_form.form_of(service.alert_grouping if service else NO_GROUPING),
     }
 
 
@@ -105,6 +110,7 @@ def _form_sent(ctx: Ctx) -> dict[str, Any]:
     }
     sent["hours_days"] = ctx.values("hours_days")
     sent["is_active"] = ctx.value("is_active") == "on"
+    sent.update(grouping_form.form_sent(ctx))
     return sent
 
 
@@ -118,7 +124,9 @@ def _body(ctx: Ctx) -> dict[str, Any]:
         "end": ctx.value("hours_end"),
     }
     hours = {key: value for key, value in parts.items() if value} or None
+    grouping = grouping_form.body(ctx)
     return {
+        **({"alert_grouping": grouping} if grouping is not None else {}),
         "name": ctx.value("name"),
         "description": ctx.form.get("description", [""])[0].strip() or None,
         "team_id": ctx.value("team_id") or None,
@@ -129,8 +137,8 @@ def _body(ctx: Ctx) -> dict[str, Any]:
 
 
 def _on_the_form(error: ValidationFailed) -> ValidationFailed:
-    """urgency_rule.support_hours.start -> hours_start, and so on."""
-    return on_the_form(error, lambda path: FORM_FIELDS.get(path, path))
+    """urgency_rule.support_hours.start -> hours_start, alert_grouping.fields -> grouping_fields, and so on."""
+    return on_the_form(error, lambda path: grouping_form.problem_input(path) or FORM_FIELDS.get(path, path))
 
 
 @console.page("/services")
@@ -150,6 +158,7 @@ def show_services(ctx: Ctx) -> Page:
             "team_names": {team_id: team.name for team_id, team in teams.items()},
             "policy_names": {policy_id: item.policy.name for policy_id, item in stored.items()},
             "rule_labels": RULE_LABELS,
+            "grouping_words": grouping_form.words,
         },
     )
 
@@ -184,6 +193,7 @@ def create_service_form(ctx: Ctx) -> Redirect:
             default_severity=body.default_severity,
             escalation_policy_id=body.escalation_policy_id,
             urgency_rule=body.rule(),
+            alert_grouping=body.grouping(),
         )
     except ValidationFailed as error:
         raise _on_the_form(error) from None
@@ -209,6 +219,7 @@ def service_page(ctx: Ctx) -> Page:
             "team": team.get(service.team_id or ""),
             "policy": policy.get(service.escalation_policy_id or ""),
             "rule_labels": RULE_LABELS,
+            "grouping_words": grouping_form.words,
             "form": form,
             **_choices(ctx),
         },
