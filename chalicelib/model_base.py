@@ -38,6 +38,17 @@ NOT_BLANK = f"[^{WHITESPACE}]"
 StrictBool = Annotated[bool, Strict()]
 
 
+def _json_integer(value: Any) -> Any:
+    # JSON Schema's integer is any number without a fraction, so 30.0 counts; true and "30" do not,
+    # though pydantic's lax int would read them as 1 and 30 (and its strict int refuses 30.0).
+    if isinstance(value, bool | str | bytes):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]
+
+
 class ApiModel(BaseModel):
     model_config = ConfigDict(defer_build=True)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictInt, StringConstraints
+from pydantic import Field, StringConstraints
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.grouping import CONTENT_FIELDS, WINDOW_MINUTES_MAX, AlertGrouping, GroupingType
 from chalicelib.catalog.service import Service
 from chalicelib.catalog.urgency import RuleType, SupportHours, UrgencyRule, Weekday, canonical_days
 from chalicelib.directory.models import ActiveFilter, Description, ItemId, Name, Severity
-from chalicelib.model_base import ApiModel, PatchModel, RequestModel, SingleLine, StrictBool
+from chalicelib.model_base import ApiModel, JsonInt, PatchModel, RequestModel, SingleLine, StrictBool
 from chalicelib.oncall.models import LocalTime, TimeZone
 
 RULE_DESCRIPTION = (
@@ -104,9 +104,7 @@ class AlertGroupingV1(ApiModel):
 
 class AlertGroupingIn(RequestModel):
     type: GroupingType = Field(description="none, time or content.")
-    window_minutes: StrictInt | None = Field(
-        default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes."
-    )
+    window_minutes: JsonInt | None = Field(default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes.")
     fields: list[GroupingField] | None = Field(
         default=None, max_length=10, description="Content grouping: the fields that must be equal."
     )

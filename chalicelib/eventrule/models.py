@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StrictInt
+from pydantic import ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.eventrule.rules import (
@@ -24,7 +24,15 @@ from chalicelib.eventrule.rules import (
     Rule,
 )
 from chalicelib.eventrule.service import ConditionInput, PlacedRule
-from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine, StrictBool, VersionedPatchModel
+from chalicelib.model_base import (
+    ApiModel,
+    JsonInt,
+    MultiLine,
+    RequestModel,
+    SingleLine,
+    StrictBool,
+    VersionedPatchModel,
+)
 from chalicelib.severity import Severity
 
 Op = Literal["equals", "contains", "matches", "exists"]
@@ -60,7 +68,7 @@ ServiceRef = Annotated[
 Note = Annotated[str, Field(max_length=MAX_NOTE_LENGTH), MultiLine]
 Description = Annotated[str, Field(max_length=MAX_DESCRIPTION_LENGTH), MultiLine]
 Position = Annotated[
-    StrictInt,
+    JsonInt,
     Field(
         ge=0,
         le=MAX_RULES,

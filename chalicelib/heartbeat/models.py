@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictInt
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.service import Service
@@ -14,12 +14,20 @@ from chalicelib.heartbeat import records
 from chalicelib.heartbeat.rules import DESCRIPTION_MAX, GRACE_MAX, INTERVAL_MAX, INTERVAL_MIN, NAME_MAX
 from chalicelib.heartbeat.service import IssuedHeartbeat
 from chalicelib.heartbeat.tables import HeartbeatRecord
-from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine, StrictBool, VersionedPatchModel
+from chalicelib.model_base import (
+    ApiModel,
+    JsonInt,
+    MultiLine,
+    RequestModel,
+    SingleLine,
+    StrictBool,
+    VersionedPatchModel,
+)
 
 Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX), SingleLine]
 Description = Annotated[str, Field(max_length=DESCRIPTION_MAX), MultiLine]
 Interval = Annotated[
-    StrictInt,
+    JsonInt,
     Field(
         ge=INTERVAL_MIN,
         le=INTERVAL_MAX,
@@ -27,7 +35,7 @@ Interval = Annotated[
     ),
 ]
 Grace = Annotated[
-    StrictInt,
+    JsonInt,
     Field(ge=0, le=GRACE_MAX, description=f"Seconds a ping may be late before it counts as missed, 0 to {GRACE_MAX}."),
 ]
 ServiceRef = Annotated[

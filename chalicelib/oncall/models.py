@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictInt
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
+from chalicelib.model_base import ApiModel, JsonInt, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
 from chalicelib.oncall.handoffs import LEAD_MINUTES_MAX
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
@@ -37,9 +37,9 @@ TimeZone = Annotated[
 ]
 Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
 RotationKind = Literal["hourly", "daily", "weekly", "custom"]
-# Strict: "30" or true is refused, as the document says (an integer), rather than read as 30 or 1.
+# "30" or true is refused, as the document says (an integer), rather than read as 30 or 1.
 LeadMinutes = Annotated[
-    StrictInt,
+    JsonInt,
     Field(
         ge=0,
         le=LEAD_MINUTES_MAX,

@@ -160,3 +160,15 @@ def test_numbers_must_be_json_integers_not_booleans_or_strings(client: Any, org:
     assert api(client, "patch", "/api/v1/services/SER-00001", org.owner_key, grouping).status_code == 400
     rule = {"conditions": [], "actions": {"suppress": True}, "position": "0"}
     assert api(client, "post", "/api/v1/event-rules", org.owner_key, rule).status_code == 400
+
+
+def test_a_number_without_a_fraction_is_a_json_integer(client: Any, org: Org, services: list[Service]) -> None:
+    """Found by the contract sweep: JSON Schema counts 600.0 as an integer, so the API takes it as 600."""
+    body = {"name": "cron", "service": "SER-00001", "interval_seconds": 600.0, "grace_seconds": 30.0}
+    made = ok(api(client, "post", "/api/v1/heartbeats", org.owner_key, body), 201)
+    assert (made["interval_seconds"], made["grace_seconds"]) == (600, 30)
+    assert type(made["interval_seconds"]) is int
+    half = api(client, "patch", f"/api/v1/heartbeats/{made['id']}", org.owner_key, {"grace_seconds": 30.5})
+    assert half.status_code == 400, half.body
+    rule = {"conditions": [], "actions": {"suppress": True}, "position": 0.0}
+    assert ok(api(client, "post", "/api/v1/event-rules", org.owner_key, rule), 201)["position"] == 0
