@@ -60,6 +60,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "postmortem",
                 "statuspage",
                 "outbound",
+                "subscriber",
             }
         ),
     ),

@@ -1,0 +1,1 @@
+"""Status page subscribers: people and systems that follow a public status page."""
