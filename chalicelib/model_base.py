@@ -46,7 +46,10 @@ def _json_integer(value: Any) -> Any:
     return value
 
 
-JsonInt = Annotated[int, BeforeValidator(_json_integer)]
+# Put it AFTER the Field constraints (`Annotated[int, Field(ge=..), JSON_INTEGER]`): placed before them it
+# wraps the int schema, pydantic then checks the bounds in a function the JSON Schema cannot see, and the
+# served document loses its minimum and maximum.
+JSON_INTEGER = BeforeValidator(_json_integer)
 
 
 class ApiModel(BaseModel):

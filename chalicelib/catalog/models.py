@@ -11,7 +11,7 @@ from chalicelib.catalog.grouping import CONTENT_FIELDS, WINDOW_MINUTES_MAX, Aler
 from chalicelib.catalog.service import Service
 from chalicelib.catalog.urgency import RuleType, SupportHours, UrgencyRule, Weekday, canonical_days
 from chalicelib.directory.models import ActiveFilter, Description, ItemId, Name, Severity
-from chalicelib.model_base import ApiModel, JsonInt, PatchModel, RequestModel, SingleLine, StrictBool
+from chalicelib.model_base import JSON_INTEGER, ApiModel, PatchModel, RequestModel, SingleLine, StrictBool
 from chalicelib.oncall.models import LocalTime, TimeZone
 
 RULE_DESCRIPTION = (
@@ -104,7 +104,9 @@ class AlertGroupingV1(ApiModel):
 
 class AlertGroupingIn(RequestModel):
     type: GroupingType = Field(description="none, time or content.")
-    window_minutes: JsonInt | None = Field(default=None, ge=1, le=WINDOW_MINUTES_MAX, description="1 to 1440 minutes.")
+    window_minutes: Annotated[int, Field(ge=1, le=WINDOW_MINUTES_MAX), JSON_INTEGER] | None = Field(
+        default=None, description="1 to 1440 minutes."
+    )
     fields: list[GroupingField] | None = Field(
         default=None, max_length=10, description="Content grouping: the fields that must be equal."
     )

@@ -25,8 +25,8 @@ from chalicelib.eventrule.rules import (
 )
 from chalicelib.eventrule.service import ConditionInput, PlacedRule
 from chalicelib.model_base import (
+    JSON_INTEGER,
     ApiModel,
-    JsonInt,
     MultiLine,
     RequestModel,
     SingleLine,
@@ -68,13 +68,14 @@ ServiceRef = Annotated[
 Note = Annotated[str, Field(max_length=MAX_NOTE_LENGTH), MultiLine]
 Description = Annotated[str, Field(max_length=MAX_DESCRIPTION_LENGTH), MultiLine]
 Position = Annotated[
-    JsonInt,
+    int,
     Field(
         ge=0,
         le=MAX_RULES,
         description="0-based place in the list (0 runs first). At most the list's length on create "
         "(the default appends), at most its length - 1 on update; 400 otherwise.",
     ),
+    JSON_INTEGER,
 ]
 CONDITIONS_DESCRIPTION = (
     f"All must hold (at most {MAX_CONDITIONS}). An empty list matches every alert (a catch-all rule). "

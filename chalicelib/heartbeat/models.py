@@ -15,8 +15,8 @@ from chalicelib.heartbeat.rules import DESCRIPTION_MAX, GRACE_MAX, INTERVAL_MAX,
 from chalicelib.heartbeat.service import IssuedHeartbeat
 from chalicelib.heartbeat.tables import HeartbeatRecord
 from chalicelib.model_base import (
+    JSON_INTEGER,
     ApiModel,
-    JsonInt,
     MultiLine,
     RequestModel,
     SingleLine,
@@ -27,16 +27,18 @@ from chalicelib.model_base import (
 Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX), SingleLine]
 Description = Annotated[str, Field(max_length=DESCRIPTION_MAX), MultiLine]
 Interval = Annotated[
-    JsonInt,
+    int,
     Field(
         ge=INTERVAL_MIN,
         le=INTERVAL_MAX,
         description=f"Seconds between pings, {INTERVAL_MIN} (1 minute) to {INTERVAL_MAX} (7 days).",
     ),
+    JSON_INTEGER,
 ]
 Grace = Annotated[
-    JsonInt,
+    int,
     Field(ge=0, le=GRACE_MAX, description=f"Seconds a ping may be late before it counts as missed, 0 to {GRACE_MAX}."),
+    JSON_INTEGER,
 ]
 ServiceRef = Annotated[
     str,

@@ -13,7 +13,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory.users import User
-from chalicelib.model_base import ApiModel, JsonInt, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
+from chalicelib.model_base import JSON_INTEGER, ApiModel, RequestModel, ScheduleTime, SingleLine, VersionedPatchModel
 from chalicelib.oncall.handoffs import LEAD_MINUTES_MAX
 from chalicelib.oncall.schedule import Layer, Override, Restriction
 from chalicelib.oncall.service import ScheduleShifts, StoredSchedule, new_layer_id
@@ -39,13 +39,14 @@ Weekday = Annotated[int, Field(ge=0, le=6, description="Monday=0 .. Sunday=6.")]
 RotationKind = Literal["hourly", "daily", "weekly", "custom"]
 # "30" or true is refused, as the document says (an integer), rather than read as 30 or 1.
 LeadMinutes = Annotated[
-    JsonInt,
+    int,
     Field(
         ge=0,
         le=LEAD_MINUTES_MAX,
         description="People on the schedule are told this many minutes ahead when they go on call or come off "
         "call (0: at the handoff).",
     ),
+    JSON_INTEGER,
 ]
 RestrictionKind = Literal["daily", "weekly"]
 

@@ -3,6 +3,7 @@ shape real webhook deliveries, and an overdue heartbeat's outage is an alert lik
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -172,3 +173,20 @@ def test_a_number_without_a_fraction_is_a_json_integer(client: Any, org: Org, se
     assert half.status_code == 400, half.body
     rule = {"conditions": [], "actions": {"suppress": True}, "position": 0.0}
     assert ok(api(client, "post", "/api/v1/event-rules", org.owner_key, rule), 201)["position"] == 0
+
+
+def test_the_document_keeps_the_bounds_of_json_integers(client: Any) -> None:
+    """Refusing true and "600" must not cost the served document its minimum and maximum."""
+    schemas = json.loads(client.http.get("/api/v1/openapi.json").body)["components"]["schemas"]
+
+    def bounds(schema: dict[str, Any]) -> tuple[Any, Any, Any]:
+        branch = next((b for b in schema.get("anyOf", [schema]) if b.get("type") == "integer"), schema)
+        return branch.get("type"), branch.get("minimum"), branch.get("maximum")
+
+    assert bounds(schemas["HeartbeatCreate"]["properties"]["grace_seconds"]) == ("integer", 0, 86400)
+    assert bounds(schemas["HeartbeatCreate"]["properties"]["interval_seconds"]) == ("integer", 60, 604800)
+    assert bounds(schemas["AlertGroupingIn"]["properties"]["window_minutes"]) == ("integer", 1, 1440)
+    positions = [
+        props["position"] for props in (s.get("properties", {}) for s in schemas.values()) if "position" in props
+    ]
+    assert positions and all(bounds(position)[1] == 0 for position in positions)
