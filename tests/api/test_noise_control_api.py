@@ -186,7 +186,5 @@ def test_the_document_keeps_the_bounds_of_json_integers(client: Any) -> None:
     assert bounds(schemas["HeartbeatCreate"]["properties"]["grace_seconds"]) == ("integer", 0, 86400)
     assert bounds(schemas["HeartbeatCreate"]["properties"]["interval_seconds"]) == ("integer", 60, 604800)
     assert bounds(schemas["AlertGroupingIn"]["properties"]["window_minutes"]) == ("integer", 1, 1440)
-    positions = [
-        props["position"] for props in (s.get("properties", {}) for s in schemas.values()) if "position" in props
-    ]
-    assert positions and all(bounds(position)[1] == 0 for position in positions)
+    for request in ("EventRuleCreate", "EventRulePatch"):
+        assert bounds(schemas[request]["properties"]["position"]) == ("integer", 0, 100)
