@@ -18,6 +18,7 @@ run deletes and rotates demo data). Rate limits are raised so the run meets no 4
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -33,7 +34,8 @@ from schemathesis.config import SchemathesisConfig  # noqa: E402
 
 from tests.e2e.conftest import LocalStack, start_stack, stop_stack  # noqa: E402
 
-pytestmark = pytest.mark.timeout(600)
+# ~5 minutes on an idle 2-CPU machine; CONTRACT_SWEEP_TIMEOUT gives a busy one longer.
+pytestmark = pytest.mark.timeout(int(os.environ.get("CONTRACT_SWEEP_TIMEOUT", "600")))
 
 # The messages of chalicelib.api.validation when the request model refuses a body or a query.
 MODEL_REFUSALS = {"The request body is invalid.", "The query parameters are invalid."}
