@@ -145,7 +145,8 @@ def _remove(organization_id: str, subscriber: SubscriberItem, record: Subscriber
     guard = SubscriberItem(subscriber.page_id, URL_GUARD_PREFIX + hashlib.sha256(url.encode()).hexdigest())
     tx = Transaction()
     tx.delete("subscriber", subscriber)  # conditional on the version read
-    tx.delete("guard", guard, condition=SubscriberItem.subscriber_id == subscriber.subscriber_id)
+    # The guard is the subscriber's whatever its version: it names its holder.
+    tx.delete("guard", guard, SubscriberItem.subscriber_id == subscriber.subscriber_id, check_version=False)
     try:
         tx.commit()
     except TransactionCancelled as cancelled:

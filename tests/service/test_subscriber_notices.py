@@ -277,3 +277,14 @@ def test_maintenance_is_told_when_scheduled_started_completed_and_cancelled(
         "[Acme Cloud] Maintenance completed: DB upgrade",
     ]
     assert "When: Sun 22 Nov 2026, 13:00 to 14:00 UTC\nAffected: API\n" in text_of(sent[0])
+
+
+def test_the_workers_follow_every_public_change() -> None:
+    import chalicelib.workers.handlers  # noqa: F401  (registers the consumers, as the first batch does)
+    from chalicelib.queue.consumers import consumers_of
+
+    assert consumers_of("status_page.incident_updated") == ["outbound.fanout", "subscriber.notices"]
+    assert consumers_of("status_page.maintenance_changed") == ["subscriber.notices"]
+    assert consumers_of(notices.NOTICE_BATCH) == ["subscriber.notice_batch"]
+    assert consumers_of(notices.WEBHOOK_DELIVER) == ["subscriber.webhook_deliver"]
+    assert consumers_of("status_page.subscriber_webhook_removed") == ["subscriber.webhook_removed"]

@@ -137,7 +137,7 @@ def test_the_raw_message_has_both_parts_and_the_one_click_unsubscribe_headers() 
 
 
 def test_non_ascii_names_and_titles_are_encoded_not_broken() -> None:
-    notice = incident_notice(title="Zahlung schlägt fehl – 支付")
+    notice = incident_notice(title="Zahlung schlägt fehl \u2013 支付")
     page_name = "Müller Café"
     rendered = notice_email.render(notice, unsubscribe_url=UNSUBSCRIBE)
     raw = notice_email.mime_message(
@@ -149,7 +149,7 @@ def test_non_ascii_names_and_titles_are_encoded_not_broken() -> None:
     )
     raw.decode("ascii")  # 7-bit on the wire
     message = parse(raw)
-    assert message["Subject"] == "[Acme Cloud] Identified: Zahlung schlägt fehl – 支付"
+    assert message["Subject"] == "[Acme Cloud] Identified: Zahlung schlägt fehl \u2013 支付"
     assert message["From"].addresses[0].display_name == "Müller Café status"  # type: ignore[attr-defined]
     assert message["To"] == "zoe@example.com"
 
