@@ -288,3 +288,19 @@ def test_the_workers_follow_every_public_change() -> None:
     assert consumers_of(notices.NOTICE_BATCH) == ["subscriber.notice_batch"]
     assert consumers_of(notices.WEBHOOK_DELIVER) == ["subscriber.webhook_deliver"]
     assert consumers_of("status_page.subscriber_webhook_removed") == ["subscriber.webhook_removed"]
+
+
+def test_the_local_outbox_shows_notices(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    from chalicelib.local import outbox
+
+    add_subscriber(org, page, "sub_all")
+    open_incident(org, page, [page.checkout])
+    deliver_all(sqs)
+    (item,) = outbox.emails()
+    assert (item.to, item.subject) == ("sub_all@example.com", "[Acme Cloud] Investigating: Slow checkout")
+    assert item.sent_at == "2026-11-22T12:00:00Z"  # the update's <time datetime>
+    assert (
+        "We are looking into slow payments." in item.text
+        and "Unsubscribe (http://127.0.0.1:8000/status/acme/unsubscribe?token=" in item.text
+    )
+    assert item.html is not None and item.html.startswith("<!DOCTYPE html>")
