@@ -304,3 +304,51 @@ def test_the_local_outbox_shows_notices(org: Org, page: Page, sqs: RecordingSqs)
         and "Unsubscribe (http://127.0.0.1:8000/status/acme/unsubscribe?token=" in item.text
     )
     assert item.html is not None and item.html.startswith("<!DOCTYPE html>")
+
+
+def test_the_local_outbox_reads_notices_from_moto_server_too(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.local import outbox
+    from tests.conftest import reconfigure
+
+    rendered = notice_email.render(
+        read_notice_for_outbox(), unsubscribe_url="http://127.0.0.1:8000/status/acme/unsubscribe?token=t"
+    )
+    raw = notice_email.mime_message(
+        rendered, sender="tocsin@localhost.localdomain", to="ann@example.com", page_name="Acme", unsubscribe_url="u"
+    )
+    # What moto server's /moto-api/data.json lists (checked against moto 5.2): ses.RawMessage records.
+    records = {
+        "Message": [],
+        "RawMessage": [
+            {
+                "id": "m-1",
+                "source": "tocsin@localhost.localdomain",
+                "destinations": ["ann@example.com"],
+                "raw_data": raw.decode(),
+            }
+        ],
+    }
+    monkeypatch.setattr(outbox, "_emulator_records", lambda endpoint, service, model: records[model])
+    reconfigure(AWS_ENDPOINT_URL="http://127.0.0.1:5999")
+    (item,) = outbox.emails()
+    assert (item.id, item.to, item.subject) == ("m-1", "ann@example.com", "[Acme Cloud] Maintenance completed: Upgrade")
+    assert "This maintenance is over." in item.text
+
+
+def read_notice_for_outbox() -> Any:
+    from chalicelib.subscriber.notice_content import read_notice
+
+    subject = {
+        "maintenance_id": "mnt_1",
+        "title": "Upgrade",
+        "status": "completed",
+        "scheduled_start": "2026-12-01T02:00:00+00:00",
+        "scheduled_end": "2026-12-01T04:00:00+00:00",
+        "affected_components": [],
+    }
+    payload = {
+        "status_page": {"page_id": "p", "name": "Acme Cloud", "slug": "acme", "url": "u"},
+        "maintenance": subject,
+        "change": "completed",
+    }
+    return read_notice(kind="maintenance", message_id="m", occurred_at="t", payload=payload)
