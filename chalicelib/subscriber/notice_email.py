@@ -78,6 +78,13 @@ def _status(notice: Notice) -> tuple[str, str | None, str]:
     return labels[notice.change], notes[notice.change], notice.change
 
 
+def words_list(names: Sequence[str]) -> str:
+    """`A`, `A and B`, `A, B and C`; empty for none."""
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def render(notice: Notice, *, unsubscribe_url: str, subscribed_to: Sequence[str] = ()) -> RenderedNotice:
     """Subject, text and HTML of one subscriber's notice; `subscribed_to` names the components the
     subscriber chose (empty: the whole page)."""
@@ -102,7 +109,7 @@ def render(notice: Notice, *, unsubscribe_url: str, subscribed_to: Sequence[str]
         "update_body": str(update["body"]) if update else None,
         "update_at": format_moment(str(update["published_at"])) if update else None,
         "update_at_iso": str(update["published_at"]) if update else None,
-        "subscribed_to": list(subscribed_to),
+        "subscribed_to": words_list(subscribed_to),
         "unsubscribe_url": unsubscribe_url,
     }
     return RenderedNotice(

@@ -74,6 +74,20 @@ def test_an_incident_update_reads_well_in_text() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("names", "words"),
+    [([], ""), (["API"], "API"), (["API", "Checkout"], "API and Checkout"), (["A", "B", "C"], "A, B and C")],
+)
+def test_a_list_of_names_reads_as_words(names: list[str], words: str) -> None:
+    assert notice_email.words_list(names) == words
+
+
+def test_the_components_a_subscriber_chose_are_named_in_the_footer() -> None:
+    rendered = notice_email.render(incident_notice(), unsubscribe_url=UNSUBSCRIBE, subscribed_to=["API", "Checkout"])
+    assert "subscribed to updates about API and Checkout on the Acme Cloud status page." in rendered.text
+    assert "subscribed to updates about API and Checkout on the Acme Cloud status page." in rendered.html
+
+
 def test_the_html_part_says_the_same_escaped() -> None:
     rendered = notice_email.render(incident_notice(), unsubscribe_url=UNSUBSCRIBE)
     html = rendered.html
