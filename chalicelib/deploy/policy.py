@@ -31,8 +31,8 @@ INDEX_ACTIONS = ("dynamodb:Query",)
 SEND_ACTIONS = ("sqs:GetQueueUrl", "sqs:SendMessage")
 # Lambda's SQS poller uses the function's role to read and delete what the handler processed.
 CONSUME_ACTIONS = ("sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage")
-# Not called yet: the notification issue sends e-mail through SES from a verified identity.
-EMAIL_ACTIONS = ("ses:SendEmail",)
+# E-mail through SES from a verified identity (pages, notices; raw MIME when headers are needed).
+EMAIL_ACTIONS = ("ses:SendEmail", "ses:SendRawEmail")  # SendRawEmail: subscriber notices set List-Unsubscribe
 SMS_ACTIONS = ("sns:Publish",)
 SNS_TOPICS = "arn:aws:sns:*:*:*"
 # A new directory user is invited to the console's user pool (chalicelib.directory.invitations).

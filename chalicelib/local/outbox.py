@@ -4,7 +4,9 @@
   server's `GET /moto-api/data.json` when AWS_ENDPOINT_URL points at one (`make run`), else
   the in-process moto SES backend (tests under `mock_aws`). moto keeps only the HTML part of
   an email that has both; the time sent comes from the email's own `<time datetime>` footer
-  and the incident number from its subject.
+  and the incident number from its subject. Raw MIME emails (SendRawEmail: subscriber notices)
+  are read the same way, from their HTML part; moto server lists them apart from the others,
+  so there they come after them in the order sent.
 - Slack messages are the ones the built-in Slack sink (POST /local/slack/api/chat.postMessage,
   and chat.update and chat.postEphemeral for what a button click answers) received. They are
   kept in a DynamoDB table on the emulator (chalicelib/local/outbox_table.py), so every
@@ -174,8 +176,30 @@ def _emulator_records(endpoint_url: str, service: str, model: str) -> list[dict[
     return [record for record in records if isinstance(record, dict)]
 
 
+def _from_raw(message_id: str, source: str, raw_data: str) -> dict[str, Any]:
+    """A SendRawEmail message in the shape of a SendEmail one: subject, HTML part (else text), To."""
+    import email
+    from email.policy import default
+
+    parsed = email.message_from_string(raw_data, policy=default)
+    part = parsed.get_body(preferencelist=("html", "plain"))
+    body = part.get_content() if part is not None else ""
+    to = [str(address) for address in parsed.get_all("To", [])]
+    return {
+        "id": message_id,
+        "source": source,
+        "subject": str(parsed.get("Subject", "")),
+        "body": str(body),
+        "destinations": {"ToAddresses": to},
+    }
+
+
 def _ses_messages_from_server(endpoint_url: str) -> list[dict[str, Any]]:
-    return _emulator_records(endpoint_url, "ses", "Message")
+    raw = [
+        _from_raw(str(record.get("id") or ""), str(record.get("source") or ""), str(record.get("raw_data") or ""))
+        for record in _emulator_records(endpoint_url, "ses", "RawMessage")
+    ]
+    return _emulator_records(endpoint_url, "ses", "Message") + raw
 
 
 def _ses_messages_in_process() -> list[dict[str, Any]]:
@@ -198,11 +222,13 @@ def _ses_messages_in_process() -> list[dict[str, Any]]:
                         "destinations": message.destinations,
                     }
                 )
+            elif hasattr(message, "raw_data"):
+                messages.append(_from_raw(message.id, str(message.source), message.raw_data))
     return messages
 
 
 def ses_messages() -> list[dict[str, Any]]:
-    """What SES on the emulator accepted (SendEmail), in the order it was sent."""
+    """What SES on the emulator accepted (SendEmail and SendRawEmail), in the order it was sent."""
     endpoint = get_settings().aws_endpoint_url
     return _ses_messages_from_server(endpoint) if endpoint else _ses_messages_in_process()
 

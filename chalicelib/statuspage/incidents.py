@@ -17,22 +17,18 @@ from pynamodb.expressions.update import Action
 from chalicelib import aws
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
-from chalicelib.queue.messages import Message, publish
-from chalicelib.statuspage import public, rules
-from chalicelib.statuspage.pages import public_url
+from chalicelib.statuspage import rules
+from chalicelib.statuspage.announcements import announce_incident, incident_change
 from chalicelib.statuspage.store import (
     Structure,
     get_item,
     item_id,
-    load_structure,
     require_structure,
     save_or_retry,
 )
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import INCIDENT_PREFIX, StatusPageItem
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
-
-STATUS_PAGE_INCIDENT_UPDATED_MESSAGE = "status_page.incident_updated"
 
 
 def _check_internal_incident(organization_id: str, incident_number: str) -> None:
@@ -117,7 +113,8 @@ def create_incident(
         return item
 
     item = retry_on_conflict(attempt, what="public incident")
-    _announce(page_id, item)
+    # After the write: outbound webhook subscriptions and the page's subscribers hear of it.
+    announce_incident(page_id, item, change="created")
     return item
 
 
@@ -145,8 +142,11 @@ def add_update(
         affected = check_components(structure, component_ids) if component_ids is not None else None
         check_components(structure, list(statuses), field="component_statuses")
 
+    previous: list[str] = []  # the status the winning attempt moved from
+
     def attempt() -> StatusPageItem:
         item = get_incident(page_id=page_id, incident_id=incident_id)
+        previous[:] = [item.status or ""]
         current = require_structure(page_id) if statuses else None
         item.updates = [*(item.updates or []), _update_entry(status, body, now)]
         if impact is not None:
@@ -158,7 +158,7 @@ def add_update(
         return item
 
     item = retry_on_conflict(attempt, what="public incident")
-    _announce(page_id, item)
+    announce_incident(page_id, item, change=incident_change(previous[0], status))
     return item
 
 
@@ -168,23 +168,3 @@ def list_incidents(*, page_id: str) -> list[StatusPageItem]:
     return list(
         StatusPageItem.query(page_id, StatusPageItem.item_key.startswith(INCIDENT_PREFIX), scan_index_forward=False)
     )
-
-
-def _announce(page_id: str, item: StatusPageItem) -> None:
-    """After the write: webhook subscribers hear `status_page.incident_updated` with the public
-    incident exactly as the page shows it (chalicelib.outbound)."""
-
-    structure = load_structure(page_id)
-    if structure is None or not structure.page.organization_id:
-        return  # the page was deleted a moment ago: nobody to tell
-    page = structure.page
-    payload = {
-        "status_page": {
-            "page_id": page.page_id,
-            "name": page.name,
-            "slug": page.slug,
-            "url": public_url(page.slug or ""),
-        },
-        "incident": public.public_incident(public.PageView(structure, [], []), item).model_dump(mode="json"),
-    }
-    publish(Message(STATUS_PAGE_INCIDENT_UPDATED_MESSAGE, page.organization_id, payload))

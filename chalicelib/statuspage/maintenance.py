@@ -19,6 +19,7 @@ from pynamodb.exceptions import DoesNotExist
 from chalicelib import aws, clock
 from chalicelib.errors import Conflict
 from chalicelib.statuspage import rules
+from chalicelib.statuspage.announcements import announce_maintenance
 from chalicelib.statuspage.store import get_item, load_structure, page_not_found
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import DUE_SHARD, MAINTENANCE_PREFIX, StatusPageItem
@@ -71,6 +72,7 @@ def create_window(
     )
     if not _save(item):  # a fresh random id: only a duplicate delivery of this very write gets here
         raise Conflict("The maintenance window could not be created; retry.")
+    announce_maintenance(page_id, item, previous_status=None)  # after the write: the page's subscribers
     return item
 
 
@@ -98,9 +100,12 @@ def update_window(
             raise page_not_found()
         affected = check_components(structure, component_ids)
 
+    previous: list[str] = []  # the status the winning attempt moved from
+
     def attempt() -> StatusPageItem:
         item = get_window(page_id=page_id, maintenance_id=maintenance_id)
         current = item.status or "scheduled"
+        previous[:] = [current]
         if scheduled_start is not ... or scheduled_end is not ... or affected is not None:
             rules.check_reschedulable(current)
         if status is not ... and status != current:
@@ -119,7 +124,9 @@ def update_window(
             raise RetryableConflict()
         return item
 
-    return retry_on_conflict(attempt, what="maintenance window")
+    item = retry_on_conflict(attempt, what="maintenance window")
+    announce_maintenance(page_id, item, previous_status=previous[0])
+    return item
 
 
 def list_windows(*, page_id: str) -> list[StatusPageItem]:
@@ -157,10 +164,12 @@ def run_scheduler(*, now: datetime) -> SchedulerRun:
         if target == item.status:
             skipped += 1  # rescheduled later since the index entry was read
             continue
+        previous = item.status
         _apply_status(item, target, now)
         if not _save(item):
             skipped += 1
             continue
+        announce_maintenance(item.page_id, item, previous_status=previous)
         if target == "in_progress":
             started += 1
         else:

@@ -42,8 +42,13 @@ class Transaction:
     def put(self, label: str, model: Model, condition: Condition | None = None) -> None:
         self._ops.append((_PUT, label, lambda tx: tx.save(model, condition=condition)))
 
-    def delete(self, label: str, model: Model, condition: Condition | None = None) -> None:
-        self._ops.append((_DELETE, label, lambda tx: tx.delete(model, condition=condition)))
+    def delete(
+        self, label: str, model: Model, condition: Condition | None = None, *, check_version: bool = True
+    ) -> None:
+        """`check_version=False`: delete whatever version is stored (`condition` says which item)."""
+        self._ops.append(
+            (_DELETE, label, lambda tx: tx.delete(model, condition=condition, add_version_condition=check_version))
+        )
 
     def update(
         self,

@@ -11,6 +11,11 @@ Partition `page_id`; sort key `item_key`:
   page, claimed in the subscriber's create transaction (`subscriber_id` names the holder), so a
   retried or racing subscribe never makes two.
 
+- `SENT#<notice_id>#<subscriber_id>` notice claims (chalicelib/subscriber/notices.py): written
+  with a does-not-exist condition before a notice goes to a subscriber, so a retried message
+  never tells one subscriber twice about one change. For a webhook subscriber the claim is also
+  the delivery record (body, attempts, next attempt). They expire (`expires_at`) after 30 days.
+
 Notifying a page's followers is one Query (`begins_with SUB#`) per public event, never per
 request; unsubscribing deletes the subscriber and its guard in one transaction.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 from pynamodb.attributes import (
     JSONAttribute,
+    NumberAttribute,
     TTLAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
@@ -31,6 +37,7 @@ from chalicelib.store.model import TocsinModel
 SUBSCRIBER_PREFIX = "SUB#"
 EMAIL_GUARD_PREFIX = "ADDR#"
 URL_GUARD_PREFIX = "URL#"
+NOTICE_PREFIX = "SENT#"
 PENDING = "pending"
 CONFIRMED = "confirmed"
 EMAIL = "email"
@@ -39,6 +46,10 @@ WEBHOOK = "webhook"
 
 def subscriber_key(subscriber_id: str) -> str:
     return f"{SUBSCRIBER_PREFIX}{subscriber_id}"
+
+
+def notice_key(notice_id: str, subscriber_id: str) -> str:
+    return f"{NOTICE_PREFIX}{notice_id}#{subscriber_id}"
 
 
 @aws.register_model
@@ -58,5 +69,20 @@ class SubscriberItem(TocsinModel):
     status = UnicodeAttribute(null=True)  # subscriber: pending | confirmed
     created_at = UTCDateTimeAttribute(null=True)
     confirmed_at = UTCDateTimeAttribute(null=True)
-    expires_at = TTLAttribute(null=True)  # pending subscribers only
+    expires_at = TTLAttribute(null=True)  # pending subscribers and notice claims
     version = VersionAttribute()
+
+    # Notice claims (SENT#...): what was sent to whom, and a webhook's delivery state.
+    notice_id = UnicodeAttribute(null=True)
+    event_type = UnicodeAttribute(null=True)  # incident.created, maintenance.started, ...
+    delivery_status = UnicodeAttribute(
+        null=True
+    )  # email: sending|sent|failed; webhook: pending|retrying|succeeded|failed
+    body = UnicodeAttribute(null=True)  # webhook: the exact JSON every attempt sends
+    attempts = NumberAttribute(null=True)
+    claimed_until = UTCDateTimeAttribute(null=True)  # webhook: the attempt in flight
+    next_attempt_at = UTCDateTimeAttribute(null=True)
+    last_attempt_at = UTCDateTimeAttribute(null=True)
+    last_error = UnicodeAttribute(null=True)
+    response_code = NumberAttribute(null=True)
+    updated_at = UTCDateTimeAttribute(null=True)

@@ -98,6 +98,8 @@ def _resources_for(action: str, stage: StageConfig) -> list[str]:
             queue_arn(stage.queue_prefix + q.short_name).replace(":*:*:", ":us-east-1:123456789012:")
             for q in queue_definitions()
         ]
+    if action.startswith("ses:"):  # the verified sender identity, whatever its address
+        return ["arn:aws:ses:us-east-1:123456789012:identity/tocsin@example.com"]
     if action.startswith("cognito-idp:"):  # the stack's user pool, whatever its generated id
         return ["arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_AbCdEf123"]
     return []

@@ -1,0 +1,23 @@
+"""Consumers of subscriber notices on the events queue (imported by chalicelib/workers/handlers.py).
+
+`subscriber.notices` follows the public changes (next to outbound's fan-out of
+`status_page.incident_updated`; dispatch retries each consumer alone), `subscriber.notice_batch`
+sends one batch, `subscriber.webhook_deliver` runs one webhook attempt, and
+`subscriber.webhook_removed` emails the address of a webhook removed after failures.
+"""
+
+from __future__ import annotations
+
+from chalicelib.queue.consumers import handles
+from chalicelib.statuspage.announcements import (
+    STATUS_PAGE_INCIDENT_UPDATED_MESSAGE,
+    STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE,
+)
+from chalicelib.subscriber import notice_webhooks, notices
+
+for _message_type in (STATUS_PAGE_INCIDENT_UPDATED_MESSAGE, STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE):
+    handles(_message_type, name="subscriber.notices")(notices.handle_change)
+
+handles(notices.NOTICE_BATCH, name="subscriber.notice_batch")(notices.handle_batch)
+handles(notices.WEBHOOK_DELIVER, name="subscriber.webhook_deliver")(notice_webhooks.handle)
+handles(notice_webhooks.WEBHOOK_REMOVED, name="subscriber.webhook_removed")(notice_webhooks.notify_removed)

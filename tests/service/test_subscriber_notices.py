@@ -1,0 +1,354 @@
+"""Subscriber notices on moto: public changes reach the confirmed subscribers they concern, once,
+by email (raw MIME with the unsubscribe headers) in batches; redeliveries send nothing twice."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from chalicelib import clock
+from chalicelib.queue.messages import Message
+from chalicelib.statuspage import incidents, maintenance
+from chalicelib.statuspage.store import item_id
+from chalicelib.subscriber import links, notice_email, notices
+from chalicelib.subscriber.notice_content import notice_id
+from chalicelib.subscriber.tables import PENDING, notice_key
+from chalicelib.workers import dispatch
+from tests.conftest import NOW, Org
+from tests.service.outbound_fakes import RecordingSqs, record_published_messages, run_queue
+from tests.service.subscriber_fakes import (
+    Page,
+    add_subscriber,
+    html_of,
+    make_page,
+    raw_emails,
+    recipients,
+    stored,
+    text_of,
+)
+
+
+@pytest.fixture
+def sqs(org: Org) -> RecordingSqs:
+    return record_published_messages()
+
+
+@pytest.fixture
+def page(org: Org, sqs: RecordingSqs) -> Page:
+    return make_page(org)
+
+
+def open_incident(org: Org, page: Page, components: list[str], title: str = "Slow checkout") -> str:
+    with clock.frozen(NOW):
+        item = incidents.create_incident(
+            organization_id=org.organization_id,
+            page_id=page.page_id,
+            title=title,
+            status="investigating",
+            impact="minor",
+            body="We are looking into slow payments.",
+            component_ids=components,
+            incident_number=None,
+            now=NOW,
+        )
+    return item_id(item)
+
+
+def update(page: Page, incident_id: str, status: str, body: str) -> None:
+    with clock.frozen(NOW):
+        incidents.add_update(page_id=page.page_id, incident_id=incident_id, status=status, body=body, now=NOW)
+
+
+def deliver_all(sqs: RecordingSqs) -> list[str]:
+    """Run everything published so far (and what that publishes); the message types handled."""
+    return [message.message_type for _, message, _ in run_queue(sqs, NOW + timedelta(hours=4))]
+
+
+def test_confirmed_subscribers_of_the_touched_components_hear_of_a_new_incident(
+    org: Org, page: Page, sqs: RecordingSqs
+) -> None:
+    add_subscriber(org, page, "sub_all")
+    add_subscriber(org, page, "sub_checkout", components=[page.checkout])
+    add_subscriber(org, page, "sub_api", components=[page.api])
+    add_subscriber(org, page, "sub_pending", status=PENDING)
+    open_incident(org, page, [page.checkout])
+    handled = deliver_all(sqs)
+    assert handled.count("status_page.notice_batch") == 1
+    sent = raw_emails()
+    assert recipients(sent) == ["sub_all@example.com", "sub_checkout@example.com"]
+    message = next(m for m in sent if m["To"] == "sub_checkout@example.com")
+    assert message["Subject"] == "[Acme Cloud] Investigating: Slow checkout"
+    assert message["From"] == "Acme Cloud status <tocsin@localhost.localdomain>"
+    # The one-click unsubscribe link is signed for this subscriber of this page.
+    url = message["List-Unsubscribe"].strip().removeprefix("<").removesuffix(">")
+    assert url.startswith("http://127.0.0.1:8000/status/acme/unsubscribe?token=")
+    link = links.verify(url.split("token=", 1)[1], "unsubscribe")
+    assert (link.page_id, link.subscriber_id) == (page.page_id, "sub_checkout")
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    text = text_of(message)
+    assert "Status: Investigating\nAffected: Checkout\n\nWe are looking into slow payments.\n" in text
+    assert "subscribed to updates about Checkout on the Acme Cloud status page" in text
+    assert f"Unsubscribe: {url}" in text and "View the status page: http://127.0.0.1:8000/status/acme" in text
+    assert f'href="{url}"' in html_of(message)
+
+
+def test_updates_and_the_resolution_are_told_with_their_own_words(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    add_subscriber(org, page, "sub_all")
+    incident_id = open_incident(org, page, [page.checkout])
+    update(page, incident_id, "identified", "A bad deploy; rolling back.")
+    update(page, incident_id, "resolved", "Payments are fast again.")
+    deliver_all(sqs)
+    subjects = [str(m["Subject"]) for m in raw_emails()]
+    assert subjects == [
+        "[Acme Cloud] Investigating: Slow checkout",
+        "[Acme Cloud] Identified: Slow checkout",
+        "[Acme Cloud] Resolved: Slow checkout",
+    ]
+    assert "Status: Resolved" in text_of(raw_emails()[-1]) and "Payments are fast again." in text_of(raw_emails()[-1])
+
+
+def test_an_incident_naming_no_component_reaches_every_confirmed_subscriber(
+    org: Org, page: Page, sqs: RecordingSqs
+) -> None:
+    add_subscriber(org, page, "sub_api", components=[page.api])
+    open_incident(org, page, [])
+    deliver_all(sqs)
+    assert recipients(raw_emails()) == ["sub_api@example.com"]
+
+
+def test_redelivered_messages_send_nothing_twice(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    add_subscriber(org, page, "sub_a")
+    add_subscriber(org, page, "sub_b")
+    open_incident(org, page, [page.checkout])
+    (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
+    for _ in range(2):  # SQS delivers the public change twice
+        notices.fan_out(change)
+    batches = [message for message, _, _ in sqs.take("status_page.notice_batch")]
+    assert len(batches) == 2 and batches[0].payload == batches[1].payload
+    results = [notices.send_batch(batch, now=NOW) for batch in batches * 2]
+    assert [r.emailed for r in results] == [2, 0, 0, 0]
+    assert [r.already_claimed for r in results] == [0, 2, 2, 2]
+    assert recipients(raw_emails()) == ["sub_a@example.com", "sub_b@example.com"]
+    claim = stored(page, notice_key(notice_id(change.message_id), "sub_a"))
+    assert claim is not None and claim.delivery_status == "sent" and claim.event_type == "incident.created"
+
+
+def test_big_pages_are_told_in_batches(
+    org: Org, page: Page, sqs: RecordingSqs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert notices.BATCH_SIZE == 50  # in production; 10 here, so the test writes 25 subscribers, not 120
+    monkeypatch.setattr(notices, "BATCH_SIZE", 10)
+    for n in range(25):
+        add_subscriber(org, page, f"sub_{n:03d}")
+    open_incident(org, page, [page.checkout])
+    (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
+    assert notices.fan_out(change) == 3
+    batches = [message for message, _, _ in sqs.take("status_page.notice_batch")]
+    assert [len(b.payload["subscriber_ids"]) for b in batches] == [10, 10, 5]
+    assert sorted(s for b in batches for s in b.payload["subscriber_ids"]) == [f"sub_{n:03d}" for n in range(25)]
+    for batch in batches:
+        assert notices.send_batch(batch, now=NOW).emailed == len(batch.payload["subscriber_ids"])
+    assert len(raw_emails()) == 25
+
+
+def test_who_left_or_changed_their_components_after_the_fan_out_is_not_told(
+    org: Org, page: Page, sqs: RecordingSqs
+) -> None:
+    add_subscriber(org, page, "sub_leaves")
+    narrowing = add_subscriber(org, page, "sub_narrows")
+    add_subscriber(org, page, "sub_stays")
+    open_incident(org, page, [page.checkout])
+    (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
+    notices.fan_out(change)
+    stored(page, "SUB#sub_leaves").delete()  # type: ignore[union-attr]
+    narrowing.update(actions=[type(narrowing).component_ids.set([page.api])])
+    (batch,) = [message for message, _, _ in sqs.take("status_page.notice_batch")]
+    result = notices.send_batch(batch, now=NOW)
+    assert (result.emailed, result.skipped) == (1, 2)
+    assert recipients(raw_emails()) == ["sub_stays@example.com"]
+
+
+def test_a_passing_ses_failure_retries_only_the_unsent(
+    org: Org, page: Page, sqs: RecordingSqs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_subscriber(org, page, "sub_a")
+    add_subscriber(org, page, "sub_b")
+    add_subscriber(org, page, "sub_rejected")
+    real_send = notice_email.send
+    throttled = {"sub_b@example.com"}
+
+    def flaky_send(raw: bytes, *, sender: str, to: str, client: Any = None) -> notice_email.SendOutcome:
+        if to in throttled:
+            throttled.discard(to)
+            return notice_email.SendOutcome("retry", "SES_Throttling")
+        if to == "sub_rejected@example.com":
+            return notice_email.SendOutcome("refused", "SES_MessageRejected")
+        return real_send(raw, sender=sender, to=to, client=client)
+
+    monkeypatch.setattr(notice_email, "send", flaky_send)
+    open_incident(org, page, [page.checkout])
+    (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
+    notices.fan_out(change)
+    (batch,) = [message for message, _, _ in sqs.take("status_page.notice_batch")]
+    # Through the dispatcher: the batch fails, so SQS delivers it again.
+    record = {"messageId": "sqs-1", "body": batch.to_json()}
+    with clock.frozen(NOW):
+        assert dispatch.handle_records([record]) == {"batchItemFailures": [{"itemIdentifier": "sqs-1"}]}
+    assert recipients(raw_emails()) == ["sub_a@example.com"]
+    rejected = stored(page, notice_key(notice_id(change.message_id), "sub_rejected"))
+    assert rejected is not None and (rejected.delivery_status, rejected.last_error) == ("failed", "SES_MessageRejected")
+    assert stored(page, notice_key(notice_id(change.message_id), "sub_b")) is None  # released: not sent
+    with clock.frozen(NOW):
+        assert dispatch.handle_records([record]) == {"batchItemFailures": []}
+    assert recipients(raw_emails()) == ["sub_a@example.com", "sub_b@example.com"]
+
+
+def test_on_the_last_receive_a_passing_failure_is_recorded_not_retried(
+    org: Org, page: Page, sqs: RecordingSqs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_subscriber(org, page, "sub_a")
+    monkeypatch.setattr(notice_email, "send", lambda raw, **_: notice_email.SendOutcome("retry", "SES_Throttling"))
+    open_incident(org, page, [page.checkout])
+    (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
+    notices.fan_out(change)
+    (batch,) = [message for message, _, _ in sqs.take("status_page.notice_batch")]
+    last = Message.from_json(batch.to_json(), receive_count=5)
+    assert notices.send_batch(last, now=NOW).refused == 1
+    claim = stored(page, notice_key(notice_id(change.message_id), "sub_a"))
+    assert claim is not None and claim.delivery_status == "failed"
+
+
+def test_a_deleted_page_tells_nobody(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    from chalicelib.statuspage import pages
+
+    add_subscriber(org, page, "sub_a")
+    open_incident(org, page, [page.checkout])
+    (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
+    notices.fan_out(change)
+    pages.delete_page(organization_id=org.organization_id, page_id=page.page_id)
+    (batch,) = [message for message, _, _ in sqs.take("status_page.notice_batch")]
+    assert notices.send_batch(batch, now=NOW).skipped == 1
+    assert raw_emails() == []
+
+
+# ---------------------------------------------------------------- maintenance
+
+
+def test_maintenance_is_told_when_scheduled_started_completed_and_cancelled(
+    org: Org, page: Page, sqs: RecordingSqs
+) -> None:
+    add_subscriber(org, page, "sub_api", components=[page.api])
+    add_subscriber(org, page, "sub_checkout", components=[page.checkout])
+    with clock.frozen(NOW):
+        upgrade = maintenance.create_window(
+            page_id=page.page_id,
+            title="Database upgrade",
+            scheduled_start=NOW + timedelta(hours=1),
+            scheduled_end=NOW + timedelta(hours=2),
+            component_ids=[page.api],
+            now=NOW,
+        )
+        other = maintenance.create_window(
+            page_id=page.page_id,
+            title="Cache resize",
+            scheduled_start=NOW + timedelta(hours=1),
+            scheduled_end=NOW + timedelta(hours=2),
+            component_ids=[page.api],
+            now=NOW,
+        )
+        # A new title or new times are not news.
+        maintenance.update_window(page_id=page.page_id, maintenance_id=item_id(upgrade), title="DB upgrade", now=NOW)
+        maintenance.update_window(page_id=page.page_id, maintenance_id=item_id(other), status="cancelled", now=NOW)
+    for moment in (NOW + timedelta(hours=1), NOW + timedelta(hours=2)):
+        with clock.frozen(moment):
+            maintenance.run_scheduler(now=moment)
+    changes = [m.payload["change"] for m, _, _ in sqs.sent if m.message_type == "status_page.maintenance_changed"]
+    assert changes == ["scheduled", "scheduled", "cancelled", "started", "completed"]
+    deliver_all(sqs)
+    sent = raw_emails()
+    assert recipients(sent) == ["sub_api@example.com"] * 5
+    assert [str(m["Subject"]) for m in sent] == [
+        "[Acme Cloud] Scheduled maintenance: Database upgrade",
+        "[Acme Cloud] Scheduled maintenance: Cache resize",
+        "[Acme Cloud] Maintenance cancelled: Cache resize",
+        "[Acme Cloud] Maintenance in progress: DB upgrade",
+        "[Acme Cloud] Maintenance completed: DB upgrade",
+    ]
+    assert "When: Sun 22 Nov 2026, 13:00 to 14:00 UTC\nAffected: API\n" in text_of(sent[0])
+
+
+def test_the_workers_follow_every_public_change() -> None:
+    import chalicelib.workers.handlers  # noqa: F401  (registers the consumers, as the first batch does)
+    from chalicelib.queue.consumers import consumers_of
+
+    assert consumers_of("status_page.incident_updated") == ["outbound.fanout", "subscriber.notices"]
+    assert consumers_of("status_page.maintenance_changed") == ["subscriber.notices"]
+    assert consumers_of(notices.NOTICE_BATCH) == ["subscriber.notice_batch"]
+    assert consumers_of(notices.WEBHOOK_DELIVER) == ["subscriber.webhook_deliver"]
+    assert consumers_of("status_page.subscriber_webhook_removed") == ["subscriber.webhook_removed"]
+
+
+def test_the_local_outbox_shows_notices(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    from chalicelib.local import outbox
+
+    add_subscriber(org, page, "sub_all")
+    open_incident(org, page, [page.checkout])
+    deliver_all(sqs)
+    (item,) = outbox.emails()
+    assert (item.to, item.subject) == ("sub_all@example.com", "[Acme Cloud] Investigating: Slow checkout")
+    assert item.sent_at == "2026-11-22T12:00:00Z"  # the update's <time datetime>
+    assert (
+        "We are looking into slow payments." in item.text
+        and "Unsubscribe (http://127.0.0.1:8000/status/acme/unsubscribe?token=" in item.text
+    )
+    assert item.html is not None and item.html.startswith("<!DOCTYPE html>")
+
+
+def test_the_local_outbox_reads_notices_from_moto_server_too(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.local import outbox
+    from tests.conftest import reconfigure
+
+    rendered = notice_email.render(
+        read_notice_for_outbox(), unsubscribe_url="http://127.0.0.1:8000/status/acme/unsubscribe?token=t"
+    )
+    raw = notice_email.mime_message(
+        rendered, sender="tocsin@localhost.localdomain", to="ann@example.com", page_name="Acme", unsubscribe_url="u"
+    )
+    # What moto server's /moto-api/data.json lists (checked against moto 5.2): ses.RawMessage records.
+    records = {
+        "Message": [],
+        "RawMessage": [
+            {
+                "id": "m-1",
+                "source": "tocsin@localhost.localdomain",
+                "destinations": ["ann@example.com"],
+                "raw_data": raw.decode(),
+            }
+        ],
+    }
+    monkeypatch.setattr(outbox, "_emulator_records", lambda endpoint, service, model: records[model])
+    reconfigure(AWS_ENDPOINT_URL="http://127.0.0.1:5999")
+    (item,) = outbox.emails()
+    assert (item.id, item.to, item.subject) == ("m-1", "ann@example.com", "[Acme Cloud] Maintenance completed: Upgrade")
+    assert "This maintenance is over." in item.text
+
+
+def read_notice_for_outbox() -> Any:
+    from chalicelib.subscriber.notice_content import read_notice
+
+    subject = {
+        "maintenance_id": "mnt_1",
+        "title": "Upgrade",
+        "status": "completed",
+        "scheduled_start": "2026-12-01T02:00:00+00:00",
+        "scheduled_end": "2026-12-01T04:00:00+00:00",
+        "affected_components": [],
+    }
+    payload = {
+        "status_page": {"page_id": "p", "name": "Acme Cloud", "slug": "acme", "url": "u"},
+        "maintenance": subject,
+        "change": "completed",
+    }
+    return read_notice(kind="maintenance", message_id="m", occurred_at="t", payload=payload)
