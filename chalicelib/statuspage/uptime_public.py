@@ -26,12 +26,14 @@ def _page_order(view: public.PageView) -> list[str]:
 
 
 def document(view: public.PageView, now: datetime) -> dict[str, Any]:
-    """Per component, `uptime.DAYS` days oldest first and the figure over the period. `now` is
-    truncated to the minute, like every time the page shows, so the document (and its ETag)
-    changes at most once a minute."""
-    now = now.replace(second=0, microsecond=0)
-    start = uptime.window_start(now)
+    """Per component, `uptime.DAYS` days oldest first and the figure over the period. Counted up
+    to the start of the current minute (like every time the page shows, so the document and its
+    ETag change at most once a minute, or with a new change), or to the last change recorded if
+    that is later: a change made a few seconds ago is already on the bars."""
+    minute = now.replace(second=0, microsecond=0)
+    start = uptime.window_start(minute)
     items = history.load_since(view.page_id, start)
+    now = max([minute, *(i.created_at for i in items if i.created_at is not None and i.created_at <= now)])
     changes = history.changes_by_component(items)
     marks = history.marks_by_component(items)
     holding: dict[str, list[tuple[str, datetime | None]]] = {}
