@@ -640,6 +640,13 @@ ROUTES: tuple[RouteRow, ...] = (
     ),
     RouteRow(
         method="GET",
+        path="/status/{slug}/uptime.json",
+        operation_id="getPublicStatusUptime",
+        module="chalicelib.api.routes.public_status",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
         path="/status/{slug}",
         operation_id="getPublicStatusPage",
         module="chalicelib.api.routes.public_status",

@@ -17,7 +17,7 @@ from pynamodb.expressions.update import Action
 from chalicelib import aws
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
-from chalicelib.statuspage import rules
+from chalicelib.statuspage import history, rules
 from chalicelib.statuspage.announcements import announce_incident, incident_change
 from chalicelib.statuspage.store import (
     Structure,
@@ -53,7 +53,8 @@ def _apply_status(item: StatusPageItem, status: str, now: datetime) -> None:
 
 
 def _write(item: StatusPageItem, statuses: dict[str, str], structure: Structure | None, now: datetime) -> None:
-    """Save the incident, and with it (one transaction) the component statuses the update sets."""
+    """Save the incident, and with it (one transaction) the component statuses the update sets and
+    their history items."""
     changed = [c for c in structure.components if statuses.get(item_id(c), c.status) != c.status] if structure else []
     if not changed:
         save_or_retry(item)
@@ -64,6 +65,10 @@ def _write(item: StatusPageItem, statuses: dict[str, str], structure: Structure 
         new_status = statuses[item_id(component)]
         actions: list[Action] = [StatusPageItem.status.set(new_status), StatusPageItem.updated_at.set(now)]
         tx.update(item_id(component), component, actions)  # conditional on the version read
+        change = history.status_change(
+            item.page_id, item_id(component), previous=component.status, status=new_status, now=now
+        )
+        tx.put(f"history-{item_id(component)}", change)  # a new item: conditional on its absence
     try:
         tx.commit()
     except TransactionCancelled as cancelled:

@@ -4,7 +4,9 @@ An open window (scheduled or in progress) carries `due_shard` + `due_at` = its n
 time, so the scheduler finds due windows with one Query on the sparse due index, however many
 windows exist. An in-progress window carries `active_key` (its components show
 under_maintenance). Every write is conditional on the version read: two overlapping scheduler
-runs, or a run racing an operator's cancel, move a window once.
+runs, or a run racing an operator's cancel, move a window once. A write that makes the window
+start or stop holding components records that in their history (chalicelib/statuspage/history.py)
+in the same transaction.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import aws, clock
 from chalicelib.errors import Conflict
-from chalicelib.statuspage import rules
+from chalicelib.statuspage import history, rules
 from chalicelib.statuspage.announcements import announce_maintenance
 from chalicelib.statuspage.store import get_item, load_structure, page_not_found
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import DUE_SHARD, MAINTENANCE_PREFIX, StatusPageItem
-from chalicelib.store import RetryableConflict, retry_on_conflict, save_if
+from chalicelib.store import RetryableConflict, retry_on_conflict
 
 logger = logging.getLogger("tocsin.statuspage.maintenance")
 
@@ -38,9 +40,10 @@ def _apply_status(item: StatusPageItem, status: str, now: datetime) -> None:
     item.updated_at = now
 
 
-def _save(item: StatusPageItem) -> bool:
-    """Conditional save; False when another writer changed the item first."""
-    return save_if(item)
+def _save(item: StatusPageItem, held_before: frozenset[str], now: datetime) -> bool:
+    """Conditional save, with the history of the components it starts or stops holding (one
+    transaction); False when another writer changed the item first."""
+    return history.save_with_history(item, history.maintenance_marks(item, held_before, now))
 
 
 def create_window(
@@ -70,7 +73,7 @@ def create_window(
     _apply_status(
         item, rules.due_maintenance_status("scheduled", start=scheduled_start, end=scheduled_end, now=now), now
     )
-    if not _save(item):  # a fresh random id: only a duplicate delivery of this very write gets here
+    if not _save(item, frozenset(), now):  # a fresh random id: only a duplicate delivery of this very write gets here
         raise Conflict("The maintenance window could not be created; retry.")
     announce_maintenance(page_id, item, previous_status=None)  # after the write: the page's subscribers
     return item
@@ -106,6 +109,7 @@ def update_window(
         item = get_window(page_id=page_id, maintenance_id=maintenance_id)
         current = item.status or "scheduled"
         previous[:] = [current]
+        held_before = history.held_components(current, item.component_ids)
         if scheduled_start is not ... or scheduled_end is not ... or affected is not None:
             rules.check_reschedulable(current)
         if status is not ... and status != current:
@@ -120,7 +124,7 @@ def update_window(
         if affected is not None:
             item.component_ids = affected
         _apply_status(item, status if status is not ... else current, now)
-        if not _save(item):
+        if not _save(item, held_before, now):
             raise RetryableConflict()
         return item
 
@@ -165,8 +169,9 @@ def run_scheduler(*, now: datetime) -> SchedulerRun:
             skipped += 1  # rescheduled later since the index entry was read
             continue
         previous = item.status
+        held_before = history.held_components(item.status, item.component_ids)
         _apply_status(item, target, now)
-        if not _save(item):
+        if not _save(item, held_before, now):
             skipped += 1
             continue
         announce_maintenance(item.page_id, item, previous_status=previous)

@@ -40,9 +40,11 @@ ComponentIds = Annotated[list[RefId], Field(max_length=100, description="Compone
 ComponentStatuses = Annotated[
     dict[RefId, ComponentStatus],
     Field(
-        max_length=100,
-        description="Component id -> new status, set together with the incident (one transaction); "
-        'e.g. {"cmp_...": "major_outage"}.',
+        # Each change writes the component and its history item in the incident's transaction,
+        # and DynamoDB takes at most 100 items in one: the incident + 2 x 49.
+        max_length=49,
+        description="Component id -> new status, set together with the incident (one transaction, "
+        'with each change\'s history item); at most 49; e.g. {"cmp_...": "major_outage"}.',
     ),
 ]
 IncidentNumber = Annotated[

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from chalicelib.statuspage.uptime_html import LEGEND, UPTIME_CSS, UptimeBars, uptime_by_component
 from chalicelib.templates import render
 
 __all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_error", "render_not_found", "render_status_page"]
@@ -91,7 +92,7 @@ _CSS = (
     f"footer{{color:{MUTED};font-size:.875rem;padding:2rem 1rem}}"
     # Phones: tighter boxes so a component name and its badge still share a line.
     "@media (max-width:30rem){.card{padding:.75rem}.badge{font-size:.8125rem}"
-    ".banner{padding:.75rem 1rem;border-left-width:.375rem}}" + _STATUS_CSS
+    ".banner{padding:.75rem 1rem;border-left-width:.375rem}}" + _STATUS_CSS + UPTIME_CSS
 )
 _STYLE_HASH = base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()
 # For the route's Content-Security-Policy header: the page loads nothing and runs no script.
@@ -167,6 +168,7 @@ class Card:
 class ComponentRow:
     name: object
     badge: Badge
+    uptime: UptimeBars | None = None  # its 90 bars (chalicelib/statuspage/uptime_html.py)
 
 
 @dataclass(frozen=True)
@@ -256,11 +258,14 @@ def _worst(statuses: Iterable[object]) -> str:
     return next((key for key in _SEVERITY_ORDER if key in keys), "operational" if keys else "unknown")
 
 
-def _component_rows(components: Iterable[Mapping[str, Any]]) -> list[ComponentRow]:
-    return [ComponentRow(c.get("name"), _status_badge(c.get("status"))) for c in components]
+def _component_rows(components: Iterable[Mapping[str, Any]], bars: Mapping[str, UptimeBars]) -> list[ComponentRow]:
+    return [
+        ComponentRow(c.get("name"), _status_badge(c.get("status")), bars.get(str(c.get("component_id"))))
+        for c in components
+    ]
 
 
-def _sections(document: Mapping[str, Any]) -> list[ComponentSection]:
+def _sections(document: Mapping[str, Any], bars: Mapping[str, UptimeBars]) -> list[ComponentSection]:
     sections = []
     for section in document.get("sections") or []:
         groups = []
@@ -268,8 +273,9 @@ def _sections(document: Mapping[str, Any]) -> list[ComponentSection]:
             members = group.get("components") or []
             overall = _worst(member.get("status") for member in members)
             badge = _badge(overall, STATUS_STYLES[overall].label)
-            groups.append(ComponentGroup(group.get("name"), badge, _component_rows(members)))
-        sections.append(ComponentSection(section.get("name"), _component_rows(section.get("components") or []), groups))
+            groups.append(ComponentGroup(group.get("name"), badge, _component_rows(members, bars)))
+        rows = _component_rows(section.get("components") or [], bars)
+        sections.append(ComponentSection(section.get("name"), rows, groups))
     return sections
 
 
@@ -351,10 +357,12 @@ def render_status_page(
     incidents: list[dict[str, Any]],
     maintenance: list[dict[str, Any]],
     now: datetime,
+    uptime: Mapping[str, Any] | None = None,
 ) -> str:
     """The whole page. Active incidents newest first (their updates newest first); maintenance in
     progress, then upcoming soonest first; history newest first. Components keep the order the
-    page owner gave them. `summary.status` is the overall status as the data layer computed it."""
+    page owner gave them, each with its uptime bars when `uptime` (the uptime.json document) is
+    given. `summary.status` is the overall status as the data layer computed it."""
     now = _moment(now) or _EARLIEST
     page_name = (summary.get("page") or {}).get("name")
     newest_first = sorted(incidents, key=lambda i: _sort_key(i.get("started_at")), reverse=True)
@@ -369,7 +377,8 @@ def render_status_page(
         banner=_banner(summary, len(active), len(ongoing), len(upcoming)),
         active=[_active_incident(i, now) for i in active],
         maintenance=[_maintenance_item(w, now) for w in ongoing + upcoming],
-        sections=_sections(components),
+        sections=_sections(components, bars := uptime_by_component(uptime)),
+        legend=LEGEND if bars else [],
         history=_history(incidents, maintenance),
         # To the minute, like every time shown: the page (and so its ETag) changes at most once a minute.
         generated=_time(now.replace(second=0, microsecond=0)),

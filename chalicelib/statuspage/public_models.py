@@ -3,6 +3,7 @@ no organization, no linked internal incident, no people."""
 
 from __future__ import annotations
 
+import datetime as dt
 from datetime import datetime
 from typing import Annotated
 
@@ -104,3 +105,34 @@ class PublicCursorQuery(ApiModel):
     cursor: Annotated[str, SingleLine] | None = Field(
         default=None, description="next_cursor of the previous page; omit for the newest"
     )
+
+
+class PublicUptimeDay(ApiModel):
+    date: dt.date = Field(description="A UTC day.")
+    uptime_percent: float | None = Field(
+        description="100 x (1 - weighted down time / measured time), rounded down to hundredths; "
+        "null for a day without data (before the component existed, or its status unknown all day)."
+    )
+    worst_status: ComponentStatus | None = Field(
+        description="The worst status the component showed that day; null before it existed."
+    )
+
+
+class PublicComponentUptime(ApiModel):
+    component_id: str = Field(description="Prefix cmp_.")
+    name: str
+    uptime_percent: float | None = Field(
+        description="Over the whole period, every measured second weighted alike; null without data."
+    )
+    days: list[PublicUptimeDay] = Field(description="Exactly `days` entries, oldest first; the last is today.")
+
+
+class PublicUptime(ApiModel):
+    days: int = Field(description="Days in the period (90), today included.")
+    start_date: dt.date = Field(description="The oldest day (UTC).")
+    end_date: dt.date = Field(description="Today (UTC).")
+    down_weights: dict[str, float] = Field(
+        description="The share of the time in each status that counts as down (statuses not listed: 0). "
+        "Time with status unknown and time before a component existed are no data."
+    )
+    components: list[PublicComponentUptime] = Field(description="In the order the page shows them.")

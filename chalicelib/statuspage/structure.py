@@ -11,7 +11,7 @@ from types import EllipsisType
 
 from chalicelib import aws
 from chalicelib.errors import Conflict, ValidationFailed
-from chalicelib.statuspage import rules
+from chalicelib.statuspage import history, rules
 from chalicelib.statuspage.pages import delete_item
 from chalicelib.statuspage.store import (
     Structure,
@@ -70,9 +70,10 @@ def create_component(
     _check_section(structure, section_id)
     if group_id is not None:
         _check_group(structure, group_id, section_id)
+    component_id = rules.new_id("cmp", now)
     item = StatusPageItem(
         page_id,
-        COMPONENT_PREFIX + rules.new_id("cmp", now),
+        COMPONENT_PREFIX + component_id,
         name=name,
         section_id=section_id,
         group_id=group_id,
@@ -80,7 +81,12 @@ def create_component(
         created_at=now,
         updated_at=now,
     )
-    _create(item)
+    # Its first status is history too: the uptime counts from here (a fresh random id, so only
+    # a duplicate delivery of this very write can fail).
+    if not history.save_with_history(
+        item, [history.status_change(page_id, component_id, previous=None, status=status, now=now)]
+    ):
+        raise Conflict("The item could not be created; retry.")
     return item
 
 
@@ -115,9 +121,11 @@ def update_component(
 
     def attempt() -> StatusPageItem:
         item = get_item(page_id, COMPONENT_PREFIX, component_id, "cmp", "Component")
+        changes = []
         if name is not ...:
             item.name = name
         if status is not ... and status != item.status:
+            changes.append(history.status_change(page_id, component_id, previous=item.status, status=status, now=now))
             item.status = status
         if section_id is not ... and section_id != item.section_id:
             item.section_id = section_id
@@ -130,7 +138,8 @@ def update_component(
             if item.group_id is not None:
                 _check_group(structure, item.group_id, item.section_id or "")
         item.updated_at = now
-        save_or_retry(item)
+        if not history.save_with_history(item, changes):  # the status and its history: one transaction
+            raise RetryableConflict()
         return item
 
     return retry_on_conflict(attempt, what="component")

@@ -5,6 +5,9 @@ Partition `page_id`; sort key `item_key`:
   the page's whole structure is one Query (begins_with `A#`), however long its history;
 - `INC#<id>` public incidents and `MNT#<id>` maintenance windows; ids sort by creation time,
   so a descending Query lists newest first and its LastEvaluatedKey is the next cursor.
+- `HIST#<ISO time>#<hst id>` component history (chalicelib/statuspage/history.py): a status
+  change or a maintenance window beginning/stopping to hold a component, written in the same
+  transaction as the change; time first, so the last 90 days of every component are one Query.
 Slug guards live in their own partition `SLUG#<slug>` (sort key `A#SLUG`): the slug is the
 public URL, globally unique, claimed with a conditional put in the page's transaction.
 
@@ -36,6 +39,7 @@ GROUP_PREFIX = "A#GRP#"
 COMPONENT_PREFIX = "A#CMP#"
 INCIDENT_PREFIX = "INC#"
 MAINTENANCE_PREFIX = "MNT#"
+HISTORY_PREFIX = "HIST#"
 SLUG_KEY = "A#SLUG"
 DUE_SHARD = "maintenance"
 
@@ -96,9 +100,13 @@ class StatusPageItem(TocsinModel):
     resolved_at = UTCDateTimeAttribute(null=True)  # incident
     incident_number = UnicodeAttribute(null=True)  # incident: the linked internal incident (never public)
     updates = JSONAttribute(null=True)  # incident: [{status, body, published_at}], oldest first
-    scheduled_start = UTCDateTimeAttribute(null=True)  # window
+    scheduled_start = UTCDateTimeAttribute(null=True)  # window; history (maintenance): the window's start
     scheduled_end = UTCDateTimeAttribute(null=True)  # window
-    component_ids = JSONAttribute(null=True)  # incident, window: affected components
+    component_ids = JSONAttribute(null=True)  # incident, window: affected; history (maintenance): held
+    change = UnicodeAttribute(null=True)  # history: "status", "maintenance_began", "maintenance_ended"
+    component_id = UnicodeAttribute(null=True)  # history (status change): the component
+    previous_status = UnicodeAttribute(null=True)  # history (status change): the status before; none at creation
+    maintenance_id = UnicodeAttribute(null=True)  # history (maintenance): the window
     created_at = UTCDateTimeAttribute(null=True)
     updated_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()

@@ -31,6 +31,7 @@ from chalicelib.statuspage.public_models import (
     PublicIncidents,
     PublicMaintenanceList,
     PublicSummary,
+    PublicUptime,
 )
 
 logger = logging.getLogger("tocsin.public_status")
@@ -198,6 +199,33 @@ def maintenance_json(request: Request, path: dict[str, str]) -> Response:
     )
 
 
+@raw_operation(
+    api,
+    "GET",
+    BASE + "/uptime.json",
+    operation_id="getPublicStatusUptime",
+    error_family=ErrorFamily.PUBLIC_JSON,
+    summary="Public daily uptime per component over the last 90 days",
+    response=PublicUptime,
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description="Per component, 90 UTC days oldest first (the last is today, counted up to now) of "
+    "{date, uptime_percent, worst_status}, and the 90-day figure. Down weights: major_outage 1, "
+    "partial_outage 0.3, any other status 0; time before a component existed or with status unknown "
+    "is no data (README: Uptime history)." + _CACHING,
+)
+def uptime_json(request: Request, path: dict[str, str]) -> Response:
+    from chalicelib.statuspage.uptime_public import document
+
+    return _serve(
+        request,
+        path["slug"],
+        _json(lambda view, _: document(view, clock.now())),
+        content_type="application/json",
+        allowed_query=frozenset(),
+    )
+
+
 def _unique(documents: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     seen: set[str] = set()
     kept = []
@@ -210,6 +238,7 @@ def _unique(documents: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
 
 def _render(view: public.PageView, _: str | None) -> str:
     from chalicelib.statuspage.page_html import render_status_page
+    from chalicelib.statuspage.uptime_public import document
 
     # Active items first (they may be older than the first page of history), then recent history.
     incidents = _unique(
@@ -228,6 +257,7 @@ def _render(view: public.PageView, _: str | None) -> str:
         incidents=incidents,
         maintenance=windows,
         now=clock.now(),
+        uptime=document(view, clock.now()),
     )
 
 
@@ -241,8 +271,8 @@ def _render(view: public.PageView, _: str | None) -> str:
     summary="The human status page (text/html, not JSON)",
     errors=PUBLIC_ERRORS,
     headers=("If-None-Match",),
-    description="Server-rendered HTML: overall status, components, active and recent incidents, "
-    "maintenance in progress and upcoming. Errors are small HTML pages." + _CACHING,
+    description="Server-rendered HTML: overall status, components with their 90-day uptime bars, "
+    "active and recent incidents, maintenance in progress and upcoming. Errors are small HTML pages." + _CACHING,
 )
 def status_page(request: Request, path: dict[str, str]) -> Response:
     return _serve(
