@@ -647,6 +647,20 @@ ROUTES: tuple[RouteRow, ...] = (
     ),
     RouteRow(
         method="GET",
+        path="/status/{slug}/history.atom",
+        operation_id="getPublicStatusHistoryAtom",
+        module="chalicelib.api.routes.public_status",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
+        path="/status/{slug}/history.rss",
+        operation_id="getPublicStatusHistoryRss",
+        module="chalicelib.api.routes.public_status",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
         path="/api/v1/schedules",
         operation_id="listSchedules",
         module="chalicelib.api.routes.schedules",

@@ -19,7 +19,14 @@ from typing import Any
 
 from chalicelib.templates import render
 
-__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_error", "render_not_found", "render_status_page"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "STATUS_STYLES",
+    "FeedLinks",
+    "render_error",
+    "render_not_found",
+    "render_status_page",
+]
 
 
 @dataclass(frozen=True)
@@ -181,6 +188,14 @@ class ComponentSection:
     name: object
     rows: list[ComponentRow]
     groups: list[ComponentGroup]
+
+
+@dataclass(frozen=True)
+class FeedLinks:
+    """The page's history feeds (absolute URLs): `<link rel="alternate">` in the head, and the footer."""
+
+    atom: str
+    rss: str
 
 
 @dataclass(frozen=True)
@@ -351,6 +366,7 @@ def render_status_page(
     incidents: list[dict[str, Any]],
     maintenance: list[dict[str, Any]],
     now: datetime,
+    feeds: FeedLinks | None = None,
 ) -> str:
     """The whole page. Active incidents newest first (their updates newest first); maintenance in
     progress, then upcoming soonest first; history newest first. Components keep the order the
@@ -373,6 +389,7 @@ def render_status_page(
         history=_history(incidents, maintenance),
         # To the minute, like every time shown: the page (and so its ETag) changes at most once a minute.
         generated=_time(now.replace(second=0, microsecond=0)),
+        feeds=feeds,
     )
 
 
