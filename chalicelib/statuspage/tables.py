@@ -4,7 +4,9 @@ Partition `page_id`; sort key `item_key`:
 - `A#PAGE` the page, `A#SEC#<id>` sections, `A#GRP#<id>` groups, `A#CMP#<id>` components:
   the page's whole structure is one Query (begins_with `A#`), however long its history;
 - `INC#<id>` public incidents and `MNT#<id>` maintenance windows; ids sort by creation time,
-  so a descending Query lists newest first and its LastEvaluatedKey is the next cursor.
+  so a descending Query lists newest first and its LastEvaluatedKey is the next cursor;
+- `TPL#<id>` incident templates (name, title, body, optional status and impact, component
+  statuses): never public, read by the manager routes and when an incident or update names one.
 Slug guards live in their own partition `SLUG#<slug>` (sort key `A#SLUG`): the slug is the
 public URL, globally unique, claimed with a conditional put in the page's transaction.
 
@@ -36,6 +38,7 @@ GROUP_PREFIX = "A#GRP#"
 COMPONENT_PREFIX = "A#CMP#"
 INCIDENT_PREFIX = "INC#"
 MAINTENANCE_PREFIX = "MNT#"
+TEMPLATE_PREFIX = "TPL#"
 SLUG_KEY = "A#SLUG"
 DUE_SHARD = "maintenance"
 
@@ -85,13 +88,13 @@ class StatusPageItem(TocsinModel):
     due_shard = UnicodeAttribute(null=True)
     due_at = UnicodeAttribute(null=True)
 
-    name = UnicodeAttribute(null=True)  # page, section, group, component; title of incidents/windows
+    name = UnicodeAttribute(null=True)  # page, section, group, component, template; title of incidents/windows
     slug = UnicodeAttribute(null=True)  # page and slug guard
     owner_page_id = UnicodeAttribute(null=True)  # slug guard: the page holding the slug
     section_id = UnicodeAttribute(null=True)  # group, component
     group_id = UnicodeAttribute(null=True)  # component
-    status = UnicodeAttribute(null=True)  # component, incident, window
-    impact = UnicodeAttribute(null=True)  # incident
+    status = UnicodeAttribute(null=True)  # component, incident, window; template (optional)
+    impact = UnicodeAttribute(null=True)  # incident; template (optional)
     started_at = UTCDateTimeAttribute(null=True)  # incident
     resolved_at = UTCDateTimeAttribute(null=True)  # incident
     incident_number = UnicodeAttribute(null=True)  # incident: the linked internal incident (never public)
@@ -99,6 +102,9 @@ class StatusPageItem(TocsinModel):
     scheduled_start = UTCDateTimeAttribute(null=True)  # window
     scheduled_end = UTCDateTimeAttribute(null=True)  # window
     component_ids = JSONAttribute(null=True)  # incident, window: affected components
+    title = UnicodeAttribute(null=True)  # template: the incident's title
+    body = UnicodeAttribute(null=True)  # template: the update's message
+    component_statuses = JSONAttribute(null=True)  # template: {component id: status}
     created_at = UTCDateTimeAttribute(null=True)
     updated_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()
