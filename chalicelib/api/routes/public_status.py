@@ -1,4 +1,5 @@
-"""Public status pages: unauthenticated, cacheable JSON and the human HTML page.
+"""Public status pages: unauthenticated, cacheable JSON, the human HTML page and its history feeds
+(Atom and RSS, chalicelib.statuspage.feeds; their errors are the JSON ones).
 
 No envelope (like the inbound webhooks): the documents are the spec's public shapes; errors are
 `{success: false, error: {code, message}}`, or a small HTML page for the HTML route (rendered by
