@@ -159,7 +159,7 @@ class TemplatedRequest(RequestModel):
 
 class StatusIncidentCreate(TemplatedRequest):
     template_fields: ClassVar[tuple[str, ...]] = ("title", "body")
-    never_null: ClassVar[tuple[str, ...]] = ("title", "status", "impact", "body")
+    never_null: ClassVar[tuple[str, ...]] = ("template_id", "title", "status", "impact", "body")
     model_config = ConfigDict(json_schema_extra=_needs_template_or(*template_fields, never_null=never_null))
 
     title: Title | None = Field(default=None, description="Required unless template_id is given.")
@@ -175,7 +175,7 @@ class StatusIncidentCreate(TemplatedRequest):
 
 class IncidentUpdateCreate(TemplatedRequest):
     template_fields: ClassVar[tuple[str, ...]] = ("status", "body")
-    never_null: ClassVar[tuple[str, ...]] = template_fields
+    never_null: ClassVar[tuple[str, ...]] = ("template_id", *template_fields)
     model_config = ConfigDict(json_schema_extra=_needs_template_or(*template_fields, never_null=never_null))
 
     status: IncidentStatus | None = Field(
