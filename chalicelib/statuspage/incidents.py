@@ -17,7 +17,7 @@ from pynamodb.expressions.update import Action
 from chalicelib import aws
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
-from chalicelib.statuspage import history, rules
+from chalicelib.statuspage import history, incident_templates, rules
 from chalicelib.statuspage.announcements import announce_incident, incident_change
 from chalicelib.statuspage.store import (
     Structure,
@@ -39,6 +39,14 @@ def _check_internal_incident(organization_id: str, incident_number: str) -> None
         )
     except DoesNotExist:
         raise ValidationFailed.for_field("incident_number", "no such incident in this organization") from None
+
+
+def _required(given: dict[str, Any], field: str, template_id: str | None) -> str:
+    value = given.get(field)
+    if not isinstance(value, str):
+        problem = "required: neither the request nor its template gives one" if template_id else "required"
+        raise ValidationFailed.for_field(field, problem)
+    return value
 
 
 def _update_entry(status: str, body: str, now: datetime) -> dict[str, Any]:
@@ -81,20 +89,36 @@ def create_incident(
     *,
     organization_id: str,
     page_id: str,
-    title: str,
-    status: str,
-    impact: str,
-    body: str,
-    component_ids: list[str],
-    incident_number: str | None,
     now: datetime,
+    title: str | None = None,
+    status: str | None = None,
+    impact: str | None = None,
+    body: str | None = None,
+    component_ids: list[str] | None = None,
+    incident_number: str | None = None,
     component_statuses: dict[str, str] | None = None,
+    template_id: str | None = None,
 ) -> StatusPageItem:
     """Open an incident with its first update; `component_statuses` sets those components' statuses
-    in the same transaction."""
-    statuses = component_statuses or {}
+    in the same transaction. `template_id` fills title, body, status, impact and component statuses
+    left out (chalicelib.statuspage.incident_templates); then status defaults to investigating and
+    impact to minor."""
     structure = require_structure(page_id)
-    affected = check_components(structure, component_ids)
+    given = incident_templates.filled_from(
+        page_id=page_id,
+        template_id=template_id,
+        names=incident_templates.FOR_INCIDENT,
+        components=structure.component_names(),
+        title=title,
+        body=body,
+        status=status,
+        impact=impact,
+        component_statuses=component_statuses,
+    )
+    title, body = _required(given, "title", template_id), _required(given, "body", template_id)
+    status, impact = given["status"] or "investigating", given["impact"] or "minor"
+    statuses: dict[str, str] = given["component_statuses"] or {}
+    affected = check_components(structure, component_ids or [])
     check_components(structure, list(statuses), field="component_statuses")
     if incident_number is not None:
         _check_internal_incident(organization_id, incident_number)
@@ -131,19 +155,34 @@ def add_update(
     *,
     page_id: str,
     incident_id: str,
-    status: str,
-    body: str,
     now: datetime,
+    status: str | None = None,
+    body: str | None = None,
     impact: str | None = None,
     component_ids: list[str] | None = None,
     component_statuses: dict[str, str] | None = None,
+    template_id: str | None = None,
 ) -> StatusPageItem:
     """Post an update; it moves the incident to `status` (any move is allowed, see rules) and may
-    replace the affected components and set component statuses (one transaction)."""
-    statuses = component_statuses or {}
+    replace the affected components and set component statuses (one transaction). `template_id`
+    fills body, status, impact and component statuses left out."""
+    needs_structure = template_id is not None or component_ids is not None or bool(component_statuses)
+    structure = require_structure(page_id) if needs_structure else None
+    given = incident_templates.filled_from(
+        page_id=page_id,
+        template_id=template_id,
+        names=incident_templates.FOR_UPDATE,
+        components=structure.component_names() if structure else (),
+        body=body,
+        status=status,
+        impact=impact,
+        component_statuses=component_statuses,
+    )
+    new_status, text = _required(given, "status", template_id), _required(given, "body", template_id)
+    impact = given["impact"]
+    statuses: dict[str, str] = given["component_statuses"] or {}
     affected: list[str] | None = None
-    if component_ids is not None or statuses:
-        structure = require_structure(page_id)
+    if structure is not None:
         affected = check_components(structure, component_ids) if component_ids is not None else None
         check_components(structure, list(statuses), field="component_statuses")
 
@@ -153,17 +192,17 @@ def add_update(
         item = get_incident(page_id=page_id, incident_id=incident_id)
         previous[:] = [item.status or ""]
         current = require_structure(page_id) if statuses else None
-        item.updates = [*(item.updates or []), _update_entry(status, body, now)]
+        item.updates = [*(item.updates or []), _update_entry(new_status, text, now)]
         if impact is not None:
             item.impact = impact
         if affected is not None:
             item.component_ids = affected
-        _apply_status(item, status, now)
+        _apply_status(item, new_status, now)
         _write(item, statuses, current, now)
         return item
 
     item = retry_on_conflict(attempt, what="public incident")
-    announce_incident(page_id, item, change=incident_change(previous[0], status))
+    announce_incident(page_id, item, change=incident_change(previous[0], new_status))
     return item
 
 

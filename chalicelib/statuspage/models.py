@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any, ClassVar
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
-from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, ScheduleTime, SingleLine
+from chalicelib.model_base import (
+    ApiModel,
+    MultiLine,
+    PatchModel,
+    RequestModel,
+    ScheduleTime,
+    SingleLine,
+    not_nullable,
+)
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import PublicIncidentUpdate
 from chalicelib.statuspage.rules import (
@@ -46,6 +55,16 @@ ComponentStatuses = Annotated[
         description="Component id -> new status, set together with the incident (one transaction, "
         'with each change\'s history item); at most 49; e.g. {"cmp_...": "major_outage"}.',
     ),
+]
+TemplateId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="An incident template of this page (404 otherwise): it fills the fields left out; "
+        "the request's own values win. A component the template names that was since deleted is left out.",
+    ),
+    SingleLine,
 ]
 IncidentNumber = Annotated[
     str,
@@ -100,22 +119,98 @@ class ComponentPatch(PatchModel):
     group_id: RefId | None = Field(default=None, description="null takes it out of its group.")
 
 
-class StatusIncidentCreate(RequestModel):
-    title: Title
-    status: IncidentStatus = "investigating"
-    impact: Impact = "minor"
-    body: Body = Field(description="The first update's message.")
+def _needs_template_or(*fields: str, never_null: tuple[str, ...]) -> Any:
+    """The body names a template or carries `fields` itself (JSON Schema can say so; the model checks
+    it); `never_null` may be left out but not null."""
+
+    def schema(schema: dict[str, Any]) -> None:
+        for name in never_null:
+            not_nullable(schema["properties"][name])
+        schema["anyOf"] = [{"required": ["template_id"]}, {"required": list(fields)}]
+
+    return schema
+
+
+class TemplatedRequest(RequestModel):
+    """A request a template may complete: `never_null` fields may be left out, never null, and the
+    `template_fields` are required unless template_id is given."""
+
+    template_fields: ClassVar[tuple[str, ...]] = ()
+    never_null: ClassVar[tuple[str, ...]] = ()
+
+    template_id: TemplateId | None = None
+
+    @field_validator("*")
+    @classmethod
+    def _not_null(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name in cls.never_null:
+            raise PydanticCustomError("null_not_allowed", "must not be null")
+        return value
+
+    @model_validator(mode="after")
+    def _template_or_fields(self) -> Any:
+        missing = [name for name in self.template_fields if getattr(self, name) is None]
+        if self.template_id is None and missing:
+            raise PydanticCustomError(
+                "missing_without_template",
+                "{fields}: required unless template_id is given",
+                {"fields": ", ".join(missing)},
+            )
+        return self
+
+
+class StatusIncidentCreate(TemplatedRequest):
+    template_fields: ClassVar[tuple[str, ...]] = ("title", "body")
+    never_null: ClassVar[tuple[str, ...]] = ("template_id", "title", "status", "impact", "body")
+    model_config = ConfigDict(json_schema_extra=_needs_template_or(*template_fields, never_null=never_null))
+
+    title: Title | None = Field(default=None, description="Required unless template_id is given.")
+    status: IncidentStatus | None = Field(default=None, description="Left out: the template's, else investigating.")
+    impact: Impact | None = Field(default=None, description="Left out: the template's, else minor.")
+    body: Body | None = Field(
+        default=None, description="The first update's message. Required unless template_id is given."
+    )
     component_ids: ComponentIds = []
     incident_number: IncidentNumber | None = None
     component_statuses: ComponentStatuses | None = None
 
 
-class IncidentUpdateCreate(RequestModel):
-    status: IncidentStatus = Field(description="Any status; an active one reopens a resolved incident.")
-    body: Body
+class IncidentUpdateCreate(TemplatedRequest):
+    template_fields: ClassVar[tuple[str, ...]] = ("status", "body")
+    never_null: ClassVar[tuple[str, ...]] = ("template_id", *template_fields)
+    model_config = ConfigDict(json_schema_extra=_needs_template_or(*template_fields, never_null=never_null))
+
+    status: IncidentStatus | None = Field(
+        default=None,
+        description="Any status; an active one reopens a resolved incident. Required unless template_id names "
+        "a template with a status.",
+    )
+    body: Body | None = Field(default=None, description="Required unless template_id is given.")
     impact: Impact | None = None
     component_ids: ComponentIds | None = Field(default=None, description="Replaces the affected components.")
     component_statuses: ComponentStatuses | None = None
+
+
+class TemplateCreate(RequestModel):
+    name: Name = Field(description="What people pick it by.")
+    title: Title = Field(description="The incident's title.")
+    body: Body = Field(description="The update's message.")
+    status: IncidentStatus | None = None
+    impact: Impact | None = None
+    component_statuses: ComponentStatuses = {}
+
+
+class TemplatePatch(PatchModel):
+    nullable = frozenset({"status", "impact"})
+
+    name: Name | SkipJsonSchema[None] = None
+    title: Title | SkipJsonSchema[None] = None
+    body: Body | SkipJsonSchema[None] = None
+    status: IncidentStatus | None = Field(default=None, description="null: the template sets no status.")
+    impact: Impact | None = Field(default=None, description="null: the template sets no impact.")
+    component_statuses: ComponentStatuses | SkipJsonSchema[None] = Field(
+        default=None, description="Replaces the map; {} clears it."
+    )
 
 
 class MaintenanceCreate(RequestModel):
@@ -255,6 +350,32 @@ class MaintenanceV1(ApiModel):
             scheduled_start=item.scheduled_start,
             scheduled_end=item.scheduled_end,
             component_ids=list(item.component_ids or []),
+            created_at=item.created_at,
+            updated_at=item.updated_at,
+        )
+
+
+class IncidentTemplateV1(ApiModel):
+    id: str
+    name: str
+    title: str
+    body: str
+    status: IncidentStatus | None
+    impact: Impact | None
+    component_statuses: dict[str, ComponentStatus]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, item: StatusPageItem) -> IncidentTemplateV1:
+        return cls(
+            id=item_id(item),
+            name=item.name or "",
+            title=item.title or "",
+            body=item.body or "",
+            status=item.status,
+            impact=item.impact,
+            component_statuses=dict(item.component_statuses or {}),
             created_at=item.created_at,
             updated_at=item.updated_at,
         )

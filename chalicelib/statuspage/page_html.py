@@ -20,7 +20,14 @@ from typing import Any
 from chalicelib.statuspage.uptime_html import LEGEND, UPTIME_CSS, UptimeBars, uptime_by_component
 from chalicelib.templates import render
 
-__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_error", "render_not_found", "render_status_page"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "STATUS_STYLES",
+    "FeedLinks",
+    "render_error",
+    "render_not_found",
+    "render_status_page",
+]
 
 
 @dataclass(frozen=True)
@@ -183,6 +190,14 @@ class ComponentSection:
     name: object
     rows: list[ComponentRow]
     groups: list[ComponentGroup]
+
+
+@dataclass(frozen=True)
+class FeedLinks:
+    """The page's history feeds (absolute URLs): `<link rel="alternate">` in the head, and the footer."""
+
+    atom: str
+    rss: str
 
 
 @dataclass(frozen=True)
@@ -358,6 +373,7 @@ def render_status_page(
     maintenance: list[dict[str, Any]],
     now: datetime,
     uptime: Mapping[str, Any] | None = None,
+    feeds: FeedLinks | None = None,
 ) -> str:
     """The whole page. Active incidents newest first (their updates newest first); maintenance in
     progress, then upcoming soonest first; history newest first. Components keep the order the
@@ -382,6 +398,7 @@ def render_status_page(
         history=_history(incidents, maintenance),
         # To the minute, like every time shown: the page (and so its ETag) changes at most once a minute.
         generated=_time(now.replace(second=0, microsecond=0)),
+        feeds=feeds,
     )
 
 

@@ -1,5 +1,6 @@
 """Build the public status documents for a slug. Costs: summary and components are two Queries
-(the page's structure, its active items); each listing page is one more Query."""
+(the page's structure, its active items); each listing page is one more Query, the history feeds
+two (the newest incidents, the newest windows)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from chalicelib import aws, clock
 from chalicelib.settings import get_settings
-from chalicelib.statuspage import rules
+from chalicelib.statuspage import feeds, rules
 from chalicelib.statuspage.cursors import decode_cursor, encode_cursor
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import (
@@ -189,3 +190,26 @@ def maintenance(view: PageView, cursor: str | None) -> dict[str, Any]:
     return PublicMaintenanceList(
         maintenance=[public_window(view, item) for item in items], next_cursor=next_cursor
     ).model_dump(mode="json")
+
+
+def _newest(view: PageView, prefix: str) -> list[StatusPageItem]:
+    aws.bind_tables()
+    return list(
+        StatusPageItem.query(
+            view.page_id, StatusPageItem.item_key.startswith(prefix), scan_index_forward=False, limit=feeds.FEED_SIZE
+        )
+    )
+
+
+def history_feed(view: PageView) -> feeds.Feed:
+    """What history.atom and history.rss say: the newest incidents and windows (one Query each)."""
+    page = view.structure.page
+    about = feeds.FeedPage(
+        page_id=page.page_id,
+        name=page.name or "",
+        url=public_url(page.slug or ""),
+        created_at=page.created_at,
+        updated_at=page.updated_at,
+    )
+    windows = [(public_window(view, w), w.created_at or w.updated_at) for w in _newest(view, MAINTENANCE_PREFIX)]
+    return feeds.build_feed(about, [public_incident(view, i) for i in _newest(view, INCIDENT_PREFIX)], windows)

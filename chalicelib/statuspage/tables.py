@@ -4,10 +4,12 @@ Partition `page_id`; sort key `item_key`:
 - `A#PAGE` the page, `A#SEC#<id>` sections, `A#GRP#<id>` groups, `A#CMP#<id>` components:
   the page's whole structure is one Query (begins_with `A#`), however long its history;
 - `INC#<id>` public incidents and `MNT#<id>` maintenance windows; ids sort by creation time,
-  so a descending Query lists newest first and its LastEvaluatedKey is the next cursor.
+  so a descending Query lists newest first and its LastEvaluatedKey is the next cursor;
 - `HIST#<ISO time>#<hst id>` component history (chalicelib/statuspage/history.py): a status
   change or a maintenance window beginning/stopping to hold a component, written in the same
-  transaction as the change; time first, so the last 90 days of every component are one Query.
+  transaction as the change; time first, so the last 90 days of every component are one Query;
+- `TPL#<id>` incident templates (name, title, body, optional status and impact, component
+  statuses): never public, read by the manager routes and when an incident or update names one.
 Slug guards live in their own partition `SLUG#<slug>` (sort key `A#SLUG`): the slug is the
 public URL, globally unique, claimed with a conditional put in the page's transaction.
 
@@ -40,6 +42,7 @@ COMPONENT_PREFIX = "A#CMP#"
 INCIDENT_PREFIX = "INC#"
 MAINTENANCE_PREFIX = "MNT#"
 HISTORY_PREFIX = "HIST#"
+TEMPLATE_PREFIX = "TPL#"
 SLUG_KEY = "A#SLUG"
 DUE_SHARD = "maintenance"
 
@@ -89,13 +92,13 @@ class StatusPageItem(TocsinModel):
     due_shard = UnicodeAttribute(null=True)
     due_at = UnicodeAttribute(null=True)
 
-    name = UnicodeAttribute(null=True)  # page, section, group, component; title of incidents/windows
+    name = UnicodeAttribute(null=True)  # page, section, group, component, template; title of incidents/windows
     slug = UnicodeAttribute(null=True)  # page and slug guard
     owner_page_id = UnicodeAttribute(null=True)  # slug guard: the page holding the slug
     section_id = UnicodeAttribute(null=True)  # group, component
     group_id = UnicodeAttribute(null=True)  # component
-    status = UnicodeAttribute(null=True)  # component, incident, window
-    impact = UnicodeAttribute(null=True)  # incident
+    status = UnicodeAttribute(null=True)  # component, incident, window; template (optional)
+    impact = UnicodeAttribute(null=True)  # incident; template (optional)
     started_at = UTCDateTimeAttribute(null=True)  # incident
     resolved_at = UTCDateTimeAttribute(null=True)  # incident
     incident_number = UnicodeAttribute(null=True)  # incident: the linked internal incident (never public)
@@ -107,6 +110,10 @@ class StatusPageItem(TocsinModel):
     component_id = UnicodeAttribute(null=True)  # history (status change): the component
     previous_status = UnicodeAttribute(null=True)  # history (status change): the status before; none at creation
     maintenance_id = UnicodeAttribute(null=True)  # history (maintenance): the window
+    component_ids = JSONAttribute(null=True)  # incident, window: affected components
+    title = UnicodeAttribute(null=True)  # template: the incident's title
+    body = UnicodeAttribute(null=True)  # template: the update's message
+    component_statuses = JSONAttribute(null=True)  # template: {component id: status}
     created_at = UTCDateTimeAttribute(null=True)
     updated_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()

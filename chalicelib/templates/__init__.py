@@ -1,7 +1,7 @@
 """Every page and email is a Jinja2 template in this directory; `render` is the one way to fill one.
 
-Escaping belongs to the environment, never to a caller or a template: `.html` templates are
-autoescaped, `.txt` templates (plain-text email parts) are not (the rules are in engine.py).
+Escaping belongs to the environment, never to a caller or a template: `.html` and `.xml` templates
+are autoescaped, `.txt` templates (plain-text email parts) are not (the rules are in engine.py).
 Jinja2 is imported by the first rendering, not by importing this module, so `import app` and the
 modules that render nothing never pay for it. The environment is built once per process and keeps
 its compiled templates.

@@ -1,8 +1,9 @@
 """The Jinja2 environment's rules. Imported only by `chalicelib.templates.environment()`, at the
 first rendering, so this module may import Jinja2 at the top.
 
-- Escaping by file name: `.html` autoescaped, `.txt` (plain-text email parts) not, anything else
-  refused.
+- Escaping by file name: `.html` and `.xml` (the status page's feeds) autoescaped, `.txt`
+  (plain-text email parts) not, anything else refused. The escapes (`&amp; &lt; &gt; &quot; &#x27;`)
+  are valid XML as they are HTML.
 - Autoescape writes quotes as the standard library's `html.escape` does (`&quot;`, `&#x27;`), not
   as MarkupSafe does (`&#34;`, `&#39;`): postmortem HTML is stored and status page ETags hash the
   bytes, so the renderings keep the bytes they had before templates. MarkupSafe still escapes
@@ -29,7 +30,7 @@ from jinja2.ext import Extension
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-AUTOESCAPE_BY_SUFFIX = {".html": True, ".txt": False}
+AUTOESCAPE_BY_SUFFIX = {".html": True, ".xml": True, ".txt": False}
 # `>`/`}` ends an HTML tag or a Jinja tag; `<`/`{` starts one.
 _BREAK_BETWEEN_TAGS = re.compile(r"(?<=[>}])[ \t]*\n[ \t\n]*(?=[<{])")
 
@@ -37,7 +38,7 @@ _BREAK_BETWEEN_TAGS = re.compile(r"(?<=[>}])[ \t]*\n[ \t\n]*(?=[<{])")
 def autoescape_for(name: str | None) -> bool:
     suffix = Path(name or "").suffix
     if suffix not in AUTOESCAPE_BY_SUFFIX:
-        raise ValueError(f"template {name!r}: name it .html (escaped) or .txt (plain text)")
+        raise ValueError(f"template {name!r}: name it .html or .xml (escaped) or .txt (plain text)")
     return AUTOESCAPE_BY_SUFFIX[suffix]
 
 

@@ -109,3 +109,19 @@ def test_phone_width_screenshot_is_a_png_of_that_size(page_url: str, tmp_path: P
     assert struct.unpack(">II", data[16:24]) == PHONE
     # Blank is about 3 KB and a one-heading error page about 10 KB; the demo page is several times that.
     assert len(data) > 20_000
+
+
+def test_the_feeds_it_links_parse_in_a_feed_reader(served: Element, rendered: Element):
+    import feedparser
+
+    alternates = {link.attrs["type"]: link.attrs["href"] or "" for link in rendered.find_all("link", rel="alternate")}
+    assert set(alternates) == {"application/atom+xml", "application/rss+xml"}
+    footer_links = [a.attrs["href"] for a in served.find("footer").find_all("a")]
+    assert footer_links == [alternates["application/atom+xml"], alternates["application/rss+xml"]]
+    for media_type, url in alternates.items():
+        answer = requests.get(url, timeout=10)
+        assert answer.status_code == 200 and answer.headers["Content-Type"] == f"{media_type}; charset=utf-8"
+        feed = feedparser.parse(answer.content, response_headers={"content-type": answer.headers["Content-Type"]})
+        assert not feed.bozo, feed.get("bozo_exception")
+        titles = [entry.title for entry in feed.entries]
+        assert "Elevated checkout latency" in titles and "Maintenance: Database upgrade" in titles

@@ -114,8 +114,10 @@ def test_webhook_disabled_text_part_carries_the_values_unescaped() -> None:
 def test_the_environment_decides_escaping_by_file_name() -> None:
     assert autoescape_for("email/x.html") is True
     assert autoescape_for("email/x.txt") is False
-    with pytest.raises(ValueError, match=r"\.html \(escaped\) or \.txt"):
-        autoescape_for("email/x.xml")
+    # The status page's feeds (issue 18) are XML, escaped like HTML.
+    assert autoescape_for("statuspage/feed_atom.xml") is True
+    with pytest.raises(ValueError, match=r"\.html or \.xml \(escaped\) or \.txt"):
+        autoescape_for("email/x.json")
 
 
 # --- strictness ---------------------------------------------------------------------------------
@@ -137,10 +139,12 @@ def test_a_missing_attribute_of_a_view_object_fails() -> None:
 
 
 def test_every_template_file_compiles_and_is_html_or_text() -> None:
-    others = {path.suffix for path in templates.TEMPLATE_DIRECTORY.rglob("*.*")} - {".html", ".txt", ".py", ".pyc"}
-    assert others == set(), "a template is .html (escaped) or .txt (plain text)"
-    names = templates.environment().list_templates(extensions=["html", "txt"])
+    known = {".html", ".xml", ".txt", ".py", ".pyc"}
+    others = {path.suffix for path in templates.TEMPLATE_DIRECTORY.rglob("*.*")} - known
+    assert others == set(), "a template is .html or .xml (escaped) or .txt (plain text)"
+    names = templates.environment().list_templates(extensions=["html", "xml", "txt"])
     assert {"statuspage/page.html", "postmortem/timeline.html", "email/incident_page.txt"} <= set(names)
+    assert {"statuspage/feed_atom.xml", "statuspage/feed_rss.xml"} <= set(names)
     for name in names:
         templates.environment().get_template(name)
 

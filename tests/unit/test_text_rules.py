@@ -56,6 +56,7 @@ MULTI_LINE = {
     ),
 }
 MULTI_LINE.add(("StatusIncidentCreate", "body"))
+MULTI_LINE |= {("TemplateCreate", "body"), ("TemplatePatch", "body")}
 MULTI_LINE |= {("MaintenanceWindowCreate", "description"), ("MaintenanceWindowPatch", "description")}
 MULTI_LINE.update({("HeartbeatCreate", "description"), ("HeartbeatPatch", "description")})
 MULTI_LINE |= {("EventRuleCreate", "description"), ("EventRulePatch", "description"), ("ActionsIn", "note")}

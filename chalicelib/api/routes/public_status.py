@@ -1,4 +1,5 @@
-"""Public status pages: unauthenticated, cacheable JSON and the human HTML page.
+"""Public status pages: unauthenticated, cacheable JSON, the human HTML page and its history feeds
+(Atom and RSS, chalicelib.statuspage.feeds; their errors are the JSON ones).
 
 No envelope (like the inbound webhooks): the documents are the spec's public shapes; errors are
 `{success: false, error: {code, message}}`, or a small HTML page for the HTML route (rendered by
@@ -24,7 +25,7 @@ from chalicelib.api.error_render import ErrorFamily, public_headers
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip, unexpected_error
 from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, ValidationFailed
-from chalicelib.statuspage import public
+from chalicelib.statuspage import feeds, public
 from chalicelib.statuspage.public_models import (
     PublicComponents,
     PublicCursorQuery,
@@ -251,13 +252,15 @@ def _render(view: public.PageView, _: str | None) -> str:
         + public.maintenance(view, None)["maintenance"],
         "maintenance_id",
     )
+    summary = public.summary(view)
     return render_status_page(
-        summary=public.summary(view),
+        summary=summary,
         components=public.components(view),
         incidents=incidents,
         maintenance=windows,
         now=clock.now(),
         uptime=document(view, clock.now()),
+        feeds=feeds.links(summary["page"]["url"]),
     )
 
 
@@ -280,5 +283,56 @@ def status_page(request: Request, path: dict[str, str]) -> Response:
         path["slug"],
         _render,
         content_type="text/html; charset=utf-8",
+        allowed_query=frozenset(),
+    )
+
+
+_FEED = (
+    " One entry per public incident (with its updates, newest first) or maintenance window: the "
+    f"{feeds.FEED_SIZE} newest of each, newest change first. Entry ids are tag: URIs that survive a slug "
+    "change. Errors are JSON."
+)
+
+
+@raw_operation(
+    api,
+    "GET",
+    BASE + "/" + feeds.ATOM_NAME,
+    operation_id="getPublicStatusHistoryAtom",
+    error_family=ErrorFamily.PUBLIC_JSON,
+    response_content_type="application/atom+xml",
+    summary="The page's history as an Atom 1.0 feed (application/atom+xml, not JSON)",
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description=(_FEED + _CACHING).strip(),
+)
+def history_atom(request: Request, path: dict[str, str]) -> Response:
+    return _serve(
+        request,
+        path["slug"],
+        lambda view, _: feeds.render_atom(public.history_feed(view)),
+        content_type=feeds.ATOM_CONTENT_TYPE,
+        allowed_query=frozenset(),
+    )
+
+
+@raw_operation(
+    api,
+    "GET",
+    BASE + "/" + feeds.RSS_NAME,
+    operation_id="getPublicStatusHistoryRss",
+    error_family=ErrorFamily.PUBLIC_JSON,
+    response_content_type="application/rss+xml",
+    summary="The page's history as an RSS 2.0 feed (application/rss+xml, not JSON)",
+    errors=PUBLIC_ERRORS,
+    headers=("If-None-Match",),
+    description=(_FEED + _CACHING).strip(),
+)
+def history_rss(request: Request, path: dict[str, str]) -> Response:
+    return _serve(
+        request,
+        path["slug"],
+        lambda view, _: feeds.render_rss(public.history_feed(view)),
+        content_type=feeds.RSS_CONTENT_TYPE,
         allowed_query=frozenset(),
     )

@@ -45,7 +45,8 @@ _REFS = " Referenced sections, groups and components must belong to the page (40
 _INCIDENT_RULES = (
     "Statuses investigating, identified, monitoring, resolved; any move is allowed, and an update with an "
     "active status reopens a resolved incident. Resolving stamps resolved_at; reopening clears it. "
-    "component_statuses sets component statuses in the same transaction." + _REFS
+    "component_statuses sets component statuses in the same transaction." + _REFS + " template_id names an incident "
+    "template of the page (404 otherwise; see .../templates): it fills the fields the request leaves out."
 )
 _MAINTENANCE_RULES = (
     "A scheduler moves windows to in_progress at scheduled_start and to completed at scheduled_end (within "
