@@ -35,7 +35,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.ratelimit.tables
     import chalicelib.statuspage.tables
     import chalicelib.store.counters
-    import chalicelib.subscriber.tables
-    import chalicelib.store.unique  # noqa: F401
+    import chalicelib.store.unique
+    import chalicelib.subscriber.tables  # noqa: F401
 
     return aws.registered_models()

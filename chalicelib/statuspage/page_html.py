@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from chalicelib.statuspage.subscribe_form import SubscribeForm, form_css
 from chalicelib.templates import render
 
-__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "render_error", "render_not_found", "render_status_page"]
+__all__ = ["CONTENT_SECURITY_POLICY", "STATUS_STYLES", "STYLESHEET", "render_error", "render_not_found"]
+__all__ += ["render_status_page"]
 
 
 @dataclass(frozen=True)
@@ -59,13 +61,18 @@ _EARLIEST = datetime.min.replace(tzinfo=UTC)
 # Base text colours, each pair checked for AA contrast by the unit tests.
 PAGE_BACKGROUND, CARD_BACKGROUND, TAG_BACKGROUND = "#f6f8fa", "#ffffff", "#eaeef2"
 TEXT, MUTED, LINK = "#1f2328", "#57606a", "#0a58ca"
+BUTTON_TEXT, PROBLEM = "#ffffff", "#842029"  # the subscribe form's button (on LINK) and problems
 TEXT_PAIRS = (
-    *((fg, bg) for fg in (TEXT, MUTED, LINK) for bg in (PAGE_BACKGROUND, CARD_BACKGROUND)),
+    *((fg, bg) for fg in (TEXT, MUTED, LINK, PROBLEM) for bg in (PAGE_BACKGROUND, CARD_BACKGROUND)),
     (TEXT, TAG_BACKGROUND),
+    (BUTTON_TEXT, LINK),
 )
 
 _STATUS_CSS = "".join(
     f".st-{key}{{color:{s.text};background:{s.background};border-color:{s.accent}}}" for key, s in STATUS_STYLES.items()
+)
+_FORM_CSS = form_css(
+    text=TEXT, field=CARD_BACKGROUND, border=MUTED, accent=LINK, on_accent=BUTTON_TEXT, problem=PROBLEM
 )
 _CSS = (
     f":root{{color-scheme:light}}*{{box-sizing:border-box}}"
@@ -91,14 +98,16 @@ _CSS = (
     f"footer{{color:{MUTED};font-size:.875rem;padding:2rem 1rem}}"
     # Phones: tighter boxes so a component name and its badge still share a line.
     "@media (max-width:30rem){.card{padding:.75rem}.badge{font-size:.8125rem}"
-    ".banner{padding:.75rem 1rem;border-left-width:.375rem}}" + _STATUS_CSS
+    ".banner{padding:.75rem 1rem;border-left-width:.375rem}}" + _STATUS_CSS + _FORM_CSS
 )
 _STYLE_HASH = base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()
 # For the route's Content-Security-Policy header: the page loads nothing and runs no script.
 CONTENT_SECURITY_POLICY = (
     f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; img-src data:; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+# The one stylesheet of every public status page (the subscribe pages use it too).
+STYLESHEET = _CSS
 
 
 def _moment(value: object) -> datetime | None:
@@ -351,6 +360,7 @@ def render_status_page(
     incidents: list[dict[str, Any]],
     maintenance: list[dict[str, Any]],
     now: datetime,
+    subscribe: SubscribeForm | None = None,
 ) -> str:
     """The whole page. Active incidents newest first (their updates newest first); maintenance in
     progress, then upcoming soonest first; history newest first. Components keep the order the
@@ -371,6 +381,7 @@ def render_status_page(
         maintenance=[_maintenance_item(w, now) for w in ongoing + upcoming],
         sections=_sections(components),
         history=_history(incidents, maintenance),
+        subscribe=subscribe,
         # To the minute, like every time shown: the page (and so its ETag) changes at most once a minute.
         generated=_time(now.replace(second=0, microsecond=0)),
     )

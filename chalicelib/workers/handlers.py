@@ -8,4 +8,5 @@ import chalicelib.incident.handlers
 import chalicelib.notification.verification
 import chalicelib.outbound.handlers
 import chalicelib.paging.handlers
-import chalicelib.paging.handoffs  # noqa: F401
+import chalicelib.paging.handoffs
+import chalicelib.subscriber.confirmation  # noqa: F401
