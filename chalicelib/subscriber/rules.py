@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from chalicelib.statuspage import rules as statuspage_rules
 from chalicelib.subscriber.tables import (
     CONFIRMED,
     EMAIL,
@@ -32,8 +32,9 @@ STATUSES = (PENDING, CONFIRMED)
 KINDS = (EMAIL, WEBHOOK)
 
 
-def new_subscriber_id() -> str:
-    return "sub_" + secrets.token_hex(12)
+def new_subscriber_id(now: datetime) -> str:
+    """`sub_<hex>`, sorting by creation time (the status page's ids: chalicelib/statuspage/rules.py)."""
+    return statuspage_rules.new_id("sub", now)
 
 
 def is_subscriber_id(value: str) -> bool:

@@ -149,7 +149,7 @@ def _create(
     checked: SubscribeInput,
     now: datetime,
 ) -> SubscriberItem:
-    subscriber_id = rules.new_subscriber_id()
+    subscriber_id = rules.new_subscriber_id(now)
     expires_at = now + rules.PENDING_FOR
     subscriber = SubscriberItem(
         page_id,

@@ -32,7 +32,7 @@ def test_a_token_signed_with_another_key_or_altered_is_refused() -> None:
     token = sign(LINK, KEY)
     with pytest.raises(LinkRefused):
         verify(token, "unsubscribe", b"o" * 32)
-    version, body, signature = token.split(".")
+    version, _body, signature = token.split(".")
     other = sign(SubscriberLink("unsubscribe", "pg_2", "sub_abc"), KEY).split(".")[1]
     with pytest.raises(LinkRefused):
         verify(f"{version}.{other}.{signature}", "unsubscribe", KEY)
