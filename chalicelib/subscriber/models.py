@@ -58,7 +58,7 @@ def _utc(moment: datetime | None) -> datetime | None:
 
 
 class SubscriberV1(ApiModel):
-    subscriber_id: str = Field(description="sub_<hex>")
+    id: str = Field(description="sub_<hex>")
     kind: SubscriberKind
     email: str
     url: str | None = Field(description="The webhook's URL; null for an email subscriber.")
@@ -70,7 +70,7 @@ class SubscriberV1(ApiModel):
     @classmethod
     def of(cls, item: SubscriberItem) -> SubscriberV1:
         return cls(
-            subscriber_id=item.subscriber_id or "",
+            id=item.subscriber_id or "",
             kind="webhook" if item.kind == "webhook" else "email",
             email=item.email or "",
             url=item.url,

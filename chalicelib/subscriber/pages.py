@@ -76,7 +76,7 @@ def button_page(name: str, page_url: str, purpose: LinkPurpose, token: str) -> s
 
 
 _OUTCOMES: dict[Outcome, tuple[str, str]] = {
-    "confirmed": ("You are subscribed", "You will get an email when an incident or maintenance affects this service."),
+    "confirmed": ("You are subscribed", "Updates will come when an incident or maintenance affects this service."),
     "already_confirmed": ("Already confirmed", "This subscription was confirmed already; nothing changed."),
     "unsubscribed": ("You are unsubscribed", "You will get no more updates from this status page."),
     "not_subscribed": ("Not subscribed", "This subscription was removed already; nothing changed."),

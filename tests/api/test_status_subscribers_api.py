@@ -329,7 +329,7 @@ def test_managers_list_count_and_remove(client: Any, site: Any, monkeypatch: pyt
     _, counted = call(client, "GET", managed(site, "/count"), key)
     assert counted["data"] == {"total": 2, "confirmed": 1, "pending": 1, "email": 1, "webhook": 1}
 
-    ana = listed["data"]["items"][0]["subscriber_id"]
+    ana = listed["data"]["items"][0]["id"]
     answer, removed = call(client, "DELETE", managed(site, f"/{ana}"), key)
     assert answer.status_code == 200 and removed["data"] == {"id": ana, "deleted": True}
     assert call(client, "DELETE", managed(site, f"/{ana}"), key)[0].status_code == 404
