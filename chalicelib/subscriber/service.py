@@ -215,12 +215,14 @@ def preview(token: str | None, purpose: LinkPurpose, now: datetime) -> LinkResul
     when the subscriber already is where the button leads (nothing left to press)."""
     link = read_link(token, purpose)
     name = page_name(link.page_id)
-    current = records.get_subscriber(link.page_id, link.subscriber_id, now)
     if purpose == "confirm":
+        current = records.get_subscriber(link.page_id, link.subscriber_id, now)
         if name is None or current is None:
             raise LinkNotValid(404)
         return LinkResult("already_confirmed" if current.status == CONFIRMED else None, name)
-    return LinkResult("not_subscribed" if current is None else None, name or "")
+    # As the POST does: any stored subscriber (an expired pending one too) is there to remove.
+    stored = records.get_item(link.page_id, subscriber_key(link.subscriber_id))
+    return LinkResult("not_subscribed" if stored is None else None, name or "")
 
 
 def confirm(token: str | None, now: datetime) -> LinkResult:
