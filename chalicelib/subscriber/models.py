@@ -44,8 +44,13 @@ class SubscribeAccepted(ApiModel):
     message: str
 
 
-class LinkQuery(ApiModel):
-    token: str = Field(min_length=1, max_length=400, description="The signed token the email's link carries.")
+Token = Annotated[
+    str, Field(min_length=1, max_length=400, description="The signed token the email's link carries."), SingleLine
+]
+
+
+class LinkQuery(RequestModel):
+    token: Token
 
 
 class SubscriberListQuery(PageQuery):
