@@ -54,6 +54,12 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # Deliveries whose signature failed, per routing key and address: apart from `webhook`, so
     # forgeries cannot spend a signed integration's budget and silence its real alerts.
     rate_limit_webhook_unverified: int = 100
+    # Subscribing to a status page, per address: each accepted request may send an email, so far
+    # stricter than public reads.
+    rate_limit_status_subscribe: int = 10
+    # Subscribe requests naming one email address, across every page, per hour: each may send it
+    # a confirmation email (counted whether or not one is sent, so a 429 says nothing of the address).
+    subscribe_emails_per_address_per_hour: int = 3
     rate_limit_window_seconds: int = 60
 
     # Seconds a verified API key may be served from the in-process cache. 0 keeps

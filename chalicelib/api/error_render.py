@@ -99,7 +99,7 @@ def public_headers(content_type: str) -> dict[str, str]:
         "Content-Type": content_type,
     }
     if content_type.startswith("text/html"):
-        from chalicelib.statuspage.page_html import CONTENT_SECURITY_POLICY
+        from chalicelib.statuspage.page_style import CONTENT_SECURITY_POLICY
 
         # Only the page's own inline stylesheet (pinned by hash); no scripts, no framing.
         headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
@@ -113,7 +113,10 @@ def _public(error: AppError, body: str, content_type: str) -> Response:
 
 
 def _public_json(error: AppError, _: Mapping[str, str]) -> Response:
-    return _public(error, json.dumps(bare_error_body(error)), JSON_CONTENT_TYPE)
+    body = bare_error_body(error)
+    if isinstance(error.details, dict):  # e.g. which fields a subscribe request got wrong
+        body["error"]["details"] = error.details
+    return _public(error, json.dumps(body), JSON_CONTENT_TYPE)
 
 
 def _public_html(error: AppError, path_params: Mapping[str, str]) -> Response:

@@ -3,7 +3,7 @@
 api_key (per key), session (per user), webhook (per integration, verified deliveries),
 webhook_unverified (per integration and address: deliveries whose signature failed),
 anonymous (per address: requests without a valid credential), public_status (per address:
-public status page reads).
+public status page reads), status_subscribe (per address: subscribing to a status page).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ def limit_for(category: str) -> int:
         "webhook": settings.rate_limit_webhook,
         "webhook_unverified": settings.rate_limit_webhook_unverified,
         "public_status": settings.rate_limit_public_status,
+        "status_subscribe": settings.rate_limit_status_subscribe,
     }.get(category, settings.rate_limit_anonymous)
 
 

@@ -9,4 +9,5 @@ import chalicelib.notification.verification
 import chalicelib.outbound.handlers
 import chalicelib.paging.handlers
 import chalicelib.paging.handoffs
+import chalicelib.subscriber.confirmation
 import chalicelib.subscriber.handlers  # noqa: F401

@@ -156,6 +156,7 @@ def _config(stack: LocalStack) -> SchemathesisConfig:
 @pytest.fixture(scope="module")
 def contract_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
     limits = ("RATE_LIMIT_API_KEY", "RATE_LIMIT_SESSION", "RATE_LIMIT_ANONYMOUS", "RATE_LIMIT_WEBHOOK")
+    limits += ("RATE_LIMIT_STATUS_SUBSCRIBE", "SUBSCRIBE_EMAILS_PER_ADDRESS_PER_HOUR")
     running = start_stack(tmp_path_factory.mktemp("contract"), **dict.fromkeys(limits, UNLIMITED))
     yield running
     stop_stack(running)

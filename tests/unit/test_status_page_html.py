@@ -12,14 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chalicelib.statuspage.page_html import (
-    CONTENT_SECURITY_POLICY,
-    STATUS_STYLES,
-    TEXT_PAIRS,
-    relative,
-    render_not_found,
-    render_status_page,
-)
+from chalicelib.statuspage.page_html import relative, render_not_found, render_status_page
+from chalicelib.statuspage.page_style import CONTENT_SECURITY_POLICY, STATUS_STYLES, TEXT_PAIRS
 from tests.e2e.browser import Element, parse
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

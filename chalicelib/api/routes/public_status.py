@@ -252,15 +252,20 @@ def _render(view: public.PageView, _: str | None) -> str:
         + public.maintenance(view, None)["maintenance"],
         "maintenance_id",
     )
+    from chalicelib.statuspage.subscribe_form import subscribe_form
+
     summary = public.summary(view)
+    components = public.components(view)
     return render_status_page(
         summary=summary,
-        components=public.components(view),
+        components=components,
         incidents=incidents,
         maintenance=windows,
         now=clock.now(),
         uptime=document(view, clock.now()),
         feeds=feeds.links(summary["page"]["url"]),
+        # Relative to /status/{slug}: the form posts to /status/{slug}/subscribe on this origin.
+        subscribe=subscribe_form(components, action=f"{view.structure.page.slug}/subscribe"),
     )
 
 

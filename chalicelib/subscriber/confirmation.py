@@ -1,0 +1,120 @@
+"""The double opt-in email: the one message a pending subscriber ever gets.
+
+Subscribing publishes `status_subscriber.confirmation_requested` after its write (a resend is a
+new message); the consumer here sends the email through SES with the signed confirm link
+(templates email/status_confirm.txt and .html). Once per message: the delivery
+`status-confirm#<subscriber_id>#<message_id>` is claimed first, so a redelivered message never
+sends twice; an SES failure releases the claim and SQS retries. A subscriber confirmed, gone or
+expired by the time the message is read gets nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import aws, clock, templates
+from chalicelib.notification import deliveries
+from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
+from chalicelib.queue.consumers import handles
+from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import get_settings
+from chalicelib.statuspage.pages import public_url
+from chalicelib.statuspage.store import load_structure
+from chalicelib.subscriber import records, rules
+from chalicelib.subscriber.links import SubscriberLink, link_url
+from chalicelib.subscriber.tables import PENDING, WEBHOOK, SubscriberItem
+
+logger = logging.getLogger("tocsin.subscriber")
+
+CONFIRMATION_REQUESTED = "status_subscriber.confirmation_requested"
+
+
+def request(subscriber: SubscriberItem) -> None:
+    """After the write: ask the worker to send the confirmation email."""
+    publish(
+        Message(
+            CONFIRMATION_REQUESTED,
+            subscriber.organization_id or "",
+            {"page_id": subscriber.page_id, "subscriber_id": subscriber.subscriber_id or ""},
+        )
+    )
+
+
+@dataclass(frozen=True)
+class ConfirmationEmail:
+    subject: str
+    text: str
+    html: str
+
+
+def render(*, page_name: str, page_url: str, confirm_url: str, subscriber: SubscriberItem) -> ConfirmationEmail:
+    values: dict[str, Any] = {
+        "page_name": page_name,
+        "page_url": page_url,
+        "confirm_url": confirm_url,
+        "webhook_url": subscriber.url if subscriber.kind == WEBHOOK else None,
+        "component_count": len(subscriber.component_ids or []),
+        "valid_hours": int(rules.PENDING_FOR.total_seconds() // 3600),
+    }
+    return ConfirmationEmail(
+        subject=f"Confirm your subscription to {page_name} status",
+        text=templates.render("email/status_confirm.txt", **values),
+        html=templates.render("email/status_confirm.html", **values),
+    )
+
+
+def send_email(address: str, email: ConfirmationEmail, client: Any | None = None) -> DeliveryResult:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        response = (client or aws.client("ses")).send_email(
+            Source=get_settings().ses_sender,
+            Destination={"ToAddresses": [address]},
+            Message={
+                "Subject": {"Data": email.subject, "Charset": "UTF-8"},
+                "Body": {
+                    "Text": {"Data": email.text, "Charset": "UTF-8"},
+                    "Html": {"Data": email.html, "Charset": "UTF-8"},
+                },
+            },
+        )
+    except ClientError as error:
+        code = str(error.response.get("Error", {}).get("Code") or "Unknown")
+        return DeliveryResult.provider_failed("email", f"SES_{code}", f"SES refused the email: {code}")
+    except BotoCoreError as error:
+        return DeliveryResult.provider_failed("email", PROVIDER_ERROR, f"SES could not be reached: {error}")
+    return DeliveryResult.delivered("email", str(response.get("MessageId") or "") or None)
+
+
+@handles(CONFIRMATION_REQUESTED)
+def on_confirmation_requested(message: Message) -> None:
+    now = clock.now()
+    page_id = str(message.payload.get("page_id") or "")
+    subscriber_id = str(message.payload.get("subscriber_id") or "")
+    where = {"page_id": page_id, "subscriber_id": subscriber_id, "message_id": message.message_id}
+
+    def send() -> DeliveryResult | None:
+        subscriber = records.get_subscriber(page_id, subscriber_id, now)
+        structure = load_structure(page_id) if subscriber is not None else None
+        if subscriber is None or structure is None or subscriber.status != PENDING or not subscriber.email:
+            logger.info("confirmation not needed any more", extra=where)
+            return None
+        slug = structure.page.slug or ""
+        email = render(
+            page_name=structure.page.name or slug,
+            page_url=public_url(slug),
+            confirm_url=link_url(slug, SubscriberLink("confirm", page_id, subscriber_id)),
+            subscriber=subscriber,
+        )
+        return send_email(subscriber.email, email)
+
+    deliveries.send_once(
+        f"status-confirm#{subscriber_id}#{message.message_id}",
+        now,
+        send,
+        final_attempt=message.final_attempt,
+        what="subscription confirmation",
+        where=where,
+    )

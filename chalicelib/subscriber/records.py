@@ -1,0 +1,51 @@
+"""Reading subscribers: one GetItem by key, or one Query of the page's partition.
+
+The notices (who hears about a public event) read `confirmed_for`; the managers' list and count
+read `all_subscribers`. Both are one Query on `page_id` with `begins_with SUB#`, never a Scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from pynamodb.exceptions import DoesNotExist
+
+from chalicelib import aws
+from chalicelib.subscriber import rules
+from chalicelib.subscriber.tables import CONFIRMED, SUBSCRIBER_PREFIX, SubscriberItem, subscriber_key
+
+
+def get_item(page_id: str, item_key: str) -> SubscriberItem | None:
+    """One consistent GetItem; None when absent (expiry is the caller's to judge)."""
+    aws.bind_tables()
+    try:
+        return SubscriberItem.get(page_id, item_key, consistent_read=True)
+    except DoesNotExist:
+        return None
+
+
+def get_subscriber(page_id: str, subscriber_id: str, now: datetime) -> SubscriberItem | None:
+    """The subscriber when it exists and still counts; None otherwise (unknown ids included)."""
+    if not rules.is_subscriber_id(subscriber_id):
+        return None
+    return rules.live(get_item(page_id, subscriber_key(subscriber_id)), now)
+
+
+def _subscribers(page_id: str) -> Iterator[SubscriberItem]:
+    aws.bind_tables()
+    yield from SubscriberItem.query(page_id, SubscriberItem.item_key.startswith(SUBSCRIBER_PREFIX))
+
+
+def all_subscribers(page_id: str, now: datetime) -> list[SubscriberItem]:
+    """Every subscriber of the page that still counts, oldest first (ids sort by creation time)."""
+    return [item for item in _subscribers(page_id) if not rules.expired(item, now)]
+
+
+def confirmed_for(page_id: str, event_component_ids: list[str]) -> list[SubscriberItem]:
+    """The confirmed subscribers who follow the event's components (or the whole page)."""
+    return [
+        item
+        for item in _subscribers(page_id)
+        if item.status == CONFIRMED and rules.wanted(item.component_ids, event_component_ids)
+    ]
