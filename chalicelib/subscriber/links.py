@@ -75,3 +75,11 @@ def link_url(slug: str, link: SubscriberLink) -> str:
     """The public URL of a link: `{public_base_url}/status/{slug}/{confirm|unsubscribe}?token=...`."""
     base = get_settings().public_base_url.rstrip("/")
     return f"{base}/status/{slug}/{link.purpose}?token={sign(link)}"
+
+
+def webhook_secret(page_id: str, subscriber_id: str) -> str:
+    """The secret a webhook subscriber verifies its deliveries with (hex): derived, never stored,
+    shown on the page its confirmation link opens (only the email's holder sees it)."""
+    secret = get_settings().api_key_hmac_secret.encode()
+    key = hmac.new(secret, b"tocsin status subscriber webhooks", hashlib.sha256).digest()
+    return hmac.new(key, f"{page_id}\n{subscriber_id}".encode(), hashlib.sha256).hexdigest()

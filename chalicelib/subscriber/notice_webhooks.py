@@ -17,8 +17,6 @@ subscriber (`signing_secret`): nothing to store, and it is the same for every de
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 from datetime import datetime, timedelta
 from typing import Literal
@@ -33,9 +31,10 @@ from chalicelib.settings import get_settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.store import load_structure
 from chalicelib.store import Transaction, TransactionCancelled, assign, delete_if, update_if
+from chalicelib.subscriber import links
 from chalicelib.subscriber.notices import WEBHOOK_DELIVER, deliver_message
+from chalicelib.subscriber.rules import guard_key
 from chalicelib.subscriber.tables import (
-    URL_GUARD_PREFIX,
     SubscriberItem,
     notice_key,
     subscriber_key,
@@ -52,8 +51,7 @@ __all__ = ["WEBHOOK_DELIVER", "WEBHOOK_REMOVED", "deliver", "handle", "notify_re
 
 def signing_secret(page_id: str, subscriber_id: str) -> str:
     """The secret a webhook subscriber verifies its deliveries with (HMAC-SHA256, hex)."""
-    key = hmac.new(get_settings().api_key_hmac_secret.encode(), b"tocsin status subscriber webhooks", hashlib.sha256)
-    return hmac.new(key.digest(), f"{page_id}\n{subscriber_id}".encode(), hashlib.sha256).hexdigest()
+    return links.webhook_secret(page_id, subscriber_id)
 
 
 def handle(message: Message) -> None:
@@ -142,7 +140,7 @@ def _remove(organization_id: str, subscriber: SubscriberItem, record: Subscriber
     """Remove a webhook subscriber whose receiver kept failing, with its URL guard; then ask for
     the email that tells its address. Removed already (or changed since): nothing to do."""
     url = subscriber.url or ""
-    guard = SubscriberItem(subscriber.page_id, URL_GUARD_PREFIX + hashlib.sha256(url.encode()).hexdigest())
+    guard = SubscriberItem(subscriber.page_id, guard_key(email=subscriber.email or "", url=url))
     tx = Transaction()
     tx.delete("subscriber", subscriber)  # conditional on the version read
     # The guard is the subscriber's whatever its version: it names its holder.

@@ -83,9 +83,20 @@ _OUTCOMES: dict[Outcome, tuple[str, str]] = {
 }
 
 
-def outcome_page(name: str, page_url: str | None, outcome: Outcome) -> str:
+def outcome_page(name: str, page_url: str | None, outcome: Outcome, webhook_secret: str | None = None) -> str:
     heading, line = _OUTCOMES[outcome]
-    return _message(name, page_url, heading, line)
+    if webhook_secret is None:
+        return _message(name, page_url, heading, line)
+    return _message(
+        name,
+        page_url,
+        heading,
+        line,
+        "Each delivery to your webhook is signed: X-Service-Signature is sha256= and the hex HMAC-SHA256 of "
+        "the X-Service-Timestamp value, a dot and the raw body, keyed with this secret:",
+        webhook_secret,
+        "Keep it private. This page shows it again whenever the link's button is pressed.",
+    )
 
 
 def link_problem(status: int) -> str:

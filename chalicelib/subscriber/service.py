@@ -29,7 +29,7 @@ from chalicelib.settings import get_settings
 from chalicelib.statuspage.store import Structure, get_page, load_structure, page_id_for_slug
 from chalicelib.statuspage.structure import check_components
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
-from chalicelib.subscriber import confirmation, records, rules
+from chalicelib.subscriber import confirmation, links, records, rules
 from chalicelib.subscriber.links import LinkPurpose, LinkRefused, SubscriberLink, verify
 from chalicelib.subscriber.tables import CONFIRMED, EMAIL, PENDING, WEBHOOK, SubscriberItem, subscriber_key
 
@@ -188,6 +188,7 @@ Outcome = Literal["confirmed", "already_confirmed", "unsubscribed", "not_subscri
 class LinkResult:
     outcome: Outcome | None  # None: the link's button has something left to do
     page_name: str
+    webhook_secret: str | None = None  # a confirmed webhook subscriber's signing secret
 
 
 class LinkNotValid(Exception):
@@ -232,12 +233,12 @@ def confirm(token: str | None, now: datetime) -> LinkResult:
     if name is None:
         raise LinkNotValid(404)
 
-    def attempt() -> Outcome:
+    def attempt() -> tuple[Outcome, SubscriberItem]:
         current = records.get_subscriber(link.page_id, link.subscriber_id, now)
         if current is None:
             raise LinkNotValid(404)
         if current.status == CONFIRMED:
-            return "already_confirmed"
+            return "already_confirmed", current
         guard = records.get_item(link.page_id, rules.guard_key(email=current.email or "", url=current.url))
         if guard is None or guard.subscriber_id != current.subscriber_id:
             raise LinkNotValid(404)
@@ -254,9 +255,11 @@ def confirm(token: str | None, now: datetime) -> LinkResult:
         )
         tx.update("guard", guard, [SubscriberItem.expires_at.remove()])
         _commit(tx)
-        return "confirmed"
+        return "confirmed", current
 
-    return LinkResult(retry_on_conflict(attempt, what="subscription"), name)
+    outcome, subscriber = retry_on_conflict(attempt, what="subscription")
+    secret = links.webhook_secret(link.page_id, link.subscriber_id) if subscriber.kind == WEBHOOK else None
+    return LinkResult(outcome, name, webhook_secret=secret)
 
 
 def _delete(current: SubscriberItem) -> None:

@@ -15,7 +15,7 @@ import pytest
 from chalicelib import aws, clock
 from chalicelib.statuspage import pages, structure
 from chalicelib.statuspage.store import item_id
-from chalicelib.subscriber import records
+from chalicelib.subscriber import links, notice_webhooks, records
 from chalicelib.subscriber.links import SubscriberLink, sign
 from chalicelib.subscriber.tables import SubscriberItem
 from tests.conftest import NOW, make_org, reconfigure
@@ -239,6 +239,31 @@ def test_a_webhook_subscriber_is_known_by_its_url(client: Any, site: Any, monkey
     assert (hook.kind, hook.url, hook.email) == ("webhook", "https://hooks.example.com/status", "other@example.com")
     drain()
     assert "https://hooks.example.com/status" in emails()[-1].body
+
+
+def test_confirming_a_webhook_subscriber_shows_the_secret_its_deliveries_verify_with(
+    client: Any, site: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.integration.signing import signed_headers, verify_custom
+    from chalicelib.outbound import targets
+
+    monkeypatch.setattr(targets, "default_resolve", lambda host, port: ["93.184.216.34"])
+    assert subscribe_json(client, {"email": "ops@example.com", "url": "https://hooks.example.com/s"}).status_code == 202
+    drain()
+    link = confirm_path(emails()[-1])
+    assert "secret" not in html(client.http.get(link))  # a mail scanner's GET shows nothing of it
+    page = html(client.http.post(link, headers=FORM, body=""))
+    [hook] = stored(site["page_id"])
+    secret = links.webhook_secret(site["page_id"], hook.subscriber_id)
+    assert secret in page and "X-Service-Signature" in page
+    # The secret shown is the one deliveries are signed with.
+    headers = signed_headers(notice_webhooks.signing_secret(site["page_id"], hook.subscriber_id), 1_700_000_000, b"{}")
+    assert verify_custom(secret, headers, b"{}", now=1_700_000_000) == 1_700_000_000
+    assert secret in html(client.http.post(link, headers=FORM, body=""))  # shown again, already confirmed
+    # An email subscriber's confirmation shows no secret.
+    assert subscribe_json(client, {"email": "ana@example.com"}).status_code == 202
+    drain()
+    assert "X-Service-Signature" not in html(client.http.post(confirm_path(emails()[-1]), headers=FORM, body=""))
 
 
 def test_rate_limits_per_caller_address_and_per_email_address(client: Any, site: Any) -> None:

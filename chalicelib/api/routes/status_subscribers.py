@@ -208,7 +208,8 @@ def _link(request: Request, slug: str, purpose: LinkPurpose, *, act: bool) -> Re
         else:
             seen = service.unsubscribe(token, now)
         assert seen.outcome is not None
-        return _html(pages.outcome_page(seen.page_name, public_url(slug), seen.outcome), 200, rate_headers)
+        page = pages.outcome_page(seen.page_name, public_url(slug), seen.outcome, seen.webhook_secret)
+        return _html(page, 200, rate_headers)
     except service.LinkNotValid as refused:
         return _html(pages.link_problem(refused.status), refused.status, rate_headers)
     except AppError as error:
