@@ -10,13 +10,17 @@ from chalice.app import ScheduledEventConfig
 from chalicelib import clock
 from chalicelib.local import demo_status
 from chalicelib.local.worker_loop import ScheduleWorker, start_workers
-from chalicelib.statuspage import maintenance, public
+from chalicelib.statuspage import incident_templates, maintenance, public
+from chalicelib.statuspage.uptime_public import document
+from chalicelib.subscriber import records
 from tests.conftest import NOW
 
 
 def test_demo_status_page(org):
     entry = demo_status.seed_status_page(organization_id=org.organization_id, now=NOW)
-    assert entry == {"slug": "tocsin-demo", "url": "http://127.0.0.1:8000/status/tocsin-demo"}
+    url = "http://127.0.0.1:8000/status/tocsin-demo"
+    assert (entry["slug"], entry["url"], entry["uptime_url"]) == ("tocsin-demo", url, f"{url}/uptime.json")
+    assert entry["feeds"] == {"atom": f"{url}/history.atom", "rss": f"{url}/history.rss"}
     assert demo_status.seed_status_page(organization_id=org.organization_id, now=NOW + timedelta(hours=1)) == entry
     view = public.load_view("tocsin-demo")
     assert view is not None
@@ -30,7 +34,12 @@ def test_demo_status_page(org):
         ("Checkout API", "degraded_performance"),
         ("Billing API", "operational"),
     ]
-    [incident] = public.incidents(view, None)["incidents"]  # seeding twice made no second one
+    # Today's incident, then the two past outages (seeding twice made no second set).
+    incident, *past = public.incidents(view, None)["incidents"]
+    assert [(p["title"], p["status"]) for p in past] == [
+        ("Dashboards slow for some customers", "resolved"),
+        ("Payment provider outage", "resolved"),
+    ]
     assert (incident["title"], incident["status"], incident["impact"]) == (
         "Elevated checkout latency",
         "identified",
@@ -43,6 +52,30 @@ def test_demo_status_page(org):
     assert (window["scheduled_start"], window["scheduled_end"]) == ("2026-11-23T02:00:00Z", "2026-11-23T03:00:00Z")
     assert window["affected_components"][0]["name"] == "Billing API"
     assert public.summary(view)["status"] == "degraded_performance"
+
+
+def test_the_demo_page_has_ninety_days_of_history_templates_and_followers(org):
+    demo_status.seed_status_page(organization_id=org.organization_id, now=NOW)
+    view = public.load_view("tocsin-demo")
+    assert view is not None
+    uptime = {c["name"]: c for c in document(view, NOW)["components"]}
+    billing = {day["date"]: day for day in uptime["Billing API"]["days"]}
+    outage_day = (NOW - timedelta(days=37)).date().isoformat()
+    assert billing[outage_day]["worst_status"] == "major_outage"
+    assert billing[outage_day]["uptime_percent"] < 100  # 100 minutes down
+    dashboard = {day["date"]: day for day in uptime["Dashboard"]["days"]}
+    assert dashboard[(NOW - timedelta(days=12)).date().isoformat()]["worst_status"] == "partial_outage"
+    checkout_today = uptime["Checkout API"]["days"][-1]
+    assert checkout_today["worst_status"] == "degraded_performance"
+    assert checkout_today["uptime_percent"] == 100  # degraded is not down
+    page_id = view.structure.page.page_id
+    assert [t.name for t in incident_templates.list_templates(page_id=page_id)] == [
+        "Fixed and monitoring",
+        "Investigating elevated errors",
+    ]
+    followers = {(s.email, s.status) for s in records.all_subscribers(page_id, NOW)}
+    # No webhook follower here: outside the local stage a loopback URL is refused.
+    assert followers == {("status-reader@example.com", "confirmed"), ("not-yet-confirmed@example.com", "pending")}
 
 
 def test_the_local_runner_calls_the_scheduled_handler_like_eventbridge(org):
