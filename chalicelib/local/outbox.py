@@ -71,6 +71,7 @@ class OutboxItem:
     # Email items only: the HTML part as sent, and its one-click links by label
     # ({"Acknowledge": url, "Resolve": url}; empty when the email has none).
     html: str | None = field(default=None)
+    headers: dict[str, str] | None = field(default=None)  # raw (MIME) emails only: From, List-Unsubscribe...
     action_links: dict[str, str] | None = field(default=None)
 
     def as_json(self) -> dict[str, Any]:
@@ -84,6 +85,8 @@ class OutboxItem:
         ):
             if self.channel != only_on:
                 del document[name]
+        if self.headers is None:
+            del document["headers"]
         return document
 
 
@@ -176,6 +179,9 @@ def _emulator_records(endpoint_url: str, service: str, model: str) -> list[dict[
     return [record for record in records if isinstance(record, dict)]
 
 
+_SHOWN_HEADERS = ("From", "List-Unsubscribe", "List-Unsubscribe-Post", "Auto-Submitted")
+
+
 def _from_raw(message_id: str, source: str, raw_data: str) -> dict[str, Any]:
     """A SendRawEmail message in the shape of a SendEmail one: subject, HTML part (else text), To."""
     import email
@@ -184,6 +190,7 @@ def _from_raw(message_id: str, source: str, raw_data: str) -> dict[str, Any]:
     parsed = email.message_from_string(raw_data, policy=default)
     part = parsed.get_body(preferencelist=("html", "plain"))
     body = part.get_content() if part is not None else ""
+    plain = parsed.get_body(preferencelist=("plain",))
     to = [str(address) for address in parsed.get_all("To", [])]
     return {
         "id": message_id,
@@ -191,6 +198,9 @@ def _from_raw(message_id: str, source: str, raw_data: str) -> dict[str, Any]:
         "subject": str(parsed.get("Subject", "")),
         "body": str(body),
         "destinations": {"ToAddresses": to},
+        # A raw email keeps its own text part and headers: show what a mail client would.
+        "text": str(plain.get_content()).strip() if plain is not None else None,
+        "headers": {name: str(parsed[name]) for name in _SHOWN_HEADERS if parsed[name] is not None},
     }
 
 
@@ -257,12 +267,13 @@ def emails() -> list[OutboxItem]:
                 channel="email",
                 to=", ".join(str(address) for address in to),
                 subject=subject,
-                text=html_to_text(body),
+                text=message.get("text") or html_to_text(body),
                 sent_at=unescape(at.group(1)) if at else None,
                 incident_number=number.group(0) if number else None,
                 id=str(message.get("id") or ""),
                 html=body,
                 action_links={unescape(label): unescape(url) for url, label in _ACTION_LINK.findall(body)},
+                headers=message.get("headers"),
             )
         )
     return items

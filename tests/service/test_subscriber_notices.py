@@ -299,11 +299,13 @@ def test_the_local_outbox_shows_notices(org: Org, page: Page, sqs: RecordingSqs)
     (item,) = outbox.emails()
     assert (item.to, item.subject) == ("sub_all@example.com", "[Acme Cloud] Investigating: Slow checkout")
     assert item.sent_at == "2026-11-22T12:00:00Z"  # the update's <time datetime>
-    assert (
-        "We are looking into slow payments." in item.text
-        and "Unsubscribe (http://127.0.0.1:8000/status/acme/unsubscribe?token=" in item.text
-    )
+    # The text part as sent (not the HTML made text), and the headers a mail client acts on.
+    assert "We are looking into slow payments." in item.text
+    assert "Unsubscribe: http://127.0.0.1:8000/status/acme/unsubscribe?token=" in item.text
+    assert item.headers is not None and item.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert item.headers["List-Unsubscribe"].startswith("<http://127.0.0.1:8000/status/acme/unsubscribe?token=")
     assert item.html is not None and item.html.startswith("<!DOCTYPE html>")
+    assert item.as_json()["headers"] == item.headers
 
 
 def test_the_local_outbox_reads_notices_from_moto_server_too(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -333,6 +335,7 @@ def test_the_local_outbox_reads_notices_from_moto_server_too(aws_env: None, monk
     (item,) = outbox.emails()
     assert (item.id, item.to, item.subject) == ("m-1", "ann@example.com", "[Acme Cloud] Maintenance completed: Upgrade")
     assert "This maintenance is over." in item.text
+    assert item.headers is not None and item.headers["List-Unsubscribe"] == "<u>"
 
 
 def read_notice_for_outbox() -> Any:
