@@ -92,13 +92,27 @@ def interested_subscribers(notice: Notice) -> list[str]:
         notice.page_id,
         SubscriberItem.item_key.startswith(SUBSCRIBER_PREFIX),
         filter_condition=SubscriberItem.status == CONFIRMED,
-        attributes_to_get=["item_key", "component_ids", "status"],
+        attributes_to_get=["item_key", "component_ids", "status", "confirmed_at"],
     )
+    changed_at = _moment(notice.occurred_at)
     return [
         item.item_key.removeprefix(SUBSCRIBER_PREFIX)
         for item in found
-        if wants(item.component_ids, notice.component_ids)
+        if wants(item.component_ids, notice.component_ids) and not _confirmed_after(item, changed_at)
     ]
+
+
+def _moment(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _confirmed_after(item: SubscriberItem, changed_at: datetime | None) -> bool:
+    """A follower hears the changes made after it confirmed, not one it confirmed while the change
+    waited in the queue (nor, with the demo's history, outages from weeks before)."""
+    return changed_at is not None and item.confirmed_at is not None and item.confirmed_at > changed_at
 
 
 def fan_out(message: Message) -> int:

@@ -14,7 +14,7 @@ from chalicelib.statuspage import incidents, maintenance
 from chalicelib.statuspage.store import item_id
 from chalicelib.subscriber import links, notice_email, notices
 from chalicelib.subscriber.notice_content import notice_id
-from chalicelib.subscriber.tables import PENDING, notice_key
+from chalicelib.subscriber.tables import PENDING, SubscriberItem, notice_key
 from chalicelib.workers import dispatch
 from tests.conftest import NOW, Org
 from tests.service.outbound_fakes import RecordingSqs, record_published_messages, run_queue
@@ -92,6 +92,15 @@ def test_confirmed_subscribers_of_the_touched_components_hear_of_a_new_incident(
     assert "subscribed to updates about Checkout on the Acme Cloud status page" in text
     assert f"Unsubscribe: {url}" in text and "View the status page: http://127.0.0.1:8000/status/acme" in text
     assert f'href="{url}"' in html_of(message)
+
+
+def test_a_follower_confirmed_after_the_change_does_not_hear_of_it(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    add_subscriber(org, page, "sub_before")
+    open_incident(org, page, [page.checkout])  # queued; not told yet
+    late = add_subscriber(org, page, "sub_after")
+    late.update(actions=[SubscriberItem.confirmed_at.set(clock.now() + timedelta(minutes=1))])
+    deliver_all(sqs)
+    assert recipients(raw_emails()) == ["sub_before@example.com"]
 
 
 def test_updates_and_the_resolution_are_told_with_their_own_words(org: Org, page: Page, sqs: RecordingSqs) -> None:
