@@ -110,6 +110,10 @@ def _config(stack: LocalStack) -> SchemathesisConfig:
             "dictionaries": {name: {"values": values} for name, values in ids.items()},
             "parameters": {f"path.{name}": {"dictionary": name, "probability": 0.8} for name in ids},
             "seed": 13,
+            # A schedule time is a format date-time with a year-range pattern on top: for some seeds
+            # the generator throws most candidates away and Hypothesis calls that a failed health
+            # check, though the API did nothing wrong. The bounded sweep keeps what it generated.
+            "suppress-health-check": ["filter_too_much"],
             # One worker: with two, CPython 3.11 sometimes fails hypothesis's lambda descriptions
             # (SystemError: AST constructor recursion depth mismatch) and the run reports an error.
             "workers": 1,
