@@ -4,6 +4,7 @@ integrations:write. An integration's list answers 404 for an integration the org
 
 from __future__ import annotations
 
+from chalicelib.api.idempotent import IDEMPOTENT, create_once
 from chalicelib.api.routing import ApiBlueprint, Call, Result
 from chalicelib.directory.rules import normalize_service_id
 from chalicelib.eventrule import service
@@ -17,7 +18,6 @@ from chalicelib.eventrule.models import (
     RuleDecisionV1,
 )
 from chalicelib.eventrule.rules import MAX_RULES
-from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.integration import admin
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
@@ -34,10 +34,6 @@ SEMANTICS = (
     "wins, unless it says continue; drop ends all evaluation; the first matched rule that sets severity "
     "or route_to_service decides it; notes accumulate. Conditions: equals and contains ignore case, "
     "matches is an RE2 pattern."
-)
-IDEMPOTENT = (
-    "Send an Idempotency-Key header to make retries safe: the same key and body replay the first response; "
-    "a different body, or a retry while the first is still running, is a 409. "
 )
 CREATE_RULES = (
     f"At most {MAX_RULES} rules per list (409). 400 for an op without a value (or exists with one), an invalid "
@@ -61,7 +57,7 @@ def _list(call: Call, integration_id: str | None) -> Page[EventRuleV1]:
 def _create(call: Call, integration_id: str | None, operation: str) -> Result:
     body: EventRuleCreate = call.body
 
-    def create() -> StoredResponse:
+    def create() -> dict[str, object]:
         placed = service.create_rule(
             organization_id=call.principal.organization_id,
             integration_id=integration_id,
@@ -72,20 +68,14 @@ def _create(call: Call, integration_id: str | None, operation: str) -> Result:
             description=body.description,
             position=body.position,
         )
-        return StoredResponse(201, EventRuleV1.of(placed, integration_id).model_dump(mode="json"))
+        return EventRuleV1.of(placed, integration_id).model_dump(mode="json")
 
-    key = call.header("Idempotency-Key")
-    if key is None:
-        return Result(create().body, status=201)
-    response, replayed = run_once(
-        organization_id=call.principal.organization_id,
+    return create_once(
+        call,
         operation=f"{operation}#{integration_id or ''}",
-        key=key,
         payload=body.model_dump(mode="json", by_alias=True),
-        now=call.now,
-        action=create,
+        create=create,
     )
-    return Result(response.body, status=response.status, headers={"Idempotent-Replayed": str(replayed).lower()})
 
 
 def _get(call: Call, integration_id: str | None) -> EventRuleV1:
@@ -144,7 +134,7 @@ def list_org_rules(call: Call) -> Page[EventRuleV1]:
     response=EventRuleV1,
     status=201,
     errors=(400, 409),
-    description=IDEMPOTENT + CREATE_RULES + SEMANTICS,
+    description=f"{IDEMPOTENT} {CREATE_RULES}{SEMANTICS}",
 )
 def create_org_rule(call: Call) -> Result:
     return _create(call, None, "createEventRule")
@@ -260,7 +250,7 @@ def list_integration_rules(call: Call) -> Page[EventRuleV1]:
     response=EventRuleV1,
     status=201,
     errors=(400, 404, 409),
-    description=IDEMPOTENT + CREATE_RULES + SEMANTICS,
+    description=f"{IDEMPOTENT} {CREATE_RULES}{SEMANTICS}",
 )
 def create_integration_rule(call: Call) -> Result:
     return _create(call, _integration(call), "createIntegrationEventRule")

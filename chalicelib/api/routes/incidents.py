@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
+from chalicelib.api.idempotent import IDEMPOTENT, create_once
 from chalicelib.api.routing import ApiBlueprint, Call, Result
 from chalicelib.change.models import recent_change_v1
 from chalicelib.change.service import recent_changes
 from chalicelib.errors import NotFound
-from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.incident import commands, listing, service
 from chalicelib.incident.models import (
     AcknowledgeResultV1,
@@ -44,9 +44,8 @@ def incident_number_of(call: Call) -> str:
     "/api/v1/incidents",
     operation_id="createIncident",
     summary="Create an incident",
-    description="Send an Idempotency-Key header to make retries safe: the same key and payload replay the "
-    "original response; a different payload, or a retry while the first is still running, is a 409. "
-    "assigned_to and team may not reflect final state yet: assignment and notifications finish afterwards.",
+    description=f"{IDEMPOTENT} assigned_to and team may not reflect final state yet: assignment and "
+    "notifications finish afterwards.",
     scope="incidents:write",
     body=IncidentCreate,
     response=IncidentV1,
@@ -60,24 +59,13 @@ def create_incident(call: Call) -> Result:
         title=body.title, service_keys=list(body.service_ids), description=body.description, severity=body.severity
     )
 
-    def create() -> StoredResponse:
+    def create() -> dict[str, object]:
         record = service.create_incident(
             organization_id=call.principal.organization_id, request=request, now=call.now, actor=call.principal.actor
         )
-        return StoredResponse(201, incident_v1(record).model_dump(mode="json"))
+        return incident_v1(record).model_dump(mode="json")
 
-    key = call.header("Idempotency-Key")
-    if key is None:
-        return Result(create().body, status=201)
-    response, replayed = run_once(
-        organization_id=call.principal.organization_id,
-        operation="createIncident",
-        key=key,
-        payload=body.model_dump(mode="json"),
-        now=call.now,
-        action=create,
-    )
-    return Result(response.body, status=response.status, headers={"Idempotent-Replayed": str(replayed).lower()})
+    return create_once(call, operation="createIncident", payload=body.model_dump(mode="json"), create=create)
 
 
 @api.operation(

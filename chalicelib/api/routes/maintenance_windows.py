@@ -4,8 +4,8 @@ maintenance, announced to customers, is another thing: routes/status_pages.py.)"
 
 from __future__ import annotations
 
+from chalicelib.api.idempotent import IDEMPOTENT, create_once
 from chalicelib.api.routing import ApiBlueprint, Call, Result
-from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.maintenance import service
 from chalicelib.maintenance.models import (
     MaintenanceWindowCreate,
@@ -41,13 +41,12 @@ def _window_v1(call: Call, window: MaintenanceWindow) -> MaintenanceWindowV1:
     status=201,
     errors=(400, 409),
     headers=("Idempotency-Key",),
-    description="Send an Idempotency-Key header to make retries safe: the same key and payload replay the "
-    "original response; a different payload, or a retry while the first is still running, is a 409.",
+    description=IDEMPOTENT,
 )
 def create_window(call: Call) -> Result:
     body: MaintenanceWindowCreate = call.body
 
-    def create() -> StoredResponse:
+    def create() -> dict[str, object]:
         window = service.create_window(
             organization_id=call.principal.organization_id,
             service_refs=list(body.service_ids),
@@ -57,20 +56,9 @@ def create_window(call: Call) -> Result:
             description=body.description,
             created_by=call.principal.actor,
         )
-        return StoredResponse(201, _window_v1(call, window).model_dump(mode="json"))
+        return _window_v1(call, window).model_dump(mode="json")
 
-    key = call.header("Idempotency-Key")
-    if key is None:
-        return Result(create().body, status=201)
-    response, replayed = run_once(
-        organization_id=call.principal.organization_id,
-        operation="createMaintenanceWindow",
-        key=key,
-        payload=body.model_dump(mode="json"),
-        now=call.now,
-        action=create,
-    )
-    return Result(response.body, status=response.status, headers={"Idempotent-Replayed": str(replayed).lower()})
+    return create_once(call, operation="createMaintenanceWindow", payload=body.model_dump(mode="json"), create=create)
 
 
 @api.operation(
