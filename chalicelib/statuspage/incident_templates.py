@@ -27,6 +27,8 @@ from chalicelib.store import RetryableConflict, retry_on_conflict
 # What a template can fill: on a new incident, and on an update (an update has no title).
 FOR_INCIDENT = ("title", "body", "status", "impact", "component_statuses")
 FOR_UPDATE = ("body", "status", "impact", "component_statuses")
+# Enough for every kind of incident a team posts; the console's picker and the list stay one short read.
+MAX_TEMPLATES = 100
 
 
 def template_values(item: StatusPageItem) -> dict[str, Any]:
@@ -89,6 +91,8 @@ def create_template(
     component_statuses: Mapping[str, str] | None = None,
 ) -> StatusPageItem:
     statuses = _check_statuses(page_id, component_statuses or {})
+    if _count(page_id) >= MAX_TEMPLATES:
+        raise Conflict(f"A status page has at most {MAX_TEMPLATES} incident templates; delete one first.")
     item = StatusPageItem(
         page_id,
         TEMPLATE_PREFIX + rules.new_id("tpl", now),
@@ -106,6 +110,11 @@ def create_template(
     except RetryableConflict:
         raise Conflict("The template could not be created; retry.") from None
     return item
+
+
+def _count(page_id: str) -> int:
+    aws.bind_tables()
+    return StatusPageItem.count(page_id, StatusPageItem.item_key.startswith(TEMPLATE_PREFIX))
 
 
 def list_templates(*, page_id: str) -> list[StatusPageItem]:

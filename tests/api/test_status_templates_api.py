@@ -3,10 +3,13 @@ public incident and on an update: what a template fills, what the request keeps,
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
+from chalicelib.statuspage import incident_templates
 from tests.api.test_directory_services import call, error_of
 from tests.conftest import NOW, make_org
 
@@ -238,3 +241,42 @@ def test_template_errors_on_incidents_and_updates(client, keys, page):
     # Nothing was written by the refused requests.
     listed = call(client, "GET", f"{base}/incidents", owner)[1]["data"]["items"]
     assert len(listed) == 1 and len(listed[0]["updates"]) == 1
+
+
+def _post_with_key(client, owner, path, body, key):
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {owner}", "Idempotency-Key": key}
+    response = client.http.post(path, headers=headers, body=json.dumps(body))
+    return response.status_code, response.headers.get("Idempotent-Replayed"), json.loads(response.body)
+
+
+def test_a_retried_create_with_an_idempotency_key_adds_one_template(client, keys, page):
+    owner, reader = keys
+    base, _, _ = page
+    body = {"name": "Database down", "title": "Database outage", "body": "We are looking into it."}
+    first = _post_with_key(client, owner, f"{base}/templates", body, "retry-1")
+    again = _post_with_key(client, owner, f"{base}/templates", body, "retry-1")
+    assert (first[0], first[1], again[0], again[1]) == (201, "false", 201, "true")
+    assert again[2]["data"] == first[2]["data"]
+    listed = call(client, "GET", f"{base}/templates", reader)[1]["data"]
+    assert [t["id"] for t in listed["items"]] == [first[2]["data"]["id"]]
+    changed = _post_with_key(client, owner, f"{base}/templates", {**body, "name": "Other"}, "retry-1")
+    assert (changed[0], error_of(changed[2])["code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
+    # The same key on another page is another request: keys never match across pages.
+    other = call(client, "POST", BASE, owner, {"name": "Other", "slug": "other"})[1]["data"]
+    elsewhere = _post_with_key(client, owner, f"{BASE}/{other['id']}/templates", body, "retry-1")
+    assert (elsewhere[0], elsewhere[1]) == (201, "false")
+    assert elsewhere[2]["data"]["id"] != first[2]["data"]["id"]
+
+
+def test_a_page_holds_at_most_max_templates(client, keys, page, monkeypatch):
+    owner, reader = keys
+    base, _, _ = page
+    monkeypatch.setattr(incident_templates, "MAX_TEMPLATES", 2)
+    make_template(client, owner, base)
+    second = make_template(client, owner, base, name="Second")
+    status, refused = call(client, "POST", f"{base}/templates", owner, {"name": "3", "title": "t", "body": "b"})
+    assert (status, error_of(refused)["code"]) == (409, "CONFLICT")
+    assert "at most 2" in error_of(refused)["message"]
+    assert call(client, "GET", f"{base}/templates", reader)[1]["data"]["total"] == 2
+    assert call(client, "DELETE", f"{base}/templates/{second['id']}", owner)[0] == 200
+    make_template(client, owner, base, name="Third")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.api.idempotent import IDEMPOTENT, create_once
 from chalicelib.api.routes.status_pages import fields
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.routing import ApiBlueprint, Call, Result
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 from chalicelib.statuspage import incident_templates
@@ -55,13 +56,19 @@ def list_templates(call: Call) -> Any:
     body=TemplateCreate,
     response=IncidentTemplateV1,
     status=201,
-    errors=(400, 404),
-    description=_USE,
+    errors=(400, 404, 409),
+    headers=("Idempotency-Key",),
+    description=f"{_USE} At most {incident_templates.MAX_TEMPLATES} per page (409). {IDEMPOTENT}",
 )
-def create_template(call: Call) -> IncidentTemplateV1:
-    return IncidentTemplateV1.of(
-        incident_templates.create_template(page_id=_page_id(call), now=call.now, **fields(call))
-    )
+def create_template(call: Call) -> Result:
+    page_id = _page_id(call)
+
+    def create() -> dict[str, object]:
+        created = incident_templates.create_template(page_id=page_id, now=call.now, **fields(call))
+        return IncidentTemplateV1.of(created).model_dump(mode="json")
+
+    payload = call.body.model_dump(mode="json")
+    return create_once(call, operation=f"createStatusIncidentTemplate#{page_id}", payload=payload, create=create)
 
 
 @api.operation(
