@@ -12,11 +12,18 @@ from types import EllipsisType
 
 from chalicelib import aws
 from chalicelib.errors import Conflict, NotFound
+from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.store import get_page
 from chalicelib.statuspage.tables import PAGE_KEY, SLUG_KEY, StatusPageItem, slug_partition
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, delete_if, retry_on_conflict
+
+# A deleted page's followers live in their own table; their consumer (chalicelib/subscriber)
+# forgets them. The delay outlasts any request that read the page before it went (API Gateway
+# gives up at 29 s), so a subscribe racing the delete is forgotten too.
+STATUS_PAGE_DELETED_MESSAGE = "status_page.deleted"
+FORGET_FOLLOWERS_AFTER_SECONDS = 60
 
 
 def public_url(slug: str) -> str:
@@ -103,8 +110,9 @@ def update_page(
 
 
 def delete_page(*, organization_id: str, page_id: str) -> None:
-    """Delete the page and free its slug in one transaction, then the items under it. The public
-    views read the page item first, so leftovers after a failure in the second step are unreachable."""
+    """Delete the page and free its slug in one transaction, then the items under it, then tell the
+    subscriber consumer to forget the page's followers. The public views read the page item first,
+    so leftovers after a failure in the later steps are unreachable."""
     page = get_page(organization_id=organization_id, page_id=page_id, consistent=True)
     tx = Transaction()
     tx.delete("page", page)  # conditional on the version read
@@ -116,6 +124,8 @@ def delete_page(*, organization_id: str, page_id: str) -> None:
     # One DeleteItem each (rare, and the role needs no BatchWriteItem).
     for item in StatusPageItem.query(page_id, attributes_to_get=["page_id", "item_key"]):
         item.delete(add_version_condition=False)
+    deleted = Message(STATUS_PAGE_DELETED_MESSAGE, organization_id, {"page_id": page_id})
+    publish(deleted, delay_seconds=FORGET_FOLLOWERS_AFTER_SECONDS)
 
 
 def delete_item(item: StatusPageItem, what: str) -> None:

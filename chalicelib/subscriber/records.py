@@ -49,3 +49,14 @@ def confirmed_for(page_id: str, event_component_ids: list[str]) -> list[Subscrib
         for item in _subscribers(page_id)
         if item.status == CONFIRMED and rules.wanted(item.component_ids, event_component_ids)
     ]
+
+
+def forget_page(page_id: str) -> int:
+    """Delete everything stored for a deleted page (subscribers, guards, notice claims); returns how
+    many items went. Unconditional: page ids are never reused, and a redelivery finds fewer."""
+    aws.bind_tables()
+    forgotten = 0
+    for item in SubscriberItem.query(page_id, attributes_to_get=["page_id", "item_key"]):
+        item.delete(add_version_condition=False)
+        forgotten += 1
+    return forgotten

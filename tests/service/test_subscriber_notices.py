@@ -242,6 +242,34 @@ def test_a_deleted_page_tells_nobody(org: Org, page: Page, sqs: RecordingSqs) ->
     assert raw_emails() == []
 
 
+def test_a_deleted_pages_followers_are_forgotten_a_minute_later(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    from chalicelib.statuspage import pages
+
+    add_subscriber(org, page, "sub_a")
+    add_subscriber(org, page, "sub_b", status=PENDING)
+    other = make_page(org, slug="other")
+    add_subscriber(org, other, "sub_other")
+    open_incident(org, page, [page.checkout])
+    deliver_all(sqs)  # leaves notice claims (SENT#) in the page's partition too
+
+    def kinds(page_id: str) -> set[str]:
+        return {item.item_key.split("#")[0] for item in SubscriberItem.query(page_id)}
+
+    assert kinds(page.page_id) == {"SUB", "ADDR", "SENT"}
+    with clock.frozen(NOW):
+        pages.delete_page(organization_id=org.organization_id, page_id=page.page_id)
+    (forget,) = [sent for sent in sqs.sent if sent[0].message_type == "status_page.deleted"]
+    assert forget[0].payload == {"page_id": page.page_id} and forget[1] == 60
+    handled = deliver_all(sqs)
+    assert handled == ["status_page.deleted"]
+    assert kinds(page.page_id) == set()
+    assert kinds(other.page_id) == {"SUB", "ADDR"}
+    # A redelivery finds nothing left and fails nothing.
+    record = {"messageId": "again", "body": forget[0].to_json()}
+    assert dispatch.handle_records([record]) == {"batchItemFailures": []}
+    assert kinds(page.page_id) == set()
+
+
 # ---------------------------------------------------------------- maintenance
 
 
