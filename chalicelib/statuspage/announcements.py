@@ -4,8 +4,8 @@
   or was resolved; `change` says which (`created`, `updated`, `resolved`). Outbound webhook
   subscriptions of the organization and the page's own subscribers both follow it.
 - `status_page.maintenance_changed`: a maintenance window was `scheduled`, `started`,
-  `completed` or `cancelled` (create, PATCH, and the scheduler's moves). Only the page's
-  subscribers follow it.
+  `completed` or `cancelled` (create, PATCH, and the scheduler's moves), or `rescheduled` (a
+  PATCH moved the times of an open window). Only the page's subscribers follow it.
 
 Both carry the page (`status_page`: page_id, name, slug, url) and the public object exactly as
 the page shows it at that moment, so what a subscriber is told never depends on later edits.
@@ -31,6 +31,8 @@ MAINTENANCE_CHANGES: dict[str, str] = {
     "completed": "completed",
     "cancelled": "cancelled",
 }
+RESCHEDULED = "rescheduled"
+OPEN_WINDOW_STATUSES = ("scheduled", "in_progress")
 
 
 def incident_change(previous_status: str | None, status: str) -> str:
@@ -42,11 +44,12 @@ def incident_change(previous_status: str | None, status: str) -> str:
     return "updated"
 
 
-def maintenance_change(previous_status: str | None, status: str) -> str | None:
-    """The change a write made to a window, or None when its status did not move (a new title or
-    new times are not news), or when it was created already over (a record of the past)."""
+def maintenance_change(previous_status: str | None, status: str, *, times_moved: bool = False) -> str | None:
+    """The change a write made to a window, or None when it is not news: a new title or new
+    components, or a window created already over (a record of the past). New times for an open
+    window are news (`rescheduled`): people plan around them."""
     if previous_status == status:
-        return None
+        return RESCHEDULED if times_moved and status in OPEN_WINDOW_STATUSES else None
     if previous_status is None and status == "completed":
         return None
     return MAINTENANCE_CHANGES.get(status)
@@ -69,8 +72,10 @@ def announce_incident(page_id: str, item: StatusPageItem, *, change: str) -> Non
     publish(Message(STATUS_PAGE_INCIDENT_UPDATED_MESSAGE, structure.page.organization_id, payload))
 
 
-def announce_maintenance(page_id: str, item: StatusPageItem, *, previous_status: str | None) -> None:
-    change = maintenance_change(previous_status, item.status or "")
+def announce_maintenance(
+    page_id: str, item: StatusPageItem, *, previous_status: str | None, times_moved: bool = False
+) -> None:
+    change = maintenance_change(previous_status, item.status or "", times_moved=times_moved)
     if change is None:
         return
     structure = load_structure(page_id)

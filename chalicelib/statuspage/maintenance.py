@@ -104,12 +104,14 @@ def update_window(
         affected = check_components(structure, component_ids)
 
     previous: list[str] = []  # the status the winning attempt moved from
+    times_moved: list[bool] = []  # whether it changed the window's start or end
 
     def attempt() -> StatusPageItem:
         item = get_window(page_id=page_id, maintenance_id=maintenance_id)
         current = item.status or "scheduled"
         previous[:] = [current]
         held_before = history.held_components(current, item.component_ids)
+        times_before = (item.scheduled_start, item.scheduled_end)
         if scheduled_start is not ... or scheduled_end is not ... or affected is not None:
             rules.check_reschedulable(current)
         if status is not ... and status != current:
@@ -123,13 +125,14 @@ def update_window(
         rules.check_window(item.scheduled_start, item.scheduled_end)
         if affected is not None:
             item.component_ids = affected
+        times_moved[:] = [(item.scheduled_start, item.scheduled_end) != times_before]
         _apply_status(item, status if status is not ... else current, now)
         if not _save(item, held_before, now):
             raise RetryableConflict()
         return item
 
     item = retry_on_conflict(attempt, what="maintenance window")
-    announce_maintenance(page_id, item, previous_status=previous[0])
+    announce_maintenance(page_id, item, previous_status=previous[0], times_moved=times_moved[0])
     return item
 
 

@@ -1,7 +1,7 @@
 """What a subscriber notice says, from the queue message a public change published. Pure.
 
 A notice is one public change (an incident created, updated or resolved; a maintenance window
-scheduled, started, completed or cancelled). Its id comes from the message id, so every
+scheduled, rescheduled, started, completed or cancelled). Its id comes from the message id, so every
 redelivery of the message means the same notice, and the per-subscriber claim
 (`SENT#<notice_id>#<subscriber_id>`) keeps it from being sent twice.
 
@@ -31,6 +31,7 @@ MAINTENANCE_HEADINGS = {
     "started": "Maintenance in progress",
     "completed": "Maintenance completed",
     "cancelled": "Maintenance cancelled",
+    "rescheduled": "Maintenance rescheduled",
 }
 INCIDENT_CHANGES = ("created", "updated", "resolved")
 MAINTENANCE_CHANGES = tuple(MAINTENANCE_HEADINGS)

@@ -44,6 +44,7 @@ _BADGES = {
     "started": ("#fff8c5", "#9a6700"),
     "completed": ("#dafbe1", "#1a7f37"),
     "cancelled": ("#eaeef2", "#57606a"),
+    "rescheduled": ("#ddf4ff", "#0969da"),
 }
 # Throttling and the like: SES may take the same email later.
 _RETRYABLE_SES_CODES = frozenset({"Throttling", "ThrottlingException", "ServiceUnavailable", "InternalFailure"})
@@ -68,13 +69,25 @@ def _status(notice: Notice) -> tuple[str, str | None, str]:
     if notice.kind == "incident":
         status = str(notice.subject.get("status") or "")
         return INCIDENT_STATUS_LABELS.get(status, status.capitalize()), None, status
-    labels = {"scheduled": "Scheduled", "started": "In progress", "completed": "Completed", "cancelled": "Cancelled"}
+    labels = {
+        "scheduled": "Scheduled",
+        "rescheduled": "Rescheduled",
+        "started": "In progress",
+        "completed": "Completed",
+        "cancelled": "Cancelled",
+    }
     notes = {
         "scheduled": "This maintenance is planned. We will email you again when it starts and when it ends.",
+        "rescheduled": "This maintenance has new times, shown above. We will email you again when it "
+        "starts and when it ends.",
         "started": "This maintenance has started. We will email you again when it ends.",
         "completed": "This maintenance is over.",
         "cancelled": "This maintenance has been cancelled: it will not take place.",
     }
+    if notice.change == "rescheduled" and notice.subject.get("status") == "in_progress":
+        notes["rescheduled"] = (
+            "This maintenance is under way and has a new end, shown above. We will email you again when it ends."
+        )
     return labels[notice.change], notes[notice.change], notice.change
 
 

@@ -316,6 +316,52 @@ def test_maintenance_is_told_when_scheduled_started_completed_and_cancelled(
     assert "When: Sun 22 Nov 2026, 13:00 to 14:00 UTC\nAffected: API\n" in text_of(sent[0])
 
 
+def test_new_times_for_an_open_window_are_told_as_rescheduled(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    add_subscriber(org, page, "sub_all")
+    start, end = NOW + timedelta(hours=1), NOW + timedelta(hours=2)
+    with clock.frozen(NOW):
+        window = maintenance.create_window(
+            page_id=page.page_id,
+            title="Database upgrade",
+            scheduled_start=start,
+            scheduled_end=end,
+            component_ids=[page.api],
+            now=NOW,
+        )
+        window_id = item_id(window)
+        # The same times again, or other components: not news.
+        maintenance.update_window(page_id=page.page_id, maintenance_id=window_id, scheduled_end=end, now=NOW)
+        maintenance.update_window(
+            page_id=page.page_id, maintenance_id=window_id, component_ids=[page.api, page.checkout], now=NOW
+        )
+        maintenance.update_window(
+            page_id=page.page_id, maintenance_id=window_id, scheduled_end=end + timedelta(hours=1), now=NOW
+        )
+    started_at = start + timedelta(minutes=1)
+    with clock.frozen(started_at):
+        maintenance.run_scheduler(now=started_at)
+        maintenance.update_window(
+            page_id=page.page_id, maintenance_id=window_id, scheduled_end=end + timedelta(hours=2), now=started_at
+        )
+    changes = [m.payload["change"] for m, _, _ in sqs.sent if m.message_type == "status_page.maintenance_changed"]
+    assert changes == ["scheduled", "rescheduled", "started", "rescheduled"]
+    deliver_all(sqs)
+    sent = raw_emails()
+    assert [str(m["Subject"]) for m in sent] == [
+        "[Acme Cloud] Scheduled maintenance: Database upgrade",
+        "[Acme Cloud] Maintenance rescheduled: Database upgrade",
+        "[Acme Cloud] Maintenance in progress: Database upgrade",
+        "[Acme Cloud] Maintenance rescheduled: Database upgrade",
+    ]
+    moved = text_of(sent[1])
+    assert "Status: Rescheduled\nWhen: Sun 22 Nov 2026, 13:00 to 15:00 UTC\n" in moved
+    assert "This maintenance has new times, shown above." in moved
+    extended = text_of(sent[3])
+    assert "When: Sun 22 Nov 2026, 13:00 to 16:00 UTC" in extended
+    assert "under way and has a new end" in extended
+    assert "Rescheduled" in html_of(sent[1])
+
+
 def test_the_workers_follow_every_public_change() -> None:
     import chalicelib.workers.handlers  # noqa: F401  (registers the consumers, as the first batch does)
     from chalicelib.queue.consumers import consumers_of
@@ -325,6 +371,7 @@ def test_the_workers_follow_every_public_change() -> None:
     assert consumers_of(notices.NOTICE_BATCH) == ["subscriber.notice_batch"]
     assert consumers_of(notices.WEBHOOK_DELIVER) == ["subscriber.webhook_deliver"]
     assert consumers_of("status_page.subscriber_webhook_removed") == ["subscriber.webhook_removed"]
+    assert consumers_of("status_page.deleted") == ["subscriber.page_deleted"]
 
 
 def test_the_local_outbox_shows_notices(org: Org, page: Page, sqs: RecordingSqs) -> None:

@@ -77,7 +77,7 @@ def test_incident_changes(previous: str | None, status: str, change: str) -> Non
         (None, "scheduled", "scheduled"),
         (None, "in_progress", "started"),  # created with its start already passed
         (None, "completed", None),  # created already over: a record of the past, not news
-        ("scheduled", "scheduled", None),  # retitled or rescheduled
+        ("scheduled", "scheduled", None),  # retitled, or its components changed
         ("scheduled", "in_progress", "started"),
         ("in_progress", "completed", "completed"),
         ("scheduled", "completed", "completed"),  # the scheduler was down through it
@@ -87,6 +87,20 @@ def test_incident_changes(previous: str | None, status: str, change: str) -> Non
 )
 def test_maintenance_changes(previous: str | None, status: str, change: str | None) -> None:
     assert maintenance_change(previous, status) == change
+
+
+@pytest.mark.parametrize(
+    ("previous", "status", "change"),
+    [
+        ("scheduled", "scheduled", "rescheduled"),
+        ("in_progress", "in_progress", "rescheduled"),  # extended while under way
+        ("scheduled", "in_progress", "started"),  # moved into the past: it started, that is the news
+        ("completed", "completed", None),  # never: a final window keeps its times
+        (None, "scheduled", "scheduled"),
+    ],
+)
+def test_new_times_are_news_for_an_open_window(previous: str | None, status: str, change: str | None) -> None:
+    assert maintenance_change(previous, status, times_moved=True) == change
 
 
 @pytest.mark.parametrize(
