@@ -9,12 +9,16 @@
 
 Both carry the page (`status_page`: page_id, name, slug, url) and the public object exactly as
 the page shows it at that moment, so what a subscriber is told never depends on later edits.
+Their `occurred_at` is the change's own time (the `now` the write used), not the moment of
+publishing: a follower hears the changes made after it confirmed (chalicelib/subscriber/notices.py).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from chalicelib import clock
 from chalicelib.queue.messages import Message, publish
 from chalicelib.statuspage import public
 from chalicelib.statuspage.pages import public_url
@@ -60,7 +64,7 @@ def page_document(structure: Structure) -> dict[str, Any]:
     return {"page_id": page.page_id, "name": page.name, "slug": page.slug, "url": public_url(page.slug or "")}
 
 
-def announce_incident(page_id: str, item: StatusPageItem, *, change: str) -> None:
+def announce_incident(page_id: str, item: StatusPageItem, *, change: str, now: datetime) -> None:
     structure = load_structure(page_id)
     if structure is None or not structure.page.organization_id:
         return  # the page was deleted a moment ago: nobody to tell
@@ -69,11 +73,12 @@ def announce_incident(page_id: str, item: StatusPageItem, *, change: str) -> Non
         "incident": public.public_incident(public.PageView(structure, [], []), item).model_dump(mode="json"),
         "change": change,
     }
-    publish(Message(STATUS_PAGE_INCIDENT_UPDATED_MESSAGE, structure.page.organization_id, payload))
+    organization_id = structure.page.organization_id
+    publish(Message(STATUS_PAGE_INCIDENT_UPDATED_MESSAGE, organization_id, payload, occurred_at=clock.isoformat(now)))
 
 
 def announce_maintenance(
-    page_id: str, item: StatusPageItem, *, previous_status: str | None, times_moved: bool = False
+    page_id: str, item: StatusPageItem, *, previous_status: str | None, now: datetime, times_moved: bool = False
 ) -> None:
     change = maintenance_change(previous_status, item.status or "", times_moved=times_moved)
     if change is None:
@@ -86,4 +91,7 @@ def announce_maintenance(
         "maintenance": public.public_window(public.PageView(structure, [], []), item).model_dump(mode="json"),
         "change": change,
     }
-    publish(Message(STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE, structure.page.organization_id, payload))
+    organization_id = structure.page.organization_id
+    publish(
+        Message(STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE, organization_id, payload, occurred_at=clock.isoformat(now))
+    )

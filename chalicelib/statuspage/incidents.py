@@ -143,7 +143,7 @@ def create_incident(
 
     item = retry_on_conflict(attempt, what="public incident")
     # After the write: outbound webhook subscriptions and the page's subscribers hear of it.
-    announce_incident(page_id, item, change="created")
+    announce_incident(page_id, item, change="created", now=now)
     return item
 
 
@@ -202,7 +202,7 @@ def add_update(
         return item
 
     item = retry_on_conflict(attempt, what="public incident")
-    announce_incident(page_id, item, change=incident_change(previous[0], new_status))
+    announce_incident(page_id, item, change=incident_change(previous[0], new_status), now=now)
     return item
 
 

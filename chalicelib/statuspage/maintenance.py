@@ -75,7 +75,7 @@ def create_window(
     )
     if not _save(item, frozenset(), now):  # a fresh random id: only a duplicate delivery of this very write gets here
         raise Conflict("The maintenance window could not be created; retry.")
-    announce_maintenance(page_id, item, previous_status=None)  # after the write: the page's subscribers
+    announce_maintenance(page_id, item, previous_status=None, now=now)  # after the write: the page's subscribers
     return item
 
 
@@ -132,7 +132,7 @@ def update_window(
         return item
 
     item = retry_on_conflict(attempt, what="maintenance window")
-    announce_maintenance(page_id, item, previous_status=previous[0], times_moved=times_moved[0])
+    announce_maintenance(page_id, item, previous_status=previous[0], now=now, times_moved=times_moved[0])
     return item
 
 
@@ -177,7 +177,7 @@ def run_scheduler(*, now: datetime) -> SchedulerRun:
         if not _save(item, held_before, now):
             skipped += 1
             continue
-        announce_maintenance(item.page_id, item, previous_status=previous)
+        announce_maintenance(item.page_id, item, previous_status=previous, now=now)
         if target == "in_progress":
             started += 1
         else:

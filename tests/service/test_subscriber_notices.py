@@ -103,6 +103,29 @@ def test_a_follower_confirmed_after_the_change_does_not_hear_of_it(org: Org, pag
     assert recipients(raw_emails()) == ["sub_before@example.com"]
 
 
+def test_a_change_dated_in_the_past_is_not_told_to_who_confirmed_since(org: Org, page: Page, sqs: RecordingSqs) -> None:
+    """A change is dated by the write's own `now`, not by when it was published: history recorded
+    for weeks ago (an import, the demo's past outages) reaches nobody who followed the page later."""
+    add_subscriber(org, page, "sub_old")  # confirmed at NOW
+    # The wall clock runs (not frozen at NOW); the change says it happened a week before NOW.
+    clock.freeze(None)
+    incidents.create_incident(
+        organization_id=org.organization_id,
+        page_id=page.page_id,
+        title="Last week's outage",
+        status="resolved",
+        impact="major",
+        body="Recorded afterwards.",
+        component_ids=[page.checkout],
+        incident_number=None,
+        now=NOW - timedelta(days=7),
+    )
+    (change,) = [message for message, _, _ in sqs.sent if message.message_type == "status_page.incident_updated"]
+    assert change.occurred_at == "2026-11-15T12:00:00.000Z"
+    deliver_all(sqs)
+    assert raw_emails() == []
+
+
 def test_updates_and_the_resolution_are_told_with_their_own_words(org: Org, page: Page, sqs: RecordingSqs) -> None:
     add_subscriber(org, page, "sub_all")
     incident_id = open_incident(org, page, [page.checkout])
