@@ -111,8 +111,12 @@ def _moment(text: str) -> datetime | None:
 
 def _confirmed_after(item: SubscriberItem, changed_at: datetime | None) -> bool:
     """A follower hears the changes made after it confirmed, not one it confirmed while the change
-    waited in the queue (nor, with the demo's history, outages from weeks before)."""
-    return changed_at is not None and item.confirmed_at is not None and item.confirmed_at > changed_at
+    waited in the queue (nor, with the demo's history, outages from weeks before). Compared to the
+    millisecond, the precision of `occurred_at`: a change made in the same instant is heard."""
+    if changed_at is None or item.confirmed_at is None:
+        return False
+    confirmed_at = item.confirmed_at.replace(microsecond=item.confirmed_at.microsecond // 1000 * 1000)
+    return confirmed_at > changed_at
 
 
 def fan_out(message: Message) -> int:

@@ -120,3 +120,22 @@ def test_start_workers_includes_the_schedules(monkeypatch, aws_env):
         stop.set()
         for worker in workers:
             worker.join(timeout=5)
+
+
+def test_the_demo_readers_are_not_told_of_history_from_before_they_followed(org):
+    """The demo records weeks of history and then its followers: nobody is emailed about outages
+    from before they subscribed (a change is dated by its write, not by its publishing); the
+    changes made at the moment they followed (today's update, the maintenance) are their samples."""
+    from tests.service.outbound_fakes import record_published_messages, run_queue
+    from tests.service.subscriber_fakes import raw_emails
+
+    sqs = record_published_messages()
+    clock.freeze(None)  # the wall clock runs on, as in `make run`; the demo's history is dated by NOW
+    demo_status.seed_status_page(organization_id=org.organization_id, now=NOW)
+    assert any(message.message_type == "status_page.incident_updated" for message, _, _ in sqs.sent)
+    run_queue(sqs, clock.now() + timedelta(hours=4))
+    told = sorted((message["To"], str(message["Subject"])) for message in raw_emails())
+    assert told == [
+        ("status-reader@example.com", "[Tocsin Demo] Identified: Elevated checkout latency"),
+        ("status-reader@example.com", "[Tocsin Demo] Scheduled maintenance: Database upgrade"),
+    ]
