@@ -85,7 +85,7 @@ def test_the_templates_page_renders_for_every_role(
 
 def test_an_empty_templates_page_reads_well(as_owner: ConsoleClient, status_page: StatusPage) -> None:  # noqa: F811
     text = as_owner.get(f"{status_page.path}/templates").text()
-    assert "No templates yet." in text and "0 of 100" in text
+    assert "No templates yet." in text and "This page has 0 (at most 100)." in text
     page = as_owner.get(status_page.path).dom()
     assert page.find_all("select", name="template_id") == []  # no picker without templates
     assert "required" in page.find("input", id="f-incident-title").attrs
@@ -211,7 +211,7 @@ def test_an_incident_posted_from_only_a_template_takes_all_of_it(
     assert "required" not in form.find("input", name="title").attrs
     assert "required" not in form.find("textarea", name="body").attrs
     status_default = form.find("select", name="status").find_all("option")[0]
-    assert (status_default.attrs.get("value"), status_default.text()) == ("", "From the template, else investigating")
+    assert (status_default.attrs.get("value"), status_default.text()) == ("", "Template's, or investigating")
     opened = browser.post(
         f"{status_page.path}/incidents",
         {"form": "incident", "template_id": template_id, "title": "", "status": "", "impact": "", "body": ""},
