@@ -129,6 +129,24 @@ def _problems(page: Element) -> list[str]:
     return found
 
 
+def _template_and_follower(org: Org, page: StatusPage) -> None:
+    """A template (so the incident forms show the picker and the templates page its forms) and a
+    follower (so the followers page shows its table, filters and Remove)."""
+    from chalicelib.statuspage import incident_templates
+    from tests.console.test_status_followers_console import follower
+
+    statuses = {page.api_id: "major_outage"}
+    incident_templates.create_template(
+        page_id=page.page_id,
+        name="DB down",
+        title="Database outage",
+        body="Investigating.",
+        component_statuses=statuses,
+        now=NOW,
+    )
+    follower(org, page, 1, components=[page.web_id])
+
+
 def test_every_page_has_the_structure_assistive_technology_needs(
     signed_in: Callable[[str], ConsoleClient],
     client: Any,
@@ -139,6 +157,7 @@ def test_every_page_has_the_structure_assistive_technology_needs(
     number = _incident(client, org, world)
     integration_id = _noise_control(org, world)
     grouped, alert_id, suppressed_id = _alerts(org, world)
+    _template_and_follower(org, status_page)
     browser = signed_in("owner")
     paths = [
         "/app/incidents",
@@ -163,6 +182,8 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         "/app/api-keys",
         "/app/status-pages",
         f"/app/status-pages/{status_page.page_id}",
+        f"/app/status-pages/{status_page.page_id}/templates",
+        f"/app/status-pages/{status_page.page_id}/subscribers",
         "/app/profile",
         "/app/maintenance",
         "/app/heartbeats",

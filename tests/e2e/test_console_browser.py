@@ -130,3 +130,33 @@ def test_the_alert_pages_read_on_a_phone(tab: Tab, stack: LocalStack, tmp_path: 
         page = parse(tab.html())
         assert page.find_all("script") == []
         assert "Browser test: an alert whose title" in page.text(), path
+
+
+DESKTOP = (1280, 800)
+
+
+def test_the_status_page_templates_and_followers_read_at_desktop_and_phone_width(
+    tab: Tab, stack: LocalStack, tmp_path: Path
+) -> None:
+    pages = stack.get("/api/v1/status-pages").json()["data"]["items"]
+    page_id = next(page["id"] for page in pages if page["slug"] == stack.demo["status_page"]["slug"])
+    base = f"/status-pages/{page_id}"
+    sign_in(tab, stack, "owner", base)
+    for path, heading in (
+        (base, None),
+        (f"{base}/templates", "Incident templates"),
+        (f"{base}/subscribers", "Followers"),
+    ):
+        tab.open(stack.demo["console"]["url"] + path)
+        page = parse(tab.html())
+        assert page.find_all("script") == []
+        if heading:
+            assert page.find("h1").text() == heading
+        else:  # the page links both, and its incident form offers the demo's templates
+            assert page.find("nav", cls="sp-nav").find_all("a")
+            assert len(page.find("select", id="f-incident-template").find_all("option")) > 1
+        name = path.rsplit("/", 1)[-1] if heading else "page"
+        for label, (width, height) in (("desktop", DESKTOP), ("phone", PHONE)):
+            shot = tab.screenshot(tmp_path / f"status-{name}-{label}.png", width=width, height=height)
+            assert is_png(shot)
+            assert not tab.overflows_horizontally(), (path, label)

@@ -1,5 +1,6 @@
 """Status pages, managed: the list (and a new page), and one page's components, public incidents
-with their updates, and maintenance windows, with a link to the public page.
+with their updates (from an incident template if picked), and maintenance windows, with a link to
+the public page and to its templates and followers (status_templates.py, status_followers.py).
 
 Every write calls the statuspage service function the API's route calls, with the body
 validated by the API's own request model, under the same scope (status:write). As in the API,
@@ -11,8 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.console.form_times import utc_from_form
+from chalicelib.console.status_forms import (
+    COMPONENT_STATUSES,
+    IMPACTS,
+    SCOPE,
+    draft,
+    options,
+    page_item,
+    page_path,
+)
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
-from chalicelib.statuspage import incidents, maintenance, pages, structure
+from chalicelib.errors import ValidationFailed
+from chalicelib.statuspage import incident_templates, incidents, maintenance, pages, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,
     ComponentPatch,
@@ -24,9 +35,9 @@ from chalicelib.statuspage.models import (
     StatusIncidentCreate,
 )
 from chalicelib.statuspage.pages import public_url
-from chalicelib.statuspage.rules import COMPONENT_STATUS_ORDER, INCIDENT_STATUSES, MAINTENANCE_MOVES
-from chalicelib.statuspage.store import get_page, item_id
-from chalicelib.statuspage.tables import StatusPageItem
+from chalicelib.statuspage.rules import INCIDENT_STATUSES, MAINTENANCE_MOVES
+from chalicelib.statuspage.store import item_id
+from chalicelib.subscriber.service import count_subscribers
 
 console = ConsoleBlueprint(
     __name__,
@@ -42,24 +53,7 @@ console = ConsoleBlueprint(
     },
 )
 
-SCOPE = "status:write"
-IMPACTS = ("none", "minor", "major", "critical")
-# Best first on the form: the usual move is back to operational.
-COMPONENT_STATUSES = tuple(reversed(COMPONENT_STATUS_ORDER))
 MAINTENANCE_MOVE_LABELS = {"in_progress": "Start now", "completed": "Complete", "cancelled": "Cancel maintenance"}
-
-
-def _options(names: tuple[str, ...]) -> list[tuple[str, str]]:
-    return [(name, name.replace("_", " ")) for name in names]
-
-
-def _draft(ctx: Ctx) -> dict[str, Any]:
-    """The values of the form that was sent (shown again after an error), by field name."""
-    if ctx.request.method != "POST":
-        return {}
-    return {name: values[0].strip() for name, values in ctx.form.items() if values} | {
-        "component_ids": ctx.values("component_ids")
-    }
 
 
 # ---------------------------------------------------------------- the list
@@ -73,7 +67,7 @@ def list_status_pages(ctx: Ctx) -> Page:
         "console/status_pages/list.html",
         "Status pages",
         section="status",
-        context={"pages": [(page, public_url(page.slug or "")) for page in found], "draft": _draft(ctx)},
+        context={"pages": [(page, public_url(page.slug or "")) for page in found], "draft": draft(ctx)},
     )
 
 
@@ -88,18 +82,10 @@ def create_status_page(ctx: Ctx) -> Redirect:
 # ---------------------------------------------------------------- one page
 
 
-def _page_item(ctx: Ctx) -> StatusPageItem:
-    return get_page(organization_id=ctx.organization_id, page_id=ctx.path["page_id"])
-
-
-def _here(page_id: str) -> str:
-    return app_path(f"/status-pages/{page_id}")
-
-
 @console.page("/status-pages/{page_id}")
 def show_status_page(ctx: Ctx) -> Page:
     """One status page: components, public incidents and maintenance."""
-    page = _page_item(ctx)
+    page = page_item(ctx)
     layout = structure.list_structure(page_id=page.page_id)
     names = {item_id(item): item.name or "" for item in [*layout.sections, *layout.groups]}
     components = [
@@ -114,6 +100,7 @@ def show_status_page(ctx: Ctx) -> Page:
         for component in layout.components
     ]
     windows = maintenance.list_windows(page_id=page.page_id)
+    templates = [(item_id(t), t.name or "") for t in incident_templates.list_templates(page_id=page.page_id)]
     return Page(
         "console/status_pages/page.html",
         page.name or "Status page",
@@ -142,79 +129,87 @@ def show_status_page(ctx: Ctx) -> Page:
                 }
                 for window in windows
             ],
-            "component_status_options": _options(COMPONENT_STATUSES),
-            "incident_status_options": _options(INCIDENT_STATUSES),
-            "impact_options": _options(IMPACTS),
-            "draft": _draft(ctx),
+            "component_status_options": options(COMPONENT_STATUSES),
+            "incident_status_options": options(INCIDENT_STATUSES),
+            "impact_options": options(IMPACTS),
+            "templates": templates,
+            "followers": count_subscribers(organization_id=ctx.organization_id, page_id=page.page_id, now=ctx.now),
+            "draft": draft(ctx),
             "posted": ctx.value("form") if ctx.request.method == "POST" else "",
         },
     )
 
 
+def _templated(ctx: Ctx, texts: tuple[str, ...], choices: tuple[str, ...]) -> dict[str, Any]:
+    """The form's fields as the API's request takes them. With a template picked, a blank text is
+    left out so the template fills it; without one it stays, so the model's "required" sits next to
+    its field. A blank choice (status, impact) is always left out: the template's, else the default."""
+    template_id = ctx.value("template_id")
+    data: dict[str, Any] = {name: ctx.value(name) for name in texts if ctx.value(name) or not template_id}
+    data |= {name: ctx.value(name) for name in choices if ctx.value(name)}
+    if template_id:
+        data["template_id"] = template_id
+    return data
+
+
 @console.action("/status-pages/{page_id}/sections", scope=SCOPE, on_error=show_status_page)
 def add_section(ctx: Ctx) -> Redirect:
     """Add a section (components sit in sections)."""
-    page = _page_item(ctx)
+    page = page_item(ctx)
     body = ctx.model(SectionCreate, {"name": ctx.value("name")})
     structure.create_section(page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(_here(page.page_id), notice="status_section_added")
+    return Redirect(page_path(page.page_id), notice="status_section_added")
 
 
 @console.action("/status-pages/{page_id}/components", scope=SCOPE, on_error=show_status_page)
 def add_component(ctx: Ctx) -> Redirect:
     """Add a component to a section."""
-    page = _page_item(ctx)
+    page = page_item(ctx)
     data = {"section_id": ctx.value("section_id"), "name": ctx.value("name"), "status": ctx.value("status")}
     body = ctx.model(ComponentCreate, data)
     structure.create_component(page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(_here(page.page_id), notice="status_component_added")
+    return Redirect(page_path(page.page_id), notice="status_component_added")
 
 
 @console.action("/status-pages/{page_id}/components/{component_id}/status", scope=SCOPE, on_error=show_status_page)
 def set_component_status(ctx: Ctx) -> Redirect:
     """Set a component's status (what the public page shows for it)."""
-    page = _page_item(ctx)
+    page = page_item(ctx)
     body = ctx.model(ComponentPatch, {"status": ctx.value("status")})
     structure.update_component(
         page_id=page.page_id, component_id=ctx.path["component_id"], now=ctx.now, **body.changes()
     )
-    return Redirect(_here(page.page_id), notice="status_component_set")
+    return Redirect(page_path(page.page_id), notice="status_component_set")
 
 
 @console.action("/status-pages/{page_id}/incidents", scope=SCOPE, on_error=show_status_page)
 def open_public_incident(ctx: Ctx) -> Redirect:
     """Post a public incident with its first update."""
-    page = _page_item(ctx)
-    data: dict[str, Any] = {
-        "title": ctx.value("title"),
-        "status": ctx.value("status"),
-        "impact": ctx.value("impact"),
-        "body": ctx.value("body"),
-        "component_ids": ctx.values("component_ids"),
-    }
+    page = page_item(ctx)
+    data = _templated(ctx, ("title", "body"), ("status", "impact")) | {"component_ids": ctx.values("component_ids")}
     if ctx.value("incident_number"):
         data["incident_number"] = ctx.value("incident_number")
     body = ctx.model(StatusIncidentCreate, data)
     incidents.create_incident(organization_id=ctx.organization_id, page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(_here(page.page_id), notice="status_incident_opened")
+    return Redirect(page_path(page.page_id), notice="status_incident_opened")
 
 
 @console.action("/status-pages/{page_id}/incidents/{incident_id}/updates", scope=SCOPE, on_error=show_status_page)
 def post_update(ctx: Ctx) -> Redirect:
     """Post an update to a public incident; it sets the incident's status."""
-    page = _page_item(ctx)
-    data = {"status": ctx.value("status"), "body": ctx.value("body")}
-    if ctx.value("impact"):
-        data["impact"] = ctx.value("impact")
+    page = page_item(ctx)
+    data = _templated(ctx, ("body",), ("status", "impact"))
+    if "status" not in data and "template_id" not in data:
+        raise ValidationFailed.for_field("status", "required: choose a status, or a template that sets one")
     body = ctx.model(IncidentUpdateCreate, data)
     incidents.add_update(page_id=page.page_id, incident_id=ctx.path["incident_id"], now=ctx.now, **dict(body))
-    return Redirect(_here(page.page_id), notice="status_update_posted")
+    return Redirect(page_path(page.page_id), notice="status_update_posted")
 
 
 @console.action("/status-pages/{page_id}/maintenance", scope=SCOPE, on_error=show_status_page)
 def schedule_maintenance(ctx: Ctx) -> Redirect:
     """Schedule a maintenance window (times in UTC)."""
-    page = _page_item(ctx)
+    page = page_item(ctx)
     data = {
         "title": ctx.value("title"),
         "scheduled_start": utc_from_form(ctx.value("scheduled_start")),
@@ -223,15 +218,15 @@ def schedule_maintenance(ctx: Ctx) -> Redirect:
     }
     body = ctx.model(MaintenanceCreate, data)
     maintenance.create_window(page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(_here(page.page_id), notice="status_maintenance_scheduled")
+    return Redirect(page_path(page.page_id), notice="status_maintenance_scheduled")
 
 
 @console.action("/status-pages/{page_id}/maintenance/{maintenance_id}/status", scope=SCOPE, on_error=show_status_page)
 def move_maintenance(ctx: Ctx) -> Redirect:
     """Start, complete or cancel a maintenance window (the allowed moves are the service's)."""
-    page = _page_item(ctx)
+    page = page_item(ctx)
     body = ctx.model(MaintenancePatch, {"status": ctx.value("status")})
     maintenance.update_window(
         page_id=page.page_id, maintenance_id=ctx.path["maintenance_id"], now=ctx.now, **body.changes()
     )
-    return Redirect(_here(page.page_id), notice="status_maintenance_moved")
+    return Redirect(page_path(page.page_id), notice="status_maintenance_moved")
