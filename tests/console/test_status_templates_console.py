@@ -249,7 +249,7 @@ def test_the_forms_own_values_win_over_the_template(
     assert slow["updates"][0]["body"] == "We are investigating database errors."
 
 
-def test_an_unknown_template_or_one_without_a_status_is_refused_with_the_form_kept(
+def test_an_unknown_template_is_refused_and_a_blank_status_keeps_the_incidents(
     as_owner: ConsoleClient,
     client: Any,
     org: Org,
@@ -273,18 +273,25 @@ def test_an_unknown_template_or_one_without_a_status_is_refused_with_the_form_ke
     )
     update_path = f"{status_page.path}/incidents/{status_page.incident_id}/updates"
     form = f"update-{status_page.incident_id}"
-    no_status = as_owner.post(
-        update_path, {"form": form, "template_id": wordless.item_key.removeprefix("TPL#"), "status": "", "body": "Kept"}
-    )
-    assert no_status.status == 400
-    dom = no_status.dom()
-    assert dom.find("select", id=f"f-status-{status_page.incident_id}").attrs.get("aria-invalid") == "true"
-    assert dom.find("textarea", id=f"f-body-{status_page.incident_id}").text() == "Kept"
-    neither = as_owner.post(update_path, {"form": form, "template_id": "", "status": "", "body": "x"})
-    assert neither.status == 400 and "choose a status, or a template" in neither.text()
+    wordless_id = wordless.item_key.removeprefix("TPL#")
+    blank_body = as_owner.post(update_path, {"form": form, "template_id": "", "status": "", "body": ""})
+    assert blank_body.status == 400
+    dom = blank_body.dom()
+    assert dom.find("textarea", id=f"f-body-{status_page.incident_id}").attrs.get("aria-invalid") == "true"
     assert len(incidents_of(client, org, status_page)) == 1
-    slow = api(client, org, f"/api/v1/status-pages/{status_page.page_id}/incidents/{status_page.incident_id}")
-    assert len(slow["updates"]) == 1
+    path = f"/api/v1/status-pages/{status_page.page_id}/incidents/{status_page.incident_id}"
+    assert len(api(client, org, path)["updates"]) == 1
+    # A blank status keeps the incident's own: with a template that sets none, and with no template.
+    words = as_owner.post(update_path, {"form": form, "template_id": wordless_id, "status": "", "body": ""})
+    assert words.status == 303, words.body[:2000]
+    note = as_owner.post(update_path, {"form": form, "template_id": "", "status": "", "body": "Still looking."})
+    assert note.status == 303, note.body[:2000]
+    slow = api(client, org, path)
+    assert [(u["status"], u["body"]) for u in slow["updates"][:2]] == [
+        ("investigating", "Still looking."),
+        ("investigating", "Words."),
+    ]
+    assert slow["status"] == "investigating"
 
 
 def test_a_viewers_forged_template_posts_are_403_and_change_nothing(

@@ -22,7 +22,6 @@ from chalicelib.console.status_forms import (
     page_path,
 )
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
-from chalicelib.errors import ValidationFailed
 from chalicelib.statuspage import incident_templates, incidents, maintenance, pages, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,
@@ -152,6 +151,13 @@ def _templated(ctx: Ctx, texts: tuple[str, ...], choices: tuple[str, ...]) -> di
     return data
 
 
+def _template_sets_status(page_id: str, template_id: str | None) -> bool:
+    """Whether the picked template has a status (404 for a template the page lacks)."""
+    if not template_id:
+        return False
+    return incident_templates.get_template(page_id=page_id, template_id=template_id).status is not None
+
+
 @console.action("/status-pages/{page_id}/sections", scope=SCOPE, on_error=show_status_page)
 def add_section(ctx: Ctx) -> Redirect:
     """Add a section (components sit in sections)."""
@@ -199,8 +205,9 @@ def post_update(ctx: Ctx) -> Redirect:
     """Post an update to a public incident; it sets the incident's status."""
     page = page_item(ctx)
     data = _templated(ctx, ("body",), ("status", "impact"))
-    if "status" not in data and "template_id" not in data:
-        raise ValidationFailed.for_field("status", "required: choose a status, or a template that sets one")
+    if "status" not in data and not _template_sets_status(page.page_id, data.get("template_id")):
+        # A blank status keeps the incident's own, as a blank impact does: a note changes nothing else.
+        data["status"] = incidents.get_incident(page_id=page.page_id, incident_id=ctx.path["incident_id"]).status
     body = ctx.model(IncidentUpdateCreate, data)
     incidents.add_update(page_id=page.page_id, incident_id=ctx.path["incident_id"], now=ctx.now, **dict(body))
     return Redirect(page_path(page.page_id), notice="status_update_posted")
