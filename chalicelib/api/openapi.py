@@ -85,6 +85,20 @@ class DocumentSchema(GenerateJsonSchema):
             json_schema["pattern"] = NOT_BLANK
         return json_schema
 
+    def dict_schema(self, schema: core_schema.DictSchema) -> JsonSchemaValue:
+        """A dict whose keys carry a pattern: pydantic says `patternProperties: {pattern: values}`,
+        which leaves keys outside the pattern free to hold anything, while the model refuses such
+        keys. Every key must match, so the pattern belongs in `propertyNames` and the values'
+        schema in `additionalProperties`."""
+        json_schema = super().dict_schema(schema)
+        patterns = json_schema.get("patternProperties")
+        if isinstance(patterns, dict) and len(patterns) == 1 and "additionalProperties" not in json_schema:
+            ((pattern, values),) = patterns.items()
+            del json_schema["patternProperties"]
+            json_schema["propertyNames"] = {**json_schema.get("propertyNames", {}), "pattern": pattern}
+            json_schema["additionalProperties"] = values
+        return json_schema
+
 
 def _envelope_schemas() -> dict[str, Any]:
     meta = {

@@ -27,7 +27,7 @@ from chalicelib.integration.models import IntegrationCreate
 from chalicelib.oncall.models import SchedulePatch
 from chalicelib.outbound.models import SubscriptionPatch
 from chalicelib.postmortem.models import PostmortemPatch
-from chalicelib.statuspage.models import PageCreate, StatusIncidentCreate
+from chalicelib.statuspage.models import PageCreate, StatusIncidentCreate, TemplateCreate
 
 ROWS: list[tuple[type[BaseModel], dict[str, Any], bool]] = [
     # A PATCH needs a field to change: `version` alone is nothing to change.
@@ -58,6 +58,12 @@ ROWS: list[tuple[type[BaseModel], dict[str, Any], bool]] = [
     (UserPatch, {"is_active": 1}, False),
     (IntegrationCreate, {"type": "custom", "name": "n", "signing": 0}, False),
     (IntegrationCreate, {"type": "custom", "name": "n", "signing": True}, True),
+    # A map's keys follow the key rule and every value the value rule: the document said so only for
+    # keys matching the pattern (patternProperties), leaving a key with U+001C free to hold anything.
+    (TemplateCreate, {"name": "n", "title": "t", "body": "b", "component_statuses": {"\x1c": "major_outage"}}, False),
+    (TemplateCreate, {"name": "n", "title": "t", "body": "b", "component_statuses": {"\x1c": {"a": [True]}}}, False),
+    (TemplateCreate, {"name": "n", "title": "t", "body": "b", "component_statuses": {"cmp_1": "on_fire"}}, False),
+    (TemplateCreate, {"name": "n", "title": "t", "body": "b", "component_statuses": {"cmp_1": "major_outage"}}, True),
 ]
 
 
