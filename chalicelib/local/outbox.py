@@ -39,6 +39,7 @@ from html import unescape
 from typing import Any
 
 from chalicelib import aws, clock
+from chalicelib.local.outbox_raw import from_raw
 from chalicelib.local.outbox_table import outbox_table_name
 from chalicelib.local.voice_sink import recorded_calls
 from chalicelib.local.webhook_sink import received_webhooks
@@ -179,34 +180,9 @@ def _emulator_records(endpoint_url: str, service: str, model: str) -> list[dict[
     return [record for record in records if isinstance(record, dict)]
 
 
-_SHOWN_HEADERS = ("From", "List-Unsubscribe", "List-Unsubscribe-Post", "Auto-Submitted")
-
-
-def _from_raw(message_id: str, source: str, raw_data: str) -> dict[str, Any]:
-    """A SendRawEmail message in the shape of a SendEmail one: subject, HTML part (else text), To."""
-    import email
-    from email.policy import default
-
-    parsed = email.message_from_string(raw_data, policy=default)
-    part = parsed.get_body(preferencelist=("html", "plain"))
-    body = part.get_content() if part is not None else ""
-    plain = parsed.get_body(preferencelist=("plain",))
-    to = [str(address) for address in parsed.get_all("To", [])]
-    return {
-        "id": message_id,
-        "source": source,
-        "subject": str(parsed.get("Subject", "")),
-        "body": str(body),
-        "destinations": {"ToAddresses": to},
-        # A raw email keeps its own text part and headers: show what a mail client would.
-        "text": str(plain.get_content()).strip() if plain is not None else None,
-        "headers": {name: str(parsed[name]) for name in _SHOWN_HEADERS if parsed[name] is not None},
-    }
-
-
 def _ses_messages_from_server(endpoint_url: str) -> list[dict[str, Any]]:
     raw = [
-        _from_raw(str(record.get("id") or ""), str(record.get("source") or ""), str(record.get("raw_data") or ""))
+        from_raw(str(record.get("id") or ""), str(record.get("source") or ""), str(record.get("raw_data") or ""))
         for record in _emulator_records(endpoint_url, "ses", "RawMessage")
     ]
     return _emulator_records(endpoint_url, "ses", "Message") + raw
@@ -233,7 +209,7 @@ def _ses_messages_in_process() -> list[dict[str, Any]]:
                     }
                 )
             elif hasattr(message, "raw_data"):
-                messages.append(_from_raw(message.id, str(message.source), message.raw_data))
+                messages.append(from_raw(message.id, str(message.source), message.raw_data))
     return messages
 
 
@@ -268,7 +244,7 @@ def emails() -> list[OutboxItem]:
                 to=", ".join(str(address) for address in to),
                 subject=subject,
                 text=message.get("text") or html_to_text(body),
-                sent_at=unescape(at.group(1)) if at else None,
+                sent_at=unescape(at.group(1)) if at else message.get("sent_at"),
                 incident_number=number.group(0) if number else None,
                 id=str(message.get("id") or ""),
                 html=body,

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.policy import SMTP
-from email.utils import formataddr, parseaddr
+from email.utils import format_datetime, formataddr, parseaddr
 from typing import Any, Literal
 
-from chalicelib import aws, templates
+from chalicelib import aws, clock, templates
 from chalicelib.settings import get_settings
 from chalicelib.subscriber.notice_content import (
     INCIDENT_STATUS_LABELS,
@@ -143,6 +143,7 @@ def mime_message(rendered: RenderedNotice, *, sender: str, to: str, page_name: s
     message["List-Unsubscribe"] = f"<{unsubscribe_url}>"
     message["List-Unsubscribe-Post"] = ONE_CLICK
     message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation auto-replies, please
+    message["Date"] = format_datetime(clock.now())  # RFC 5322 asks for one; mail clients sort by it
     message.set_content(rendered.text)
     message.add_alternative(rendered.html, subtype="html")
     return message.as_bytes()

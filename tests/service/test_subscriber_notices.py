@@ -415,6 +415,30 @@ def test_the_local_outbox_shows_notices(org: Org, page: Page, sqs: RecordingSqs)
     assert item.as_json()["headers"] == item.headers
 
 
+def test_a_maintenance_notice_is_dated_by_its_date_header_in_the_outbox(
+    org: Org, page: Page, sqs: RecordingSqs
+) -> None:
+    """A maintenance notice has no update time in its body: its Date header dates it, so the outbox
+    sorts it among the rest instead of last."""
+    from chalicelib.local import outbox
+
+    add_subscriber(org, page, "sub_all")
+    with clock.frozen(NOW):
+        maintenance.create_window(
+            page_id=page.page_id,
+            title="Database upgrade",
+            scheduled_start=NOW + timedelta(hours=1),
+            scheduled_end=NOW + timedelta(hours=2),
+            component_ids=[page.api],
+            now=NOW,
+        )
+    deliver_all(sqs)  # each message handled with the clock at the moment it became visible
+    (item,) = outbox.emails()
+    assert item.subject == "[Acme Cloud] Scheduled maintenance: Database upgrade"
+    assert item.sent_at == "2026-11-22T12:00:00.000Z"
+    assert raw_emails()[0]["Date"] == "Sun, 22 Nov 2026 12:00:00 +0000"
+
+
 def test_the_local_outbox_reads_notices_from_moto_server_too(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from chalicelib.local import outbox
     from tests.conftest import reconfigure
