@@ -12,6 +12,7 @@ from chalicelib import clock
 from chalicelib.queue.messages import Message
 from chalicelib.statuspage import incidents, maintenance
 from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage.tables import StatusPageItem
 from chalicelib.subscriber import links, notice_email, notices
 from chalicelib.subscriber.notice_content import notice_id
 from chalicelib.subscriber.tables import PENDING, SubscriberItem, notice_key
@@ -38,6 +39,18 @@ def sqs(org: Org) -> RecordingSqs:
 @pytest.fixture
 def page(org: Org, sqs: RecordingSqs) -> Page:
     return make_page(org)
+
+
+def schedule(page: Page, title: str) -> StatusPageItem:
+    """A window over the API component, an hour from NOW for an hour (the clock frozen by the caller)."""
+    return maintenance.create_window(
+        page_id=page.page_id,
+        title=title,
+        scheduled_start=NOW + timedelta(hours=1),
+        scheduled_end=NOW + timedelta(hours=2),
+        component_ids=[page.api],
+        now=NOW,
+    )
 
 
 def open_incident(org: Org, page: Page, components: list[str], title: str = "Slow checkout") -> str:
@@ -302,22 +315,8 @@ def test_maintenance_is_told_when_scheduled_started_completed_and_cancelled(
     add_subscriber(org, page, "sub_api", components=[page.api])
     add_subscriber(org, page, "sub_checkout", components=[page.checkout])
     with clock.frozen(NOW):
-        upgrade = maintenance.create_window(
-            page_id=page.page_id,
-            title="Database upgrade",
-            scheduled_start=NOW + timedelta(hours=1),
-            scheduled_end=NOW + timedelta(hours=2),
-            component_ids=[page.api],
-            now=NOW,
-        )
-        other = maintenance.create_window(
-            page_id=page.page_id,
-            title="Cache resize",
-            scheduled_start=NOW + timedelta(hours=1),
-            scheduled_end=NOW + timedelta(hours=2),
-            component_ids=[page.api],
-            now=NOW,
-        )
+        upgrade = schedule(page, "Database upgrade")
+        other = schedule(page, "Cache resize")
         # A new title or new times are not news.
         maintenance.update_window(page_id=page.page_id, maintenance_id=item_id(upgrade), title="DB upgrade", now=NOW)
         maintenance.update_window(page_id=page.page_id, maintenance_id=item_id(other), status="cancelled", now=NOW)
@@ -424,14 +423,7 @@ def test_a_maintenance_notice_is_dated_by_its_date_header_in_the_outbox(
 
     add_subscriber(org, page, "sub_all")
     with clock.frozen(NOW):
-        maintenance.create_window(
-            page_id=page.page_id,
-            title="Database upgrade",
-            scheduled_start=NOW + timedelta(hours=1),
-            scheduled_end=NOW + timedelta(hours=2),
-            component_ids=[page.api],
-            now=NOW,
-        )
+        schedule(page, "Database upgrade")
     deliver_all(sqs)  # each message handled with the clock at the moment it became visible
     (item,) = outbox.emails()
     assert item.subject == "[Acme Cloud] Scheduled maintenance: Database upgrade"
