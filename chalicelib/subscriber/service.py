@@ -292,16 +292,13 @@ def unsubscribe(token: str | None, now: datetime) -> LinkResult:
 # ---------------------------------------------------------------- managers
 
 
-def list_subscribers(
-    *, organization_id: str, page_id: str, status: str | None, kind: str | None, now: datetime
-) -> list[SubscriberItem]:
-    page = get_page(organization_id=organization_id, page_id=page_id)
-    found = records.all_subscribers(page.page_id, now)
+def filtered(found: list[SubscriberItem], *, status: str | None, kind: str | None) -> list[SubscriberItem]:
+    """The subscribers of that status and kind (None: any)."""
     return [s for s in found if (status is None or s.status == status) and (kind is None or s.kind == kind)]
 
 
-def count_subscribers(*, organization_id: str, page_id: str, now: datetime) -> dict[str, int]:
-    found = list_subscribers(organization_id=organization_id, page_id=page_id, status=None, kind=None, now=now)
+def tally(found: list[SubscriberItem]) -> dict[str, int]:
+    """How many in all, confirmed, pending, by email and by webhook."""
     counted = Counter(s.status for s in found) + Counter(s.kind for s in found)
     return {
         "total": len(found),
@@ -310,6 +307,17 @@ def count_subscribers(*, organization_id: str, page_id: str, now: datetime) -> d
         "email": counted[EMAIL],
         "webhook": counted[WEBHOOK],
     }
+
+
+def list_subscribers(
+    *, organization_id: str, page_id: str, status: str | None, kind: str | None, now: datetime
+) -> list[SubscriberItem]:
+    page = get_page(organization_id=organization_id, page_id=page_id)
+    return filtered(records.all_subscribers(page.page_id, now), status=status, kind=kind)
+
+
+def count_subscribers(*, organization_id: str, page_id: str, now: datetime) -> dict[str, int]:
+    return tally(list_subscribers(organization_id=organization_id, page_id=page_id, status=None, kind=None, now=now))
 
 
 def remove_subscriber(*, organization_id: str, page_id: str, subscriber_id: str, now: datetime) -> None:
