@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from chalicelib.alert import listing, records
 from chalicelib.alert.models import DEFAULT_DAYS, AlertListQuery, AlertV1
 from chalicelib.alert.tables import ALERT_STATUSES
 from chalicelib.catalog import service as catalog
+from chalicelib.console import list_links
 from chalicelib.console.pages.incidents import day_bound
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, app_path
 from chalicelib.errors import AppError, NotFound, ValidationFailed
@@ -65,9 +66,7 @@ def service_key_of(organization_id: str, query: AlertListQuery) -> str | None:
 
 def page_link(filters: dict[str, list[str]], offset: int) -> str:
     pairs = [(name, value) for name, values in filters.items() for value in values]
-    if offset:
-        pairs.append(("offset", str(offset)))
-    return app_path("/alerts") + ("?" + urlencode(pairs) if pairs else "")
+    return list_links.page_link(app_path("/alerts"), pairs, offset)
 
 
 def suppressed_reason(suppressed_by: Mapping[str, Any] | None) -> str:

@@ -12,10 +12,10 @@ import re
 import secrets
 from datetime import UTC, date, datetime, time
 from typing import Any
-from urllib.parse import urlencode
 
 from chalicelib import clock
 from chalicelib.catalog import service as catalog
+from chalicelib.console import list_links
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.directory.teams import list_teams
 from chalicelib.directory.users import list_users
@@ -72,9 +72,7 @@ def list_query(ctx: Ctx, filters: dict[str, list[str]]) -> IncidentListQuery:
 
 def page_link(filters: dict[str, list[str]], offset: int) -> str:
     pairs = [(name, value) for name, values in filters.items() for value in values]
-    if offset:
-        pairs.append(("offset", str(offset)))
-    return app_path("/incidents") + ("?" + urlencode(pairs) if pairs else "")
+    return list_links.page_link(app_path("/incidents"), pairs, offset)
 
 
 @console.page("/incidents")

@@ -8,8 +8,7 @@ Query of the page's partition per page view, never a Scan.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
+from chalicelib.console.list_links import page_link
 from chalicelib.console.status_forms import SCOPE, page_item, page_path
 from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect
 from chalicelib.statuspage import structure
@@ -40,10 +39,7 @@ def _offset(ctx: Ctx, total: int) -> int:
 
 
 def _link(base: str, status: str | None, kind: str | None, offset: int) -> str:
-    query = [(name, value) for name, value in (("status", status), ("kind", kind)) if value]
-    if offset:
-        query.append(("offset", str(offset)))
-    return base + ("?" + urlencode(query) if query else "")
+    return page_link(base, [(name, value) for name, value in (("status", status), ("kind", kind)) if value], offset)
 
 
 @console.page("/status-pages/{page_id}/subscribers")
@@ -54,13 +50,7 @@ def show_followers(ctx: Ctx) -> Page:
     everyone = service.list_subscribers(
         organization_id=ctx.organization_id, page_id=page.page_id, status=None, kind=None, now=ctx.now
     )
-    counts = {
-        "confirmed": sum(1 for s in everyone if s.status == CONFIRMED),
-        "pending": sum(1 for s in everyone if s.status == PENDING),
-        "email": sum(1 for s in everyone if s.kind == EMAIL),
-        "webhook": sum(1 for s in everyone if s.kind == WEBHOOK),
-    }
-    matching = [s for s in everyone if (status is None or s.status == status) and (kind is None or s.kind == kind)]
+    matching = service.filtered(everyone, status=status, kind=kind)
     offset = _offset(ctx, len(matching))
     shown = matching[offset : offset + PAGE_SIZE]
     names = {item_id(c): c.name or "" for c in structure.list_structure(page_id=page.page_id).components}
@@ -73,7 +63,7 @@ def show_followers(ctx: Ctx) -> Page:
             "page": page,
             "here": page_path(page.page_id),
             "public_url": public_url(page.slug or ""),
-            "counts": counts,
+            "counts": service.tally(everyone),
             "total": len(everyone),
             "followers": [
                 {
