@@ -35,20 +35,20 @@ def handle_events(event: SQSEvent) -> dict[str, Any]:
 
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="move-maintenance-windows")
 def move_maintenance_windows(event: CloudWatchEvent) -> dict[str, int]:
-    from chalicelib.statuspage import scheduled
+    from chalicelib.workers import scheduled
 
     return scheduled.move_due_maintenance(event.to_dict())
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="send-handoff-notices")
 def send_handoff_notices(event: CloudWatchEvent) -> dict[str, int]:
-    from chalicelib.oncall import handoff_notices
+    from chalicelib.workers import scheduled
 
-    return handoff_notices.send_handoff_notices(event.to_dict())
+    return scheduled.send_handoff_notices(event.to_dict())
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="check-heartbeats")
 def check_heartbeats(event: CloudWatchEvent) -> dict[str, int]:
-    from chalicelib.heartbeat import overdue
+    from chalicelib.workers import scheduled
 
-    return overdue.check_heartbeats(event.to_dict())
+    return scheduled.check_heartbeats(event.to_dict())

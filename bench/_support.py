@@ -241,7 +241,7 @@ def moto_account() -> Iterator[None]:
 
     from chalicelib import aws
     from chalicelib.apikey import service as apikeys
-    from chalicelib.incident import settings as incident_settings
+    from chalicelib.incident import workflow_settings as incident_settings
     from chalicelib.local.provision import provision
     from chalicelib.settings import reset_settings
 

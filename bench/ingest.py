@@ -516,7 +516,7 @@ def in_process_round_trips(runs: int) -> list[RoundTrips]:
         from chalicelib.apikey import service as apikeys
         from chalicelib.catalog.service import create_service
         from chalicelib.directory.teams import create_team
-        from chalicelib.incident import settings as incident_settings
+        from chalicelib.incident import workflow_settings as incident_settings
         from chalicelib.integration.admin import create_integration
         from chalicelib.organization.service import create_organization
         from chalicelib.settings import get_settings

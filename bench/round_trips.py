@@ -289,7 +289,7 @@ class Bench:
         """What a new Lambda instance starts without: cached settings of organizations, keys, clients, queue URLs."""
         from chalicelib import aws
         from chalicelib.apikey import service as apikeys
-        from chalicelib.incident import settings as incident_settings
+        from chalicelib.incident import workflow_settings as incident_settings
 
         aws.reset()
         incident_settings.forget()

@@ -44,7 +44,7 @@ def _seconds(started: float) -> float:
 def _seed_page(followers: int) -> tuple[str, str]:
     """(page id, the component every follower hears about), with `followers` confirmed followers."""
     from chalicelib.statuspage import pages, structure
-    from chalicelib.statuspage.store import item_id
+    from chalicelib.statuspage.repository import item_id
     from chalicelib.subscriber.tables import CONFIRMED, EMAIL, EMAIL_GUARD_PREFIX, SubscriberItem, subscriber_key
 
     page = pages.create_page(organization_id="org-bench", name="Bench Cloud", slug="bench", now=NOW)

@@ -141,8 +141,12 @@ def queue_url(short_name: str) -> str:
 
 
 def reset() -> None:
-    """Forget clients and bindings (after the environment changed)."""
+    """Forget clients and bindings (after the environment changed). Models that were bound are
+    bound again at once, to the new settings' tables: the entry point bound them once and the
+    code below it never binds."""
     global _bound
     with _lock:
         _clients.clear()
-        _bound = False
+        was_bound, _bound = _bound, False
+    if was_bound:
+        bind_tables()

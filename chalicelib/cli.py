@@ -115,7 +115,7 @@ def cmd_provision(args: argparse.Namespace) -> Any:
     from chalicelib.local.provision import provision
     from chalicelib.queue.messages import QUEUES
     from chalicelib.settings import get_settings
-    from chalicelib.tables import all_models
+    from chalicelib.table_registry import all_models
 
     provision()
     settings = get_settings()
@@ -311,12 +311,14 @@ def _point_environment(args: argparse.Namespace) -> None:
         os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
     if args.table_prefix:
         os.environ["TABLE_PREFIX"] = args.table_prefix
+    from chalicelib import aws
+
     if endpoint or args.table_prefix:
-        from chalicelib import aws
         from chalicelib.settings import reset_settings
 
         reset_settings()
         aws.reset()
+    aws.bind_tables()  # the command's entry point: every model on this stage's tables
 
 
 # --- errors ---------------------------------------------------------------------------------------

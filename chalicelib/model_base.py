@@ -156,7 +156,7 @@ class VersionedPatchModel(PatchModel):
 # Kept, because real text needs them: the zero width joiner (U+200D, emoji sequences) and
 # non-joiner (U+200C, Persian and Indic scripts), the directional marks U+200E/U+200F and U+061C
 # (punctuation in right-to-left text; they reorder nothing else), the soft hyphen, and tag
-# characters (flag emoji). Inbound alerts are not refused but cleaned (chalicelib.integration.alert).
+# characters (flag emoji). Inbound alerts are not refused but cleaned (chalicelib.integration.normalized).
 
 _NONCHARACTERS = "\ufdd0-\ufdef" + "".join(
     f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}" for plane in range(17)

@@ -65,7 +65,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         ),
     ),
     ("api", frozenset({"api", "console"})),
-    ("entry points", frozenset({"workers", "tables", "local", "cli", "deploy"})),
+    ("entry points", frozenset({"workers", "table_registry", "local", "cli", "deploy"})),
 )
 LAYER_OF: dict[str, int] = {node: index for index, (_, nodes) in enumerate(LAYERS) for node in nodes}
 

@@ -85,7 +85,7 @@ def serialize_in_process_dynamodb() -> None:
 def forget_process_caches() -> None:
     """The in-process caches a test may fill: settings, API keys, incident settings.
     (The clock is unfrozen only after a test: a fixture set up before this one may freeze it.)"""
-    from chalicelib.incident import settings as incident_settings
+    from chalicelib.incident import workflow_settings as incident_settings
 
     reset_settings()
     apikeys.clear_cache()
@@ -229,7 +229,7 @@ class Emulator:
 
     def _rebuild_clients(self) -> None:
         """New clients for the current settings, and every PynamoDB model bound to them."""
-        from chalicelib.tables import all_models
+        from chalicelib.table_registry import all_models
 
         aws.reset()
         aws.bind_tables()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from chalicelib import clock
 from chalicelib.alert.listing import triggered_alerts
-from chalicelib.alert.records import resolve_actions
+from chalicelib.alert.repository import resolve_actions
 from chalicelib.alert.tables import TRIGGERED, AlertRecord
 from chalicelib.incident.workflow import DONE_CATEGORIES
 from chalicelib.queue.consumers import handles

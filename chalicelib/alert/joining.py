@@ -12,7 +12,6 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.alert.tables import AlertGroupRecord, AlertRecord
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition, list_partition
 from chalicelib.store import Transaction
@@ -28,7 +27,6 @@ def group_id(organization_id: str, service_key: str, group_key: str) -> str:
 
 
 def read_group(slot_id: str) -> AlertGroupRecord | None:
-    aws.bind_tables()
     try:
         return AlertGroupRecord.get(slot_id, consistent_read=True)
     except DoesNotExist:

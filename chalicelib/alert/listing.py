@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.alert.models import DEFAULT_DAYS, AlertListQuery, IncidentAlertQuery
 from chalicelib.alert.tables import AlertRecord, incident_ref, service_ref
 from chalicelib.pagination import Page, paginate
@@ -25,7 +25,6 @@ def list_alerts(
     if since is None and until is None:
         since = now - timedelta(days=DEFAULT_DAYS)
     condition = _time_range(since, until)
-    aws.bind_tables()
     found: Iterator[AlertRecord]
     if query.incident_number:
         found = AlertRecord.by_incident.query(
@@ -47,14 +46,12 @@ def list_alerts(
 
 
 def incident_alerts(*, organization_id: str, incident_number: str, query: IncidentAlertQuery) -> Page[AlertRecord]:
-    aws.bind_tables()
     found = AlertRecord.by_incident.query(incident_ref(organization_id, incident_number), scan_index_forward=False)
     matches = [record for record in found if not query.status or record.status in query.status]
     return paginate(matches, limit=query.limit, offset=query.offset)
 
 
 def triggered_alerts(*, organization_id: str, incident_number: str) -> list[AlertRecord]:
-    aws.bind_tables()
     return [
         record
         for record in AlertRecord.by_incident.query(incident_ref(organization_id, incident_number))

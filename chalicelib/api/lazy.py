@@ -70,6 +70,7 @@ def _route(app: Chalice, row: RouteRow) -> None:
 
 def _view(app: Chalice, row: RouteRow) -> Callable[..., Response]:
     def view(**path_params: str) -> Response:
+        from chalicelib import aws
         from chalicelib.api import routing
 
         entry = routing.bound(row.method, row.path)
@@ -83,6 +84,7 @@ def _view(app: Chalice, row: RouteRow) -> Callable[..., Response]:
         # local server's threads (and the first request to a route spends a while importing).
         request = context.current_request() or app.current_request
         assert request is not None  # Chalice sets it before calling any view
+        aws.bind_tables()  # the request's entry point binds the tables once (a no-op after the first)
         return entry.view(request, path_params)
 
     view.__name__ = row.operation_id

@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.apikey import keys
 from chalicelib.apikey.tables import ApiKeyRecord
 from chalicelib.auth.principal import Principal
@@ -72,7 +71,6 @@ def create_api_key(
         raise ValidationFailed.for_field("scopes", f"unknown scopes: {', '.join(unknown)}")
     if kind == "personal" and not user_id:
         raise ValidationFailed.for_field("user_id", "a personal key belongs to a user")
-    aws.bind_tables()
     key = plaintext_key or keys.generate_key()
     record = ApiKeyRecord(
         keys.hash_key(get_settings().api_key_hmac_secret, key),
@@ -93,13 +91,11 @@ def create_api_key(
 
 
 def list_api_keys(*, organization_id: str) -> list[ApiKey]:
-    aws.bind_tables()
     found = [_to_domain(r) for r in ApiKeyRecord.by_organization.query(organization_id)]
     return sorted(found, key=lambda k: k.created_at, reverse=True)
 
 
 def _record_by_id(organization_id: str, key_id: str) -> ApiKeyRecord:
-    aws.bind_tables()
     for record in ApiKeyRecord.by_organization.query(organization_id, ApiKeyRecord.key_id == key_id):
         return record
     raise NotFound("API key not found.")
@@ -171,7 +167,6 @@ def authenticate_key(*, key: str, now: datetime) -> Principal:
     computed = keys.hash_key(settings.api_key_hmac_secret, key)
     record = _cache.get(computed) if settings.auth_cache_seconds > 0 else None
     if record is None:
-        aws.bind_tables()
         try:
             record = ApiKeyRecord.get(computed)
         except DoesNotExist:

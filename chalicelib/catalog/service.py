@@ -9,7 +9,6 @@ from types import EllipsisType
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
-from chalicelib import aws
 from chalicelib.catalog.grouping import NO_GROUPING, AlertGrouping, check_grouping, grouping_from_dict
 from chalicelib.catalog.urgency import DEFAULT_RULE, UrgencyRule, check_rule, rule_from_dict
 from chalicelib.directory import rules
@@ -132,7 +131,6 @@ def create_service(
     if service_key is not None and not rules.is_service_key(service_key):
         raise ValidationFailed.for_field("service_key", "must be svc_ followed by 10 characters a-z or 0-9")
     _check_team(organization_id, team_id)
-    aws.bind_tables()
     # Cheap early answer for the common duplicate; the transaction below is what guarantees it.
     if owner_of(organization_id=organization_id, unique_key=_name_guard(clean_name)) is not None:
         raise _duplicate_name(clean_name)
@@ -182,7 +180,6 @@ def _not_found() -> NotFound:
 
 def _get_record(organization_id: str, service_ref: str, *, consistent: bool = False) -> ServiceRecord:
     """`service_ref` is a `svc_` key (GetItem) or a `SER-nnnnn` id (Query on the LSI)."""
-    aws.bind_tables()
     if rules.is_service_key(service_ref):
         try:
             return ServiceRecord.get(organization_id, service_ref, consistent_read=consistent)
@@ -218,14 +215,12 @@ def get_services(*, organization_id: str, service_keys: list[str]) -> dict[str, 
 
 
 def _read_services(organization_id: str, service_keys: list[str]) -> dict[str, Service]:
-    aws.bind_tables()
     found = ServiceRecord.batch_get([(organization_id, key) for key in service_keys])
     return {record.service_key: _to_domain(record) for record in found}
 
 
 def list_services(*, organization_id: str, is_active: bool | None = None, team_id: str | None = None) -> list[Service]:
     """Newest first; one Query on the organization's partition."""
-    aws.bind_tables()
     found = [
         _to_domain(record)
         for record in ServiceRecord.query(organization_id)

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from chalicelib import aws
 from chalicelib.catalog.service import Service, find_service, get_service
 from chalicelib.change.rules import (
     RETENTION,
@@ -69,7 +68,6 @@ def record_change(
         change_id=identifier,
         expires_at=now + claim_lifetime(event),
     )
-    aws.bind_tables()
     transaction = Transaction()
     # moto never expires TTL items: a claim past its expiry counts as absent.
     transaction.put(
@@ -119,7 +117,6 @@ def changes_of_service(
     limit: int | None = None,
 ) -> list[ChangeEventRecord]:
     """Changes of one service timed in [since, until], newest first: one key-condition Query."""
-    aws.bind_tables()
     low, high = sort_range(since, until)
     query = ChangeEventRecord.query(
         service_partition(organization_id, service_key),
@@ -163,7 +160,6 @@ def list_changes(
             organization_id=organization_id, service_key=service.service_key, since=since, until=until, now=now
         )
     else:
-        aws.bind_tables()
         low, high = sort_range(since, until)
         query = ChangeEventRecord.by_organization.query(
             organization_id, ChangeEventRecord.change_sort.between(low, high), scan_index_forward=False

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.console.web import Ctx, app_path
+from chalicelib.statuspage.repository import get_page
 from chalicelib.statuspage.rules import COMPONENT_STATUS_ORDER
-from chalicelib.statuspage.store import get_page
 from chalicelib.statuspage.tables import StatusPageItem
 
 SCOPE = "status:write"

@@ -20,7 +20,7 @@ from types import EllipsisType
 
 from pynamodb.expressions.update import Action
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.contact import rules
 from chalicelib.contact.profile import ContactMethod, NotificationProfile, Partition, stored_steps, to_method
 from chalicelib.contact.rules import Step
@@ -52,7 +52,6 @@ def profile(organization_id: str, user: User, *, now: datetime | None = None) ->
 
 
 def _query(organization_id: str, user_id: str) -> Partition:
-    aws.bind_tables()
     return Partition.of(ContactRecord.query(user_key(organization_id, user_id), consistent_read=True))
 
 
@@ -329,7 +328,6 @@ def put_rules(
 def owners_of_phone(*, method_type: str, address: str) -> list[tuple[str, str, str]]:
     """(organization_id, user_id, contact_method_id) of every verified `method_type` method with
     this E.164 number: one Query of the sparse address index (for replies by SMS)."""
-    aws.bind_tables()
     key = rules.address_key(method_type, address, verified=True)
     if key is None:
         return []

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.contact import rules, service
 from chalicelib.contact.profile import ContactMethod, to_method
 from chalicelib.contact.tables import ContactRecord, method_item_key, user_key
@@ -47,7 +47,6 @@ def _record(organization_id: str, user: User, contact_method_id: str, now: datet
     default methods answer as they would once listed."""
     if not is_item_id(contact_method_id):
         raise NotFound("Contact method not found.")
-    aws.bind_tables()
     key = (user_key(organization_id, user.user_id), method_item_key(contact_method_id))
     try:
         return ContactRecord.get(*key, consistent_read=True)

@@ -102,7 +102,7 @@ def short_name(model: type[Model]) -> str:
 
 def table_definitions() -> list[TableDef]:
     """One entry per provisioned table, sorted by short name; shared tables list their guests."""
-    from chalicelib.tables import all_models
+    from chalicelib.table_registry import all_models
 
     models = all_models()
     owners = {m.__name__: m for m in models if not getattr(m.Meta, "provisioned_by", None)}

@@ -16,7 +16,7 @@ from types import EllipsisType
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.directory import rules
 from chalicelib.directory.tables import TeamRecord
 from chalicelib.directory.users import get_user, get_users
@@ -96,7 +96,6 @@ def create_team(
     clean_name = rules.clean_name(name)
     clean_description = rules.clean_description(description)
     members = _check_members(organization_id, member_ids)
-    aws.bind_tables()
     record = TeamRecord(
         organization_id,
         str(uuid.uuid4()),
@@ -127,7 +126,6 @@ def create_team(
 def _get_record(organization_id: str, team_id: str, *, consistent: bool = False) -> TeamRecord:
     if not rules.is_item_id(team_id):
         raise NotFound("Team not found.")
-    aws.bind_tables()
     try:
         return TeamRecord.get(organization_id, team_id, consistent_read=consistent)
     except DoesNotExist:
@@ -143,7 +141,6 @@ def get_teams(*, organization_id: str, team_ids: list[str]) -> dict[str, Team]:
     wanted = [t for t in rules.unique_in_order(team_ids) if rules.is_item_id(t)]
     if not wanted:
         return {}
-    aws.bind_tables()
     return {r.team_id: _to_domain(r) for r in TeamRecord.batch_get([(organization_id, t) for t in wanted])}
 
 
@@ -162,7 +159,6 @@ def find_team_by_name(*, organization_id: str, name: str) -> Team | None:
 
 def list_teams(*, organization_id: str, search: str | None = None, is_active: bool | None = None) -> list[Team]:
     """Newest first; `search` is a case-insensitive substring of the name."""
-    aws.bind_tables()
     found = [
         _to_domain(record)
         for record in TeamRecord.query(organization_id)

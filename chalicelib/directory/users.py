@@ -10,7 +10,6 @@ from types import EllipsisType
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
-from chalicelib import aws
 from chalicelib.apikey.service import revoke_keys_of_user
 from chalicelib.directory import rules
 from chalicelib.directory.tables import UserRecord
@@ -85,7 +84,6 @@ def create_user(
     clean_email = rules.normalize_email(email)
     clean_slack = rules.clean_slack_user_id(slack_user_id)
     rules.check_role(role)
-    aws.bind_tables()
     record = UserRecord(
         organization_id,
         str(uuid.uuid4()),
@@ -127,7 +125,6 @@ def create_user(
 def _get_record(organization_id: str, user_id: str, *, consistent: bool = False) -> UserRecord:
     if not rules.is_item_id(user_id):
         raise NotFound("User not found.")
-    aws.bind_tables()
     try:
         return UserRecord.get(organization_id, user_id, consistent_read=consistent)
     except DoesNotExist:
@@ -152,7 +149,6 @@ def get_users(*, organization_id: str, user_ids: list[str]) -> dict[str, User]:
 
 
 def _read_users(organization_id: str, user_ids: list[str]) -> dict[str, User]:
-    aws.bind_tables()
     found = {
         record.user_id: _to_domain(record)
         for record in UserRecord.batch_get([(organization_id, user_id) for user_id in user_ids])
@@ -173,7 +169,6 @@ def find_user_by_email(*, organization_id: str, email: str) -> User | None:
 
 
 def _query_email(organization_id: str, normalized: str) -> User | None:
-    aws.bind_tables()
     for record in UserRecord.by_email.query(_email_key(organization_id, normalized), limit=1):
         return _to_domain(record)
     return None
@@ -188,14 +183,12 @@ def find_users_by_slack_user_id(slack_user_id: str) -> list[User]:
     eventually consistent: a link made a second ago may not be found yet)."""
     if not slack_user_id or len(slack_user_id) > rules.SLACK_ID_MAX:
         return []
-    aws.bind_tables()
     records = UserRecord.by_slack_user_id.query(slack_user_id, limit=MAX_SLACK_LINKS)
     return [_to_domain(record) for record in records]
 
 
 def list_users(*, organization_id: str, search: str | None = None, is_active: bool | None = None) -> list[User]:
     """Newest first; `search` is a case-insensitive substring of name or email."""
-    aws.bind_tables()
     found = [
         _to_domain(record)
         for record in UserRecord.query(organization_id)

@@ -16,7 +16,6 @@ from types import EllipsisType
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.directory import rules
 from chalicelib.directory.users import get_users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
@@ -78,7 +77,6 @@ def check_targets(*, organization_id: str, levels: Sequence[Level]) -> None:
     wanted = [s for s in rules.unique_in_order(schedule_ids) if rules.is_item_id(s)]
     schedules: set[str] = set()
     if wanted:
-        aws.bind_tables()
         found = ScheduleRecord.batch_get([(organization_id, s) for s in wanted], attributes_to_get=["schedule_id"])
         schedules = {record.schedule_id for record in found}
     problems: list[dict[str, str]] = []
@@ -107,7 +105,6 @@ def create_policy(
 ) -> StoredPolicy:
     policy = _validated(EscalationPolicy(new_policy_id(), rules.clean_name(name), tuple(levels), repeat_count))
     check_targets(organization_id=organization_id, levels=policy.levels)
-    aws.bind_tables()
     record = EscalationPolicyRecord(
         organization_id,
         policy.policy_id,
@@ -123,7 +120,6 @@ def create_policy(
 def _get_record(organization_id: str, policy_id: str, *, consistent: bool = False) -> EscalationPolicyRecord:
     if not rules.is_item_id(policy_id):
         raise _not_found()
-    aws.bind_tables()
     try:
         return EscalationPolicyRecord.get(organization_id, policy_id, consistent_read=consistent)
     except DoesNotExist:
@@ -139,14 +135,12 @@ def get_policies(*, organization_id: str, policy_ids: Sequence[str]) -> dict[str
     wanted = [p for p in rules.unique_in_order(list(policy_ids)) if rules.is_item_id(p)]
     if not wanted:
         return {}
-    aws.bind_tables()
     found = EscalationPolicyRecord.batch_get([(organization_id, p) for p in wanted])
     return {record.policy_id: _to_domain(record) for record in found}
 
 
 def list_policies(*, organization_id: str) -> list[StoredPolicy]:
     """Newest first; one Query on the organization's partition."""
-    aws.bind_tables()
     found = [_to_domain(record) for record in EscalationPolicyRecord.query(organization_id)]
     return sorted(found, key=lambda p: (p.created_at, p.policy_id), reverse=True)
 

@@ -23,7 +23,6 @@ from typing import TypeVar
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.catalog.service import find_service
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.eventrule.rules import (
@@ -70,7 +69,6 @@ def _decode(record: EventRuleSetRecord | None) -> list[Rule]:
 
 
 def _read(organization_id: str, integration_id: str | None, *, consistent: bool) -> EventRuleSetRecord | None:
-    aws.bind_tables()
     try:
         return EventRuleSetRecord.get(organization_id, list_key(integration_id), consistent_read=consistent)
     except DoesNotExist:
@@ -99,7 +97,6 @@ def get_rule(*, organization_id: str, rule_id: str, integration_id: str | None =
 def rule_sets_for(*, organization_id: str, integration_id: str | None) -> list[list[Rule]]:
     """The lists that apply to one event, in the order they run: the integration's (when the event
     came through one), then the organization's. One BatchGetItem of at most two keys."""
-    aws.bind_tables()
     keys = [list_key(integration_id)] if integration_id is not None else []
     keys.append(list_key(None))
     found = {record.rule_set: record for record in EventRuleSetRecord.batch_get([(organization_id, k) for k in keys])}

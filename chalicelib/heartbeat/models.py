@@ -10,7 +10,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.catalog.service import Service
-from chalicelib.heartbeat import records
+from chalicelib.heartbeat import repository
 from chalicelib.heartbeat.rules import DESCRIPTION_MAX, GRACE_MAX, INTERVAL_MAX, INTERVAL_MIN, NAME_MAX
 from chalicelib.heartbeat.service import IssuedHeartbeat
 from chalicelib.heartbeat.tables import HeartbeatRecord
@@ -104,7 +104,7 @@ class HeartbeatV1(ApiModel):
 
     @classmethod
     def fields_of(cls, record: HeartbeatRecord, services: Mapping[str, Service]) -> dict[str, Any]:
-        beat = records.beat_of(record)
+        beat = repository.beat_of(record)
         service = services.get(record.service_key)
         return {
             "id": record.heartbeat_id,

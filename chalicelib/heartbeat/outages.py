@@ -16,8 +16,8 @@ from datetime import datetime
 from chalicelib import clock
 from chalicelib.heartbeat.rules import Beat, outage_dedup_key
 from chalicelib.heartbeat.tables import HeartbeatRecord
-from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.ingest import IngestResult, ingest
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.store import update_unversioned_if
 

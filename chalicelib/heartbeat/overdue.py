@@ -19,11 +19,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from chalicelib import aws, clock
 from chalicelib.errors import AppError
-from chalicelib.heartbeat import outages, records, rules
+from chalicelib.heartbeat import outages, repository, rules
 from chalicelib.heartbeat.tables import DUE_SHARD, HeartbeatRecord
 from chalicelib.store import update_unversioned_if
 
@@ -44,7 +42,6 @@ class OverdueRun:
 
 
 def check_overdue(*, now: datetime) -> OverdueRun:
-    aws.bind_tables()
     run = OverdueRun()
     for key in HeartbeatRecord.by_due_time.query(DUE_SHARD, HeartbeatRecord.due_at <= now):
         try:
@@ -58,10 +55,10 @@ def check_overdue(*, now: datetime) -> OverdueRun:
 
 
 def _fire(heartbeat_id: str, now: datetime, run: OverdueRun) -> None:
-    record = records.read(heartbeat_id)
+    record = repository.read(heartbeat_id)
     if record is None:
         return  # deleted since the index was read
-    read = records.beat_of(record)
+    read = repository.beat_of(record)
     if not rules.is_overdue(read, now):
         return
     outage = read.outages + 1
@@ -77,11 +74,15 @@ def _fire(heartbeat_id: str, now: datetime, run: OverdueRun) -> None:
     number = incident.incident_number if incident is not None else None
     down = rules.went_down(read, now, number)
     for _ in range(WRITE_ATTEMPTS):
-        if update_unversioned_if(record, records.state_actions(down), records.unchanged(read)):
+        if update_unversioned_if(record, repository.state_actions(down), repository.unchanged(read)):
             run.opened += 1
             return
-        latest = records.read(heartbeat_id)
-        if latest is None or int(latest.outages or 0) >= outage or not rules.is_overdue(records.beat_of(latest), now):
+        latest = repository.read(heartbeat_id)
+        if (
+            latest is None
+            or int(latest.outages or 0) >= outage
+            or not rules.is_overdue(repository.beat_of(latest), now)
+        ):
             run.lost += 1
             if not _recorded_as_ours(latest, outage, number):
                 # A ping, a pause or a delete came after step 1 (or the outage this run raised
@@ -89,7 +90,7 @@ def _fire(heartbeat_id: str, now: datetime, run: OverdueRun) -> None:
                 _end(latest if latest is not None else record, outage, now)
             return
         # Edited (renamed, new grace) but still overdue: write again on what is stored now.
-        record, read = latest, records.beat_of(latest)
+        record, read = latest, repository.beat_of(latest)
         down = rules.went_down(read, now, number)
     raise AppError(f"heartbeat {heartbeat_id} kept changing; the next run tries again")
 
@@ -112,11 +113,3 @@ def _end(record: HeartbeatRecord, outage: int, now: datetime) -> None:
 
 class HeartbeatCheckFailed(Exception):
     """Raised after a run in which some heartbeat failed, so the function's error alarm sees it."""
-
-
-def check_heartbeats(_event: Any = None) -> dict[str, int]:
-    """The scheduled entry point (every minute on AWS; every LOCAL_SCHEDULE_SECONDS locally)."""
-    run = check_overdue(now=clock.now())
-    if run.failed:
-        raise HeartbeatCheckFailed(f"heartbeat check failed for {run.failed} heartbeat(s): {run.as_dict()}")
-    return run.as_dict()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib.errors import AppError, HttpsRequired, NotFound, RateLimited
-from chalicelib.heartbeat import outages, records, rules
+from chalicelib.heartbeat import outages, repository, rules
 from chalicelib.heartbeat.rules import Beat
 from chalicelib.heartbeat.tables import HeartbeatRecord
 from chalicelib.ratelimit import buckets
@@ -43,7 +43,7 @@ def _find(token: str) -> HeartbeatRecord:
     if parts is None:
         raise _unknown()
     heartbeat_id, secret = parts
-    record = records.read(heartbeat_id)
+    record = repository.read(heartbeat_id)
     if record is None or not rules.secret_matches(
         record.secret_hash, get_settings().api_key_hmac_secret, heartbeat_id, secret
     ):
@@ -76,18 +76,18 @@ def record_ping(*, token: str, now: datetime, forwarded_proto: str | None) -> Pi
 
     def attempt() -> rules.PingOutcome:
         current = state["record"]
-        read = records.beat_of(current)
+        read = repository.beat_of(current)
         outcome = rules.pinged(read, now)
         if outcome.ignored:
             return outcome
-        actions = records.state_actions(outcome.beat)
+        actions = repository.state_actions(outcome.beat)
         if outcome.ended_outage is not None:
             actions.append(HeartbeatRecord.unresolved_outages.add({outcome.ended_outage}))
         # The secret too: a URL regenerated since the read stops at once.
         same_secret = HeartbeatRecord.secret_hash == record.secret_hash
-        if update_unversioned_if(current, actions, records.unchanged(read) & same_secret):
+        if update_unversioned_if(current, actions, repository.unchanged(read) & same_secret):
             return outcome
-        latest = records.read(current.heartbeat_id)
+        latest = repository.read(current.heartbeat_id)
         if latest is None or latest.secret_hash != record.secret_hash:
             raise _unknown()  # deleted or regenerated meanwhile
         state["record"] = latest

@@ -1,7 +1,7 @@
 """Heartbeats of an organization: create (the ping URL is shown once), list, get, update,
 regenerate the ping URL, delete.
 
-Edits are conditional on the state read (`records.unchanged`) and on `version` (PynamoDB's
+Edits are conditional on the state read (`repository.unchanged`) and on `version` (PynamoDB's
 version check): a ping or the overdue step landing in between makes the edit re-read and re-apply,
 so neither loses the other's write; a PATCH naming the version it read gets a 409 when someone
 edited since.
@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import EllipsisType
 
-from chalicelib import aws
 from chalicelib.catalog.service import find_service
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
-from chalicelib.heartbeat import records, rules
+from chalicelib.heartbeat import repository, rules
 from chalicelib.heartbeat.tables import HeartbeatRecord
 from chalicelib.settings import get_settings
 from chalicelib.store import RetryableConflict, delete_if, put_if_absent, retry_on_conflict, update_if
@@ -52,7 +51,7 @@ def _service_key(organization_id: str, service_ref: str) -> str:
 
 
 def get_heartbeat(*, organization_id: str, heartbeat_id: str) -> HeartbeatRecord:
-    record = records.read(heartbeat_id)
+    record = repository.read(heartbeat_id)
     if record is None or record.organization_id != organization_id:
         raise _not_found()
     return record
@@ -60,7 +59,6 @@ def get_heartbeat(*, organization_id: str, heartbeat_id: str) -> HeartbeatRecord
 
 def list_heartbeats(*, organization_id: str) -> list[HeartbeatRecord]:
     """Newest first; one Query on the organization index."""
-    aws.bind_tables()
     found = list(HeartbeatRecord.by_organization.query(organization_id))
     return sorted(found, key=lambda r: (r.created_at, r.heartbeat_id), reverse=True)
 
@@ -79,7 +77,6 @@ def create_heartbeat(
 ) -> IssuedHeartbeat:
     beat = rules.new_beat(interval_seconds=interval_seconds, grace_seconds=grace_seconds, enabled=enabled, now=now)
     service_key = _service_key(organization_id, service_ref)
-    aws.bind_tables()
     if HeartbeatRecord.by_organization.count(organization_id) >= MAX_HEARTBEATS:
         raise Conflict(f"The organization has {MAX_HEARTBEATS} heartbeats, the most it may have; delete one first.")
     heartbeat_id, secret = rules.new_heartbeat_id(), rules.new_secret()
@@ -93,7 +90,7 @@ def create_heartbeat(
         created_at=now,
         created_by=created_by,
     )
-    records.apply(record, beat)
+    repository.apply(record, beat)
     if not put_if_absent(record):
         raise Conflict("A heartbeat with this id exists already; retry.")  # 96 random bits: never in practice
     return IssuedHeartbeat(record, ping_url(rules.token_of(heartbeat_id, secret)))
@@ -130,7 +127,7 @@ def update_heartbeat(
         record = get_heartbeat(organization_id=organization_id, heartbeat_id=heartbeat_id)
         if expected_version is not None and record.version != expected_version:
             raise _stale(expected_version, int(record.version or 0))
-        read = records.beat_of(record)
+        read = repository.beat_of(record)
         beat = rules.reconfigured(
             read,
             now,
@@ -138,16 +135,16 @@ def update_heartbeat(
             grace_seconds=None if grace_seconds is ... else grace_seconds,
             enabled=None if enabled is ... else enabled,
         )
-        actions = [*records.state_actions(beat), HeartbeatRecord.updated_at.set(now)]
+        actions = [*repository.state_actions(beat), HeartbeatRecord.updated_at.set(now)]
         if name is not ...:
             actions.append(HeartbeatRecord.name.set(name))
         if description is not ...:
             attribute = HeartbeatRecord.description
             actions.append(attribute.remove() if description is None else attribute.set(description))
         # update_if adds the version check and bumps it; `unchanged` catches pings and checks.
-        if update_if(record, actions, records.unchanged(read)):
+        if update_if(record, actions, repository.unchanged(read)):
             return record
-        latest = records.read(heartbeat_id)
+        latest = repository.read(heartbeat_id)
         if latest is None:
             raise _not_found()
         if expected_version is not None and latest.version != expected_version:

@@ -19,7 +19,6 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.errors import IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed
 from chalicelib.idempotency.tables import IdempotencyRecord
 from chalicelib.store import best_effort, save_if
@@ -59,7 +58,6 @@ def run_once(
     lifetime: timedelta = RECORD_LIFETIME,
 ) -> tuple[StoredResponse, bool]:
     """Run `action` once per key (remembered for `lifetime`); returns (response, replayed)."""
-    aws.bind_tables()
     record_key = f"{organization_id}#{operation}#{validate_key(key)}"
     fingerprint = payload_fingerprint(payload)
     claim = IdempotencyRecord(

@@ -17,7 +17,6 @@ from chalicelib.errors import NotFound, ValidationFailed
 from chalicelib.escalation.steps import stopped_state
 from chalicelib.incident import repository
 from chalicelib.incident import sla as sla_rules
-from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord, incident_partition, list_partition
 from chalicelib.incident.urgency import recompute_urgency
 from chalicelib.incident.workflow import (
@@ -32,6 +31,7 @@ from chalicelib.incident.workflow import (
     acknowledge_target,
     plan_transition,
 )
+from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.queue.messages import Message, publish
 from chalicelib.severity import parse_severity
 

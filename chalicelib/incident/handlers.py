@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.incident.tables import TIMELINE_PREFIX, TimelineRecord, incident_partition
 from chalicelib.incident.workflow import EVENT_ALERT_RECEIVED
 from chalicelib.queue.consumers import handles
@@ -14,7 +14,6 @@ from chalicelib.store import put_if_absent
 def write_alert_entry(message: Message) -> None:
     """The timeline entry of a deduplicated alert. Keyed by the message id, so a redelivered
     message writes nothing twice."""
-    aws.bind_tables()
     payload = message.payload
     received_at = clock.parse(str(payload["received_at"]))
     entry = TimelineRecord(

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.incident.models import IncidentListQuery
-from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord, list_partition
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import Workflow, validate_status_filter
+from chalicelib.incident.workflow_settings import incident_settings
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,6 @@ def _partitions(workflow: Workflow, statuses: list[str] | None) -> list[bool]:
 def _query_partition(
     organization_id: str, is_open: bool, after: datetime | None, before: datetime | None
 ) -> Iterator[IncidentRecord]:
-    aws.bind_tables()
     condition: Any = None
     sort_key = IncidentRecord.created_sort
     # created_sort is "<ISO time>#<number>": "#" < "~", so "~" closes an inclusive upper bound.

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.errors import NotFound
 from chalicelib.incident.models import TIMELINE_LIMIT
 from chalicelib.incident.tables import (
@@ -77,7 +77,6 @@ def get_incident(organization_id: str, incident_number: str) -> IncidentRecord:
 
 
 def _read_incident(incident_key: str, incident_number: str) -> IncidentRecord:
-    aws.bind_tables()
     try:
         return IncidentRecord.get(incident_key, INCIDENT_SORT_KEY, consistent_read=True)
     except DoesNotExist:
@@ -86,7 +85,6 @@ def _read_incident(incident_key: str, incident_number: str) -> IncidentRecord:
 
 def get_with_timeline(organization_id: str, incident_number: str, limit: int = TIMELINE_LIMIT) -> IncidentWithTimeline:
     """One Query, newest first: the incident sorts first, then up to limit+1 entries (to know has_more)."""
-    aws.bind_tables()
     connection = IncidentRecord._get_connection()
     result = connection.query(
         incident_partition(organization_id, incident_number),
@@ -176,7 +174,6 @@ def _add_if_exists(
     entries: list[TimelineRecord],
     also: Callable[[Transaction], None] | None = None,
 ) -> None:
-    aws.bind_tables()
     transaction = Transaction()
     if also is not None:
         also(transaction)
@@ -197,7 +194,6 @@ def record_alert(organization_id: str, incident_number: str, *, now: datetime, s
     longer open (or gone): the caller then opens a new one. The timeline entry is written by
     the events worker, keeping a dedup hit at two DynamoDB round trips.
     """
-    aws.bind_tables()
     try:
         with conditional():
             response = IncidentRecord._get_connection().update_item(

@@ -13,11 +13,11 @@ from chalicelib.directory import teams as directory_teams
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.repository import IncidentWithTimeline
-from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.sla import due_at, require_complete
 from chalicelib.incident.tables import IncidentRecord, incident_partition, list_partition
 from chalicelib.incident.urgency import set_urgency
 from chalicelib.incident.workflow import EVENT_CREATED
+from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.queue.messages import Message, publish
 from chalicelib.severity import severity_or_default
 from chalicelib.store import Transaction, counters

@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib import aws, secrets_box
+from chalicelib import secrets_box
 from chalicelib.catalog.service import get_services
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration import routing_keys
@@ -131,7 +131,6 @@ def create_integration(
         found = get_services(organization_id=organization_id, service_keys=[default_service_key])
         if default_service_key not in found:
             raise ValidationFailed.for_field("default_service", "not a service of this organization")
-    aws.bind_tables()
     integration_id = str(uuid.uuid4())
     key = routing_key or routing_keys.generate_routing_key()
     secret = (signing_secret or routing_keys.generate_secret()) if signing else None
@@ -156,7 +155,6 @@ def create_integration(
 
 
 def _active_record(organization_id: str, integration_id: str) -> IntegrationRecord:
-    aws.bind_tables()
     candidates = list(
         IntegrationRecord.by_organization.query(organization_id, IntegrationRecord.integration_id == integration_id)
     )
@@ -171,7 +169,6 @@ def get_integration(*, organization_id: str, integration_id: str) -> Integration
 
 
 def list_integrations(*, organization_id: str) -> list[Integration]:
-    aws.bind_tables()
     found = [
         to_domain(record)
         for record in IntegrationRecord.by_organization.query(organization_id)
@@ -250,7 +247,6 @@ def find_by_routing_key(routing_key: str) -> IntegrationRecord | None:
     """One GetItem by the key's hash; malformed keys never reach DynamoDB."""
     if not routing_keys.looks_like_routing_key(routing_key):
         return None
-    aws.bind_tables()
     try:
         return IntegrationRecord.get(
             routing_keys.hash_routing_key(get_settings().api_key_hmac_secret, routing_key), consistent_read=True

@@ -7,7 +7,6 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.store import Transaction
@@ -22,7 +21,6 @@ def dedup_id(origin: AlertOrigin, key: str) -> str:
 
 
 def read_claim(key: str) -> AlertDedupRecord | None:
-    aws.bind_tables()
     try:
         return AlertDedupRecord.get(key, consistent_read=True)
     except DoesNotExist:

@@ -32,7 +32,7 @@ from chalicelib.errors import (
 )
 from chalicelib.integration import signing
 from chalicelib.integration.admin import find_by_routing_key, reveal_client_secret, reveal_signing_secret
-from chalicelib.integration.alert import get_header
+from chalicelib.integration.normalized import get_header
 from chalicelib.integration.tables import IntegrationRecord
 from chalicelib.ratelimit import buckets
 from chalicelib.ratelimit.window import RateLimitDecision

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from chalicelib.alert import joining, records
+from chalicelib.alert import joining
+from chalicelib.alert import repository as alert_repository
 from chalicelib.alert.tables import RESOLVED, SUPPRESSED, TRIGGERED, AlertRecord
 from chalicelib.errors import AppError, NotFound
 from chalicelib.incident import commands, repository
-from chalicelib.incident.settings import incident_settings
+from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import resolution_target
-from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.claims import dedup_id, read_claim
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.integration.timeline import publish_alert_entry
@@ -75,7 +76,7 @@ def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> Ing
 
 def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> IngestResult:
     organization_id = origin.organization_id
-    alert = records.get_alert(organization_id, claim.alert_id) if claim.alert_id else None
+    alert = alert_repository.get_alert(organization_id, claim.alert_id) if claim.alert_id else None
     if alert is None or alert.incident_number is None:
         if alert is not None and alert.status == SUPPRESSED:
             resolved = _resolve_suppressed(alert, now)
@@ -87,7 +88,9 @@ def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> Ing
         return _resolve_incident(origin, incident, now, alert=None)
     if alert.status == TRIGGERED:
         transaction = Transaction()
-        transaction.update(joining.ALERT_LABEL, alert, records.resolve_actions(now), AlertRecord.status == TRIGGERED)
+        transaction.update(
+            joining.ALERT_LABEL, alert, alert_repository.resolve_actions(now), AlertRecord.status == TRIGGERED
+        )
         joining.release_from_incident(
             transaction, organization_id=organization_id, incident_number=alert.incident_number
         )
@@ -97,7 +100,7 @@ def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> Ing
         except TransactionCancelled as cancelled:
             if not cancelled.failed:
                 raise AppError("The alert is changing too fast; retry the delivery.") from cancelled
-            alert = records.get_alert(organization_id, alert.alert_id) or alert  # resolved meanwhile
+            alert = alert_repository.get_alert(organization_id, alert.alert_id) or alert  # resolved meanwhile
     incident = _incident_of(origin, claim)
     if incident is None:
         return IngestResult(None, created=False, deduplicated=True, alert=alert, note=NO_ALERT)
@@ -111,9 +114,9 @@ def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> Ing
 def _resolve_suppressed(alert: AlertRecord, now: datetime) -> AlertRecord:
     try:
         with conditional():
-            alert.update(actions=records.resolve_actions(now), condition=AlertRecord.status == SUPPRESSED)
+            alert.update(actions=alert_repository.resolve_actions(now), condition=AlertRecord.status == SUPPRESSED)
     except ConditionFailed:
-        return records.get_alert(alert.organization_id, alert.alert_id) or alert
+        return alert_repository.get_alert(alert.organization_id, alert.alert_id) or alert
     return alert
 
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Final
 
 from chalicelib.errors import InvalidSignature, SignatureExpired
-from chalicelib.integration.alert import get_header
+from chalicelib.integration.normalized import get_header
 
 SIGNATURE_HEADER: Final = "X-Service-Signature"
 TIMESTAMP_HEADER: Final = "X-Service-Timestamp"

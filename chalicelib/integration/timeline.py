@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from chalicelib import clock
-from chalicelib.integration.alert import NormalizedAlert
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.queue.messages import Message, publish
 

@@ -22,8 +22,9 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib.alert import joining, records
-from chalicelib.alert.records import AlertDraft
+from chalicelib.alert import joining
+from chalicelib.alert import repository as alert_repository
+from chalicelib.alert.repository import AlertDraft
 from chalicelib.alert.tables import SUPPRESSED, TRIGGERED, AlertGroupRecord, AlertRecord
 from chalicelib.catalog.grouping import group_key, joins, window_end
 from chalicelib.catalog.service import Service, find_service
@@ -33,8 +34,8 @@ from chalicelib.eventrule.facts import AlertFacts, RuleDecision
 from chalicelib.incident import repository
 from chalicelib.incident import service as incidents
 from chalicelib.incident.tables import IncidentRecord
-from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.claims import DEDUP_LABEL, claim_key, dedup_id, read_claim
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.integration.timeline import publish_alert_entry
@@ -103,7 +104,7 @@ def trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Inges
 
 def shape(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Shaped:
     service = _service(origin, alert.service_hint or origin.default_service_key)
-    labels = records.labels_of(alert.metadata)
+    labels = alert_repository.labels_of(alert.metadata)
     facts = AlertFacts(
         title=alert.title,
         source=alert.source,
@@ -166,14 +167,14 @@ def _count_on_open(
     organization_id, incident_number = origin.organization_id, str(claim.incident_number)
     counted: AlertRecord | None = None
     if claim.alert_id is not None:  # absent on a claim from before alerts were records
-        counted = records.count_occurrence(organization_id, claim.alert_id, status=TRIGGERED, now=now)
+        counted = alert_repository.count_occurrence(organization_id, claim.alert_id, status=TRIGGERED, now=now)
         if counted is None:
             return None  # resolved: a trigger with its key again is a new alert
     hit = repository.record_alert(organization_id, incident_number, now=now, summary=alert.summary)
     if hit is None:
         if claim.alert_id is not None:
             # Its incident closed and the alert had not heard yet: it is over too.
-            records.withdraw_occurrence(organization_id, claim.alert_id, now=now)
+            alert_repository.withdraw_occurrence(organization_id, claim.alert_id, now=now)
         return None
     count = int(counted.event_count) if counted is not None else int(hit.alert_count or 0)
     publish_alert_entry(origin, hit.incident_number, alert, now, count=count)
@@ -184,7 +185,7 @@ def _count_on_suppressed(origin: AlertOrigin, claim: AlertDedupRecord, now: date
     """One more event on the key's suppressed alert (still suppressed now); None when it is over."""
     if claim.alert_id is None:
         return None
-    counted = records.count_occurrence(origin.organization_id, claim.alert_id, status=SUPPRESSED, now=now)
+    counted = alert_repository.count_occurrence(origin.organization_id, claim.alert_id, status=SUPPRESSED, now=now)
     if counted is None:
         return None
     return IngestResult(None, created=False, deduplicated=True, alert=counted, suppressed=True)
@@ -198,9 +199,9 @@ def _new_alert(
     claim: tuple[str, AlertDedupRecord | None] | None,
 ) -> IngestResult:
     draft = shaped.draft
-    alert_id = records.new_alert_id()
+    alert_id = alert_repository.new_alert_id()
     if draft.suppressed_by is not None:
-        record = records.build_record(draft, alert_id=alert_id, now=now, incident_number=None, grouped=False)
+        record = alert_repository.build_record(draft, alert_id=alert_id, now=now, incident_number=None, grouped=False)
         transaction = Transaction()
         joining.put_alert(transaction, record)
         if claim is not None:
@@ -240,7 +241,7 @@ def _join(
 ) -> IngestResult | None:
     """The new alert joins the group's open incident; None when that incident is closed."""
     organization_id = origin.organization_id
-    record = records.build_record(
+    record = alert_repository.build_record(
         shaped.draft, alert_id=alert_id, now=now, incident_number=incident_number, grouped=True
     )
     transaction = Transaction()
@@ -275,7 +276,7 @@ def _open_incident(
 
     def before_write(transaction: Transaction, incident: IncidentRecord) -> None:
         incident.open_alerts = 1
-        record = records.build_record(
+        record = alert_repository.build_record(
             draft, alert_id=alert_id, now=now, incident_number=incident.incident_number, grouped=False
         )
         joining.put_alert(transaction, record)

@@ -13,7 +13,7 @@ from typing import Any
 from chalicelib.outbound import targets
 from chalicelib.settings import get_settings
 from chalicelib.statuspage import incident_templates
-from chalicelib.subscriber import records, rules, service
+from chalicelib.subscriber import repository, rules, service
 from chalicelib.subscriber.links import SubscriberLink, sign
 
 FOLLOWER_EMAIL = "status-reader@example.com"
@@ -57,6 +57,6 @@ def seed_followers(*, page_id: str, slug: str, component_ids: dict[str, str], no
         wanted.append((service.SubscribeInput(email=WEBHOOK_OWNER_EMAIL, component_ids=[], url=sink), True))
     for subscriber, confirm in wanted:
         service.subscribe(slug=slug, wanted=subscriber, now=now)
-        guard = records.get_item(page_id, rules.guard_key(email=subscriber.email, url=subscriber.url))
+        guard = repository.get_item(page_id, rules.guard_key(email=subscriber.email, url=subscriber.url))
         if confirm and guard is not None and guard.subscriber_id:
             service.confirm(sign(SubscriberLink("confirm", page_id, guard.subscriber_id)), now)

@@ -14,8 +14,8 @@ from typing import Any
 
 from chalicelib.errors import Conflict
 from chalicelib.local.demo_follow import FOLLOWERS, seed_followers
-from chalicelib.statuspage import incidents, maintenance, pages, structure
-from chalicelib.statuspage.store import item_id, page_id_for_slug
+from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
+from chalicelib.statuspage.repository import item_id, page_id_for_slug
 
 PAGE_NAME = "Tocsin Demo"
 SLUG = "tocsin-demo"
@@ -124,7 +124,7 @@ def _create(organization_id: str, now: datetime) -> None:
         page_id=page.page_id, incident_id=item_id(incident), status=second_status, body=second_body, now=now
     )
     start = datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time(2, 0), tzinfo=UTC)
-    maintenance.create_window(
+    scheduled_maintenance.create_window(
         page_id=page.page_id,
         title=MAINTENANCE_TITLE,
         scheduled_start=start,

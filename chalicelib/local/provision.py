@@ -8,7 +8,7 @@ from chalicelib import aws
 from chalicelib.local.outbox_table import create_outbox_table
 from chalicelib.queue.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
 from chalicelib.settings import get_settings
-from chalicelib.tables import all_models
+from chalicelib.table_registry import all_models
 
 
 def create_tables() -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib import aws
 from chalicelib.maintenance import rules
 from chalicelib.maintenance.tables import MaintenanceMembershipRecord
 
@@ -28,7 +27,6 @@ class WindowInEffect:
 def window_in_effect(*, organization_id: str, service_key: str, now: datetime) -> WindowInEffect | None:
     """The window that keeps the service in maintenance at `now`, or None. When several overlap,
     the one that ends last: the service stays in maintenance until then."""
-    aws.bind_tables()
     found = MaintenanceMembershipRecord.query(
         rules.membership_partition(organization_id, service_key),
         MaintenanceMembershipRecord.end_and_window > rules.ending_after(now),

@@ -14,8 +14,8 @@ from pydantic.json_schema import SkipJsonSchema
 from chalicelib.catalog.service import Service
 from chalicelib.directory.models import Description
 from chalicelib.maintenance import rules
+from chalicelib.maintenance.repository import MaintenanceWindow
 from chalicelib.maintenance.service import Removal
-from chalicelib.maintenance.storage import MaintenanceWindow
 from chalicelib.model_base import ApiModel, RequestModel, ScheduleTime, VersionedPatchModel
 from chalicelib.pagination import PageQuery
 

@@ -17,8 +17,8 @@ from typing import Literal
 from chalicelib.catalog.service import Service, find_service, get_services
 from chalicelib.directory import rules as directory_rules
 from chalicelib.errors import Conflict, ValidationFailed
-from chalicelib.maintenance import rules, storage
-from chalicelib.maintenance.storage import MaintenanceWindow, to_domain
+from chalicelib.maintenance import repository, rules
+from chalicelib.maintenance.repository import MaintenanceWindow, to_domain
 from chalicelib.maintenance.tables import MaintenanceWindowRecord
 from chalicelib.store import RetryableConflict, retry_on_conflict
 
@@ -75,7 +75,7 @@ def services_of(*, organization_id: str, windows: list[MaintenanceWindow]) -> di
 
 
 def get_window(*, organization_id: str, window_id: str) -> MaintenanceWindow:
-    return to_domain(storage.get_record(organization_id, window_id))
+    return to_domain(repository.get_record(organization_id, window_id))
 
 
 def list_windows(
@@ -97,7 +97,7 @@ def list_windows(
         service_key = found.service_key
     windows = [
         window
-        for window in map(to_domain, storage.organization_records(organization_id))
+        for window in map(to_domain, repository.organization_records(organization_id))
         if (service_key is None or service_key in window.service_keys) and rules.matches_state(window.state(now), state)
     ]
     return sorted(
@@ -137,7 +137,7 @@ def create_window(
             created_by=created_by,
             created_at=now,
         )
-        storage.commit(window=record, before=[], after=storage.memberships_of(record, now), new=True)
+        repository.commit(window=record, before=[], after=repository.memberships_of(record, now), new=True)
         return to_domain(record)
 
     return retry_on_conflict(attempt, what="maintenance window")
@@ -169,7 +169,7 @@ def update_window(
     """Change only the arguments given (`...` means unchanged). 409 for a past window, or a new
     start for a window that has started; the times obey the same rules as on create."""
     cleaned_description = directory_rules.clean_description(description) if description is not ... else None
-    storage.get_record(organization_id, window_id)  # 404 before the services are looked up
+    repository.get_record(organization_id, window_id)  # 404 before the services are looked up
     service_keys = (
         resolve_services(organization_id=organization_id, service_refs=service_refs)
         if service_refs is not ...
@@ -177,7 +177,7 @@ def update_window(
     )
 
     def attempt() -> MaintenanceWindow:
-        record = storage.get_record(organization_id, window_id, consistent=True)
+        record = repository.get_record(organization_id, window_id, consistent=True)
         if expected_version is not None and int(record.version or 0) != expected_version:
             raise _stale(expected_version, int(record.version or 0))
         state = rules.state_of(start=record.starts_at, end=record.ends_at, now=now)
@@ -189,7 +189,7 @@ def update_window(
                 "(change its end, or DELETE it to end it now).",
                 details={"fields": [{"field": "start", "message": "the window has started"}]},
             )
-        before = storage.memberships_of(record, now)
+        before = repository.memberships_of(record, now)
         new_start = rules.effective_start(start, now) if start is not ... else record.starts_at
         new_end = end.astimezone(UTC) if end is not ... else record.ends_at
         rules.check_span(start=new_start, end=new_end, now=now, end_field="end" if end is not ... else "start")
@@ -200,10 +200,10 @@ def update_window(
             record.service_keys = service_keys  # type: ignore[assignment]  # PynamoDB stores a list[str]
         record.updated_at = now
         try:
-            storage.commit(window=record, before=before, after=storage.memberships_of(record, now))
+            repository.commit(window=record, before=before, after=repository.memberships_of(record, now))
         except RetryableConflict:
             if expected_version is not None:
-                latest = storage.get_record(organization_id, window_id, consistent=True)
+                latest = repository.get_record(organization_id, window_id, consistent=True)
                 raise _stale(expected_version, int(latest.version or 0)) from None
             raise
         return to_domain(record)
@@ -217,18 +217,18 @@ def delete_window(*, organization_id: str, window_id: str, now: datetime) -> Rem
     a window that ended by itself cannot be deleted (409)."""
 
     def attempt() -> Removal:
-        record = storage.get_record(organization_id, window_id, consistent=True)
+        record = repository.get_record(organization_id, window_id, consistent=True)
         state = rules.state_of(start=record.starts_at, end=record.ends_at, now=now)
         if state == "past":
             if record.ended_early_at is not None:
                 return Removal(window_id, "ended", to_domain(record))
             raise _ended()
-        before = storage.memberships_of(record, now)
+        before = repository.memberships_of(record, now)
         if state == "future":
-            storage.commit(window=record, before=before, after=[], delete_window=True)
+            repository.commit(window=record, before=before, after=[], delete_window=True)
             return Removal(window_id, "deleted", None)
         record.ends_at, record.ended_early_at, record.updated_at = now, now, now
-        storage.commit(window=record, before=before, after=[])
+        repository.commit(window=record, before=before, after=[])
         return Removal(window_id, "ended", to_domain(record))
 
     return retry_on_conflict(attempt, what="maintenance window")

@@ -42,7 +42,6 @@ class DeliveryRecord(TocsinModel):
 
 def claim(delivery_id: str, now: datetime) -> bool:
     """True when this worker may send; False when it was sent already or another worker is sending."""
-    aws.bind_tables()
     return save_if(
         DeliveryRecord(delivery_id, state="sending", claimed_at=now, expires_at=now + KEEP_FOR),
         DeliveryRecord.delivery_id.does_not_exist()

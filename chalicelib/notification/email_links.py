@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from chalicelib import aws
 from chalicelib.settings import get_settings
 from chalicelib.store.conditions import delete_if, save_if
 from chalicelib.store.unique import UniqueNameRecord, owner_of
@@ -131,7 +130,6 @@ def verify(token: str, *, now: datetime, key: bytes | None = None) -> EmailLink:
 def claim(link: EmailLink) -> bool:
     """Spend the link: True for exactly one of any number of racing POSTs. The claim sits in the
     kernel's unique-value table under the link's organization, naming the recipient."""
-    aws.bind_tables()
     record = UniqueNameRecord(link.organization_id, _CLAIM_PREFIX + link.link_id, owner_id=link.user_id)
     return save_if(record, UniqueNameRecord.unique_key.does_not_exist())
 
@@ -143,7 +141,6 @@ def link_url(link: EmailLink) -> str:
 def release(link: EmailLink) -> None:
     """Give the link back after a failure that was not the person's (the store or a command
     raised): a link that changed nothing can be clicked again. Only this link's own claim."""
-    aws.bind_tables()
     record = UniqueNameRecord(link.organization_id, _CLAIM_PREFIX + link.link_id, owner_id=link.user_id)
     delete_if(record, UniqueNameRecord.owner_id == link.user_id, add_version_condition=False)
 

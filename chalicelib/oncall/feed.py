@@ -10,7 +10,6 @@ from __future__ import annotations
 import secrets
 from datetime import datetime, timedelta
 
-from chalicelib import aws
 from chalicelib.directory.users import get_users
 from chalicelib.errors import NotFound
 from chalicelib.oncall.ical import render_ical
@@ -56,7 +55,6 @@ def find_by_ical_token(token: str) -> StoredSchedule | None:
     """One Query on the token index; None for an unknown or malformed token."""
     if not 20 <= len(token) <= 100 or not set(token) <= _TOKEN_ALPHABET:
         return None
-    aws.bind_tables()
     for record in ScheduleRecord.by_ical_token.query(token, limit=1):
         return to_domain(record)
     return None

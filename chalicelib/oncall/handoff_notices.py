@@ -33,7 +33,6 @@ from typing import Any
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 
-from chalicelib import aws, clock
 from chalicelib.oncall.fields import format_moment
 from chalicelib.oncall.handoff_text import render_notice
 from chalicelib.oncall.handoffs import Handoff, NoticePlan, changes_at, next_notice
@@ -91,7 +90,6 @@ def notice_message(stored: StoredSchedule, handoff: Handoff) -> Message:
 
 def send_due_notices(*, now: datetime) -> NoticeRun:
     """Publish the notices of every boundary due by `now` and plan each schedule's next one."""
-    aws.bind_tables()
     run = NoticeRun()
     for key in ScheduleRecord.by_next_notice.query(NOTICE_SHARD, ScheduleRecord.next_notice_at <= now):
         try:
@@ -152,11 +150,3 @@ def _advance(record: ScheduleRecord, plan: NoticePlan, condition: Condition, run
 
 class HandoffNoticesFailed(Exception):
     """Raised after a run in which some schedule failed, so the function's error alarm sees it."""
-
-
-def send_handoff_notices(_event: Any = None) -> dict[str, int]:
-    """The scheduled entry point (every minute on AWS; every LOCAL_SCHEDULE_SECONDS locally)."""
-    run = send_due_notices(now=clock.now())
-    if run.failed:
-        raise HandoffNoticesFailed(f"handoff notices failed for {run.failed} schedule(s): {run.as_dict()}")
-    return run.as_dict()

@@ -24,7 +24,6 @@ from types import EllipsisType
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.directory import rules
 from chalicelib.directory.teams import get_team
 from chalicelib.directory.users import User, get_users
@@ -177,7 +176,6 @@ def create_schedule(
     check_lead_minutes(handoff_notice_lead_minutes)
     _check_team(organization_id, team_id)
     _check_people(organization_id, _members(schedule.layers))
-    aws.bind_tables()
     record = ScheduleRecord(
         organization_id,
         schedule.schedule_id,
@@ -198,7 +196,6 @@ def create_schedule(
 def get_record(organization_id: str, schedule_id: str, *, consistent: bool = False) -> ScheduleRecord:
     if not rules.is_item_id(schedule_id):
         raise _not_found()
-    aws.bind_tables()
     try:
         return ScheduleRecord.get(organization_id, schedule_id, consistent_read=consistent)
     except DoesNotExist:
@@ -218,14 +215,12 @@ def get_schedules(*, organization_id: str, schedule_ids: Sequence[str]) -> dict[
 
 
 def _read_schedules(organization_id: str, schedule_ids: list[str]) -> dict[str, StoredSchedule]:
-    aws.bind_tables()
     found = ScheduleRecord.batch_get([(organization_id, s) for s in schedule_ids])
     return {record.schedule_id: to_domain(record) for record in found}
 
 
 def list_schedules(*, organization_id: str, team_id: str | None = None) -> list[StoredSchedule]:
     """Newest first; one Query on the organization's partition."""
-    aws.bind_tables()
     found = [
         to_domain(record)
         for record in ScheduleRecord.query(organization_id)

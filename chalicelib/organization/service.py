@@ -8,7 +8,6 @@ from datetime import datetime
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.errors import NotFound
 from chalicelib.organization.tables import OrganizationRecord
 from chalicelib.store import scope
@@ -26,7 +25,6 @@ def _to_domain(record: OrganizationRecord) -> Organization:
 
 
 def create_organization(*, name: str, now: datetime, organization_id: str | None = None) -> Organization:
-    aws.bind_tables()
     record = OrganizationRecord(organization_id or str(uuid.uuid4()), name=name, created_at=now)
     record.save(condition=OrganizationRecord.organization_id.does_not_exist())
     return _to_domain(record)
@@ -40,7 +38,6 @@ def get_organization(*, organization_id: str) -> Organization:
 
 
 def _read_organization(organization_id: str) -> Organization | None:
-    aws.bind_tables()
     try:
         return _to_domain(OrganizationRecord.get(organization_id))
     except DoesNotExist:

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.errors import ValidationFailed
 from chalicelib.integration.signing import signed_headers
 from chalicelib.notification.webhook_notice import DisabledSubscription, send_disabled_notice
@@ -68,7 +68,6 @@ def deliver(
     now: datetime,
 ) -> Outcome:
     """Run attempt `attempt` if it is due and unclaimed; returns what happened (logs and tests)."""
-    aws.bind_tables()
     claimed = _claim_at_once(organization_id, subscription_id, delivery_key, attempt, now)
     if claimed is not None:
         return _send(claimed, attempt, now)
@@ -380,7 +379,6 @@ def _connection(scheme: str, host: str, port: int, address: str, timeout: float)
 def notify_owner(message: Message) -> None:
     """Email the owner of a subscription failed deliveries disabled; SES failing raises (SQS retries)."""
 
-    aws.bind_tables()
     subscription = _get_subscription(message.organization_id, str(message.payload["subscription_id"]))
     if subscription is None or subscription.enabled or not subscription.owner_email:
         return  # deleted, re-enabled already, or nobody to tell

@@ -24,7 +24,7 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.errors import NotFound
 from chalicelib.incident import repository
 from chalicelib.incident.presenters import incident_v1
@@ -68,7 +68,6 @@ def fan_out(message: Message, *, now: datetime) -> FanOutResult:
     )
     if not planned:
         return FanOutResult(0, 0)
-    aws.bind_tables()
     subscriptions = list(WebhookSubscriptionRecord.query(message.organization_id))
     addressed = [(event, sub) for event in planned for sub in subscriptions if wanted_by(sub, event)]
     if not addressed:

@@ -20,7 +20,7 @@ from types import EllipsisType
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, secrets_box
+from chalicelib import secrets_box
 from chalicelib.directory import rules
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration.admin import get_integration
@@ -137,7 +137,6 @@ def _not_found() -> NotFound:
 def _get_record(organization_id: str, subscription_id: str, *, consistent: bool = False) -> WebhookSubscriptionRecord:
     if not _SUBSCRIPTION_ID.match(subscription_id):
         raise _not_found()
-    aws.bind_tables()
     try:
         return WebhookSubscriptionRecord.get(organization_id, subscription_id, consistent_read=consistent)
     except DoesNotExist:
@@ -150,7 +149,6 @@ def get_subscription(*, organization_id: str, subscription_id: str) -> WebhookSu
 
 def list_subscriptions(*, organization_id: str) -> list[WebhookSubscriptionRecord]:
     """Newest first; one Query on the organization's partition."""
-    aws.bind_tables()
     found = list(WebhookSubscriptionRecord.query(organization_id))
     return sorted(found, key=lambda r: (r.created_at, r.subscription_id), reverse=True)
 
@@ -201,7 +199,6 @@ def create_subscription(
     owner = _owner(owner_email)
     check_url(url)
     check_sync_integration(organization_id, sync_integration_id)
-    aws.bind_tables()
     if WebhookSubscriptionRecord.count(organization_id) >= MAX_SUBSCRIPTIONS:
         raise Conflict(
             f"The organization has {MAX_SUBSCRIPTIONS} webhook subscriptions, the most it may have; "

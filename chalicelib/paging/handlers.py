@@ -15,7 +15,7 @@ from chalicelib.incident import commands, repository
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import EVENT_SLA_BREACHED
 from chalicelib.notification import deliveries
-from chalicelib.paging import escalation, reach
+from chalicelib.paging import escalation_runs, reach
 from chalicelib.paging.on_call import primary_on_call
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, due_in_seconds, publish
@@ -38,7 +38,7 @@ def on_incident_created(message: Message) -> None:
     except NotFound:
         return
     _auto_assign(incident, now)
-    escalation.begin(organization_id=message.organization_id, incident_number=number, now=now)
+    escalation_runs.begin(organization_id=message.organization_id, incident_number=number, now=now)
     due = (incident.sla or {}).get("acknowledge_due_at")
     if due:
         _schedule_sla_check(message.organization_id, number, str(due), now)
@@ -65,9 +65,9 @@ def _auto_assign(incident: IncidentRecord, now: datetime) -> None:
         logger.warning("auto-assignment skipped", extra={"incident_number": incident_number})
 
 
-@handles(escalation.ESCALATION_TIMER)
+@handles(escalation_runs.ESCALATION_TIMER)
 def on_escalation_timer(message: Message) -> None:
-    escalation.on_timer(
+    escalation_runs.on_timer(
         organization_id=message.organization_id,
         incident_number=str(message.payload["incident_number"]),
         token=str(message.payload["token"]),
@@ -75,7 +75,7 @@ def on_escalation_timer(message: Message) -> None:
     )
 
 
-@handles(escalation.DELIVER_NOTIFICATION)
+@handles(escalation_runs.DELIVER_NOTIFICATION)
 def on_deliver_notification(message: Message) -> None:
     """Send one person's notification once: the delivery id is claimed first. When no channel
     delivered because SES or Slack failed, the claim is released and the consumer raises, so SQS
@@ -179,7 +179,7 @@ def on_sla_check(message: Message) -> None:
     def attempt() -> IncidentRecord | None:
         incident = repository.get_incident(message.organization_id, number)
         sla = dict(incident.sla or {})
-        if incident.acknowledged_at is not None or escalation.is_done(incident) or sla.get("acknowledge_breached"):
+        if incident.acknowledged_at is not None or escalation_runs.is_done(incident) or sla.get("acknowledge_breached"):
             return None
         sla["acknowledge_breached"] = True
         sla["acknowledge_met"] = False
@@ -198,8 +198,8 @@ def on_sla_check(message: Message) -> None:
     incident = repository.with_version_retries(attempt)
     if incident is None:
         return
-    state = escalation.state_of(incident)
+    state = escalation_runs.state_of(incident)
     if state is not None:
         level = state.policy.levels[state.level_index]
         step = steps.Step(state.level, level.targets, None, state.token, state.repeats_done, state.sequence)
-        escalation.deliver_for_sla(incident, step, now)
+        escalation_runs.deliver_for_sla(incident, step, now)

@@ -33,7 +33,7 @@ from chalicelib.incident.urgency import urgency_of
 from chalicelib.notification import deliveries
 from chalicelib.notification.channels import Recipient
 from chalicelib.notification.service import Target, notify_targets
-from chalicelib.paging import escalation
+from chalicelib.paging import escalation_runs
 from chalicelib.paging.sms_reply import remember_page
 from chalicelib.queue.messages import Message, due_in_seconds, publish
 from chalicelib.store import Transaction
@@ -178,11 +178,11 @@ def _send(
 def still_wanted(incident: IncidentRecord, run_token: str | None) -> bool:
     """A delayed step sends only while its incident is unacknowledged and unresolved and, for an
     escalation's page, that escalation is still running (not stopped, not replaced)."""
-    if incident.acknowledged_at is not None or escalation.is_done(incident):
+    if incident.acknowledged_at is not None or escalation_runs.is_done(incident):
         return False
     if run_token is None:
         return True
-    state = escalation.state_of(incident)
+    state = escalation_runs.state_of(incident)
     return state is not None and not state.stopped and state.run_token == run_token
 
 

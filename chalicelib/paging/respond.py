@@ -21,8 +21,8 @@ from chalicelib.auth.scopes import ROLE_SCOPES, ROLES
 from chalicelib.directory.users import User
 from chalicelib.errors import AppError
 from chalicelib.incident import commands, repository
-from chalicelib.incident.settings import incident_settings
-from chalicelib.paging import escalation
+from chalicelib.incident.workflow_settings import incident_settings
+from chalicelib.paging import escalation_runs
 
 Action = Literal["acknowledge", "resolve", "escalate"]
 ACTIONS: tuple[Action, ...] = ("acknowledge", "resolve", "escalate")
@@ -92,7 +92,7 @@ def respond(
                 principal=principal,
             )
             return Outcome(True, f"{incident_number} resolved by {principal.actor}.", incident_number)
-        outcome = escalation.escalate(
+        outcome = escalation_runs.escalate(
             organization_id=organization_id,
             incident_number=incident_number,
             actor=f"{principal.actor} via {principal.via}",

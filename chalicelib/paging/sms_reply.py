@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import aws
 from chalicelib.contact.service import owners_of_phone
 from chalicelib.directory.users import get_user
 from chalicelib.errors import InvalidPayload, NotFound
@@ -112,7 +111,6 @@ def _page_key(phone: str, code: str | None) -> str:
 def remember_page(*, phone: str, organization_id: str, incident_number: str, user_id: str, now: datetime) -> None:
     """Record that `phone` was paged for the incident (the latest page, and under its short code).
     Best effort: a page is never failed for it (a reply without a record is told so)."""
-    aws.bind_tables()
     for code in (None, short_code(incident_number)):
         record = DeliveryRecord(
             _page_key(phone, code),
@@ -128,7 +126,6 @@ def remember_page(*, phone: str, organization_id: str, incident_number: str, use
 
 
 def recall_page(phone: str, code: str | None, now: datetime) -> PagedIncident | None:
-    aws.bind_tables()
     try:
         record = DeliveryRecord.get(_page_key(phone, code), consistent_read=True)
     except DeliveryRecord.DoesNotExist:

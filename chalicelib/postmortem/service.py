@@ -13,7 +13,6 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.incident import repository
 from chalicelib.incident.tables import (
@@ -95,7 +94,6 @@ def get_postmortem(*, organization_id: str, postmortem_id: str) -> PostmortemRec
     if not _is_uuid(postmortem_id):
         # Never a postmortem id; and a key over DynamoDB's size limit would be a ValidationException.
         raise NotFound(f"Postmortem {postmortem_id[:64]} was not found.")
-    aws.bind_tables()
     try:
         return PostmortemRecord.get(organization_id, postmortem_id, consistent_read=True)
     except DoesNotExist:
@@ -112,7 +110,6 @@ def get_postmortem_for_incident(*, organization_id: str, incident_number: str) -
 def list_postmortems(*, organization_id: str, status: str | None = None) -> list[PostmortemRecord]:
     """The organization's postmortems, newest first, optionally of one status: one Query on the
     organization's partition (the console's list; the API reads them one incident at a time)."""
-    aws.bind_tables()
     condition = PostmortemRecord.status == status if status is not None else None
     found = PostmortemRecord.query(organization_id, filter_condition=condition)
     return sorted(found, key=lambda record: (record.created_at, record.postmortem_number), reverse=True)
@@ -278,7 +275,6 @@ def _write_new(record: PostmortemRecord, incident: IncidentRecord, *, now: datet
 
 def _status_moves(organization_id: str, incident_number: str) -> list[tuple[datetime, str]]:
     """Every status change on the incident's timeline, oldest first: (moved_at, to_status)."""
-    aws.bind_tables()
     entries = TimelineRecord.query(
         incident_partition(organization_id, incident_number),
         TimelineRecord.item_key.startswith(TIMELINE_PREFIX),

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from chalicelib import aws
 from chalicelib.ratelimit.tables import RateLimitWindowRecord
 from chalicelib.ratelimit.window import RateLimitDecision, window_for
 
 
 def hit(*, category: str, identity: str, limit: int, window_seconds: int, now: datetime) -> RateLimitDecision:
-    aws.bind_tables()
     epoch = now.timestamp()
     window = window_for(epoch, window_seconds)
     record = RateLimitWindowRecord(f"{category}#{identity}#{window.start}")

@@ -22,7 +22,7 @@ from chalicelib import clock
 from chalicelib.queue.messages import Message, publish
 from chalicelib.statuspage import public
 from chalicelib.statuspage.pages import public_url
-from chalicelib.statuspage.store import Structure, load_structure
+from chalicelib.statuspage.repository import Structure, load_structure
 from chalicelib.statuspage.tables import StatusPageItem
 
 STATUS_PAGE_INCIDENT_UPDATED_MESSAGE = "status_page.incident_updated"

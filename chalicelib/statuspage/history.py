@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.tables import HISTORY_PREFIX, StatusPageItem
 from chalicelib.statuspage.uptime import MaintenanceMark, StatusChange
@@ -102,7 +102,6 @@ def save_with_history(item: StatusPageItem, history: list[StatusPageItem]) -> bo
 
 def load_since(page_id: str, since: datetime) -> list[StatusPageItem]:
     """Every history item of the page from `since` on, oldest first: one Query on the partition."""
-    aws.bind_tables()
     return list(
         StatusPageItem.query(
             page_id,

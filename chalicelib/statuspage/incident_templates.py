@@ -15,11 +15,10 @@ from datetime import datetime
 from types import EllipsisType
 from typing import Any
 
-from chalicelib import aws
 from chalicelib.errors import Conflict
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.pages import delete_item
-from chalicelib.statuspage.store import get_item, require_structure, save_or_retry
+from chalicelib.statuspage.repository import get_item, require_structure, save_or_retry
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import TEMPLATE_PREFIX, StatusPageItem
 from chalicelib.store import RetryableConflict, retry_on_conflict
@@ -113,13 +112,11 @@ def create_template(
 
 
 def _count(page_id: str) -> int:
-    aws.bind_tables()
     return StatusPageItem.count(page_id, StatusPageItem.item_key.startswith(TEMPLATE_PREFIX))
 
 
 def list_templates(*, page_id: str) -> list[StatusPageItem]:
     """By name (case-insensitive), then creation order; one Query on the page's templates."""
-    aws.bind_tables()
     found = StatusPageItem.query(page_id, StatusPageItem.item_key.startswith(TEMPLATE_PREFIX))
     return sorted(found, key=lambda item: ((item.name or "").casefold(), item.item_key))
 

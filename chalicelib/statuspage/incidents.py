@@ -14,12 +14,11 @@ from typing import Any
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.update import Action
 
-from chalicelib import aws
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
 from chalicelib.statuspage import history, incident_templates, rules
 from chalicelib.statuspage.announcements import announce_incident, incident_change
-from chalicelib.statuspage.store import (
+from chalicelib.statuspage.repository import (
     Structure,
     get_item,
     item_id,
@@ -32,7 +31,6 @@ from chalicelib.store import RetryableConflict, Transaction, TransactionCancelle
 
 
 def _check_internal_incident(organization_id: str, incident_number: str) -> None:
-    aws.bind_tables()
     try:
         IncidentRecord.get(
             incident_partition(organization_id, incident_number), INCIDENT_SORT_KEY, attributes_to_get=["item_key"]
@@ -208,7 +206,6 @@ def add_update(
 
 def list_incidents(*, page_id: str) -> list[StatusPageItem]:
     """Newest first; one Query on the page's incidents."""
-    aws.bind_tables()
     return list(
         StatusPageItem.query(page_id, StatusPageItem.item_key.startswith(INCIDENT_PREFIX), scan_index_forward=False)
     )

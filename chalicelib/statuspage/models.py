@@ -20,6 +20,7 @@ from chalicelib.model_base import (
 )
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import PublicIncidentUpdate
+from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.rules import (
     RESERVED_SLUGS,
     SLUG_PATTERN,
@@ -28,7 +29,6 @@ from chalicelib.statuspage.rules import (
     IncidentStatus,
     MaintenanceStatus,
 )
-from chalicelib.statuspage.store import item_id
 from chalicelib.statuspage.tables import StatusPageItem
 
 Name = Annotated[str, Field(min_length=1, max_length=100), SingleLine]

@@ -10,12 +10,11 @@ from __future__ import annotations
 from datetime import datetime
 from types import EllipsisType
 
-from chalicelib import aws
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
 from chalicelib.statuspage import rules
-from chalicelib.statuspage.store import get_page
+from chalicelib.statuspage.repository import get_page
 from chalicelib.statuspage.tables import PAGE_KEY, SLUG_KEY, StatusPageItem, slug_partition
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, delete_if, retry_on_conflict
 
@@ -44,7 +43,6 @@ def _guard(slug: str, page_id: str, *, stored: bool = False) -> StatusPageItem:
 
 def create_page(*, organization_id: str, name: str, slug: str, now: datetime) -> StatusPageItem:
     rules.check_slug(slug)
-    aws.bind_tables()
     page = StatusPageItem(
         rules.new_id("page", now),
         PAGE_KEY,
@@ -68,7 +66,6 @@ def create_page(*, organization_id: str, name: str, slug: str, now: datetime) ->
 
 def list_pages(*, organization_id: str) -> list[StatusPageItem]:
     """Newest first; one Query on the sparse organization index."""
-    aws.bind_tables()
     return list(StatusPageItem.organization_index.query(organization_id, scan_index_forward=False))
 
 

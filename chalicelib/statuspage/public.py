@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.settings import get_settings
 from chalicelib.statuspage import feeds, rules
 from chalicelib.statuspage.cursors import decode_cursor, encode_cursor
@@ -27,7 +27,7 @@ from chalicelib.statuspage.public_models import (
     PublicSection,
     PublicSummary,
 )
-from chalicelib.statuspage.store import Structure, item_id, load_active, load_structure, page_id_for_slug
+from chalicelib.statuspage.repository import Structure, item_id, load_active, load_structure, page_id_for_slug
 from chalicelib.statuspage.tables import INCIDENT_PREFIX, MAINTENANCE_PREFIX, StatusPageItem
 
 PAGE_SIZE = 20
@@ -160,7 +160,6 @@ def _listing(view: PageView, prefix: str, scope: str, cursor: str | None) -> tup
     if cursor is not None:
         item_key = decode_cursor(cursor, secret=secret, scope=f"{view.page_id}#{scope}", prefix=prefix)
         start = {"page_id": {"S": view.page_id}, "item_key": {"S": item_key}}
-    aws.bind_tables()
     found = list(
         StatusPageItem.query(
             view.page_id,
@@ -193,7 +192,6 @@ def maintenance(view: PageView, cursor: str | None) -> dict[str, Any]:
 
 
 def _newest(view: PageView, prefix: str) -> list[StatusPageItem]:
-    aws.bind_tables()
     return list(
         StatusPageItem.query(
             view.page_id, StatusPageItem.item_key.startswith(prefix), scan_index_forward=False, limit=feeds.FEED_SIZE

@@ -9,11 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from types import EllipsisType
 
-from chalicelib import aws
 from chalicelib.errors import Conflict, ValidationFailed
 from chalicelib.statuspage import history, rules
 from chalicelib.statuspage.pages import delete_item
-from chalicelib.statuspage.store import (
+from chalicelib.statuspage.repository import (
     Structure,
     get_item,
     item_id,
@@ -168,7 +167,6 @@ def delete_component(*, page_id: str, component_id: str) -> None:
 
 
 def list_structure(*, page_id: str) -> Structure:
-    aws.bind_tables()
     return require_structure(page_id)
 
 

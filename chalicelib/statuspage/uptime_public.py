@@ -12,7 +12,7 @@ from typing import Any
 
 from chalicelib.statuspage import history, public, uptime
 from chalicelib.statuspage.public_models import PublicComponentUptime, PublicUptime, PublicUptimeDay
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage.repository import item_id
 
 
 def _page_order(view: public.PageView) -> list[str]:

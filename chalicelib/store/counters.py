@@ -20,7 +20,6 @@ class CounterRecord(TocsinModel):
 
 def next_value(*, organization_id: str, counter_name: str) -> int:
     """Increment and return the counter in one UpdateItem; unique under concurrency, never reused."""
-    aws.bind_tables()
     record = CounterRecord(organization_id, counter_name)
     record.update(actions=[CounterRecord.current_value.add(1)])
     return int(record.current_value)

@@ -42,7 +42,6 @@ def release_unique(tx: Transaction, label: str, organization_id: str, unique_key
 
 def owner_of(*, organization_id: str, unique_key: str) -> str | None:
     """Who holds the value now (one consistent GetItem); None when nobody does."""
-    aws.bind_tables()
     try:
         return str(UniqueNameRecord.get(organization_id, unique_key, consistent_read=True).owner_id)
     except DoesNotExist:

@@ -21,8 +21,8 @@ from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
 from chalicelib.statuspage.pages import public_url
-from chalicelib.statuspage.store import load_structure
-from chalicelib.subscriber import records, rules
+from chalicelib.statuspage.repository import load_structure
+from chalicelib.subscriber import repository, rules
 from chalicelib.subscriber.links import SubscriberLink, link_url
 from chalicelib.subscriber.tables import PENDING, WEBHOOK, SubscriberItem
 
@@ -96,7 +96,7 @@ def on_confirmation_requested(message: Message) -> None:
     where = {"page_id": page_id, "subscriber_id": subscriber_id, "message_id": message.message_id}
 
     def send() -> DeliveryResult | None:
-        subscriber = records.get_subscriber(page_id, subscriber_id, now)
+        subscriber = repository.get_subscriber(page_id, subscriber_id, now)
         structure = load_structure(page_id) if subscriber is not None else None
         if subscriber is None or structure is None or subscriber.status != PENDING or not subscriber.email:
             logger.info("confirmation not needed any more", extra=where)

@@ -16,7 +16,7 @@ from chalicelib.statuspage.announcements import (
     STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE,
 )
 from chalicelib.statuspage.pages import STATUS_PAGE_DELETED_MESSAGE
-from chalicelib.subscriber import notice_webhooks, notices, records
+from chalicelib.subscriber import notice_webhooks, notices, repository
 
 for _message_type in (STATUS_PAGE_INCIDENT_UPDATED_MESSAGE, STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE):
     handles(_message_type, name="subscriber.notices")(notices.handle_change)
@@ -28,4 +28,4 @@ handles(notice_webhooks.WEBHOOK_REMOVED, name="subscriber.webhook_removed")(noti
 
 @handles(STATUS_PAGE_DELETED_MESSAGE, name="subscriber.page_deleted")
 def forget_followers(message: Message) -> None:
-    records.forget_page(str(message.payload["page_id"]))
+    repository.forget_page(str(message.payload["page_id"]))

@@ -29,7 +29,7 @@ from chalicelib.outbound import delivery, retry_schedule
 from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
 from chalicelib.statuspage.pages import public_url
-from chalicelib.statuspage.store import load_structure
+from chalicelib.statuspage.repository import load_structure
 from chalicelib.store import Transaction, TransactionCancelled, assign, delete_if, update_if
 from chalicelib.subscriber import links
 from chalicelib.subscriber.notices import WEBHOOK_DELIVER, deliver_message
@@ -76,7 +76,6 @@ def _get(page_id: str, key: str) -> SubscriberItem | None:
 def deliver(
     *, organization_id: str, page_id: str, notice_id: str, subscriber_id: str, attempt: int, now: datetime
 ) -> Outcome:
-    aws.bind_tables()
     record = _get(page_id, notice_key(notice_id, subscriber_id))
     if record is None or not record.body or not record.url:
         return "gone"

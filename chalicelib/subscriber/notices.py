@@ -27,13 +27,13 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.queue.messages import Message, publish
 from chalicelib.statuspage.announcements import (
     STATUS_PAGE_INCIDENT_UPDATED_MESSAGE,
     STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE,
 )
-from chalicelib.statuspage.store import item_id, load_structure
+from chalicelib.statuspage.repository import item_id, load_structure
 from chalicelib.store import best_effort, put_if_absent, update_if
 from chalicelib.subscriber import links, notice_email
 from chalicelib.subscriber.notice_content import (
@@ -87,7 +87,6 @@ def unsubscribe_url(notice: Notice, subscriber_id: str) -> str:
 
 def interested_subscribers(notice: Notice) -> list[str]:
     """Confirmed subscribers the change concerns, in key order: one Query (paged by DynamoDB)."""
-    aws.bind_tables()
     found = SubscriberItem.query(
         notice.page_id,
         SubscriberItem.item_key.startswith(SUBSCRIBER_PREFIX),
@@ -148,7 +147,6 @@ def send_batch(message: Message, *, now: datetime | None = None) -> BatchResult:
     notice = notice_from_dict(message.payload["notice"])
     subscriber_ids = [str(s) for s in message.payload.get("subscriber_ids") or []]
     moment = now or clock.now()
-    aws.bind_tables()
     structure = load_structure(notice.page_id)
     if structure is None:
         return BatchResult(skipped=len(subscriber_ids))  # the page is gone, and its subscribers with it

@@ -20,16 +20,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from chalicelib import aws
 from chalicelib.directory.rules import normalize_email
 from chalicelib.errors import NotFound, RateLimited
 from chalicelib.outbound import targets
 from chalicelib.ratelimit import service as ratelimit
 from chalicelib.settings import get_settings
-from chalicelib.statuspage.store import Structure, get_page, load_structure, page_id_for_slug
+from chalicelib.statuspage.repository import Structure, get_page, load_structure, page_id_for_slug
 from chalicelib.statuspage.structure import check_components
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
-from chalicelib.subscriber import confirmation, links, records, rules
+from chalicelib.subscriber import confirmation, links, repository, rules
 from chalicelib.subscriber.links import LinkPurpose, LinkRefused, SubscriberLink, verify
 from chalicelib.subscriber.tables import CONFIRMED, EMAIL, PENDING, WEBHOOK, SubscriberItem, subscriber_key
 
@@ -98,8 +97,8 @@ def subscribe(*, slug: str, wanted: SubscribeInput, now: datetime) -> str:
     guard_key = rules.guard_key(email=checked.email, url=checked.url)
 
     def attempt() -> SubscriberItem | None:
-        guard = records.get_item(page_id, guard_key)
-        current = records.get_item(page_id, subscriber_key(guard.subscriber_id or "")) if guard else None
+        guard = repository.get_item(page_id, guard_key)
+        current = repository.get_item(page_id, subscriber_key(guard.subscriber_id or "")) if guard else None
         decision = rules.decide(current, now)
         if decision.refresh and current is not None and guard is not None:
             return _refresh(current, guard, checked, now)
@@ -217,12 +216,12 @@ def preview(token: str | None, purpose: LinkPurpose, now: datetime) -> LinkResul
     link = read_link(token, purpose)
     name = page_name(link.page_id)
     if purpose == "confirm":
-        current = records.get_subscriber(link.page_id, link.subscriber_id, now)
+        current = repository.get_subscriber(link.page_id, link.subscriber_id, now)
         if name is None or current is None:
             raise LinkNotValid(404)
         return LinkResult("already_confirmed" if current.status == CONFIRMED else None, name)
     # As the POST does: any stored subscriber (an expired pending one too) is there to remove.
-    stored = records.get_item(link.page_id, subscriber_key(link.subscriber_id))
+    stored = repository.get_item(link.page_id, subscriber_key(link.subscriber_id))
     return LinkResult("not_subscribed" if stored is None else None, name or "")
 
 
@@ -234,12 +233,12 @@ def confirm(token: str | None, now: datetime) -> LinkResult:
         raise LinkNotValid(404)
 
     def attempt() -> tuple[Outcome, SubscriberItem]:
-        current = records.get_subscriber(link.page_id, link.subscriber_id, now)
+        current = repository.get_subscriber(link.page_id, link.subscriber_id, now)
         if current is None:
             raise LinkNotValid(404)
         if current.status == CONFIRMED:
             return "already_confirmed", current
-        guard = records.get_item(link.page_id, rules.guard_key(email=current.email or "", url=current.url))
+        guard = repository.get_item(link.page_id, rules.guard_key(email=current.email or "", url=current.url))
         if guard is None or guard.subscriber_id != current.subscriber_id:
             raise LinkNotValid(404)
         tx = Transaction()
@@ -265,7 +264,7 @@ def confirm(token: str | None, now: datetime) -> LinkResult:
 def _delete(current: SubscriberItem) -> None:
     """The subscriber, and its guard while the guard still names it, in one transaction
     (RetryableConflict when either changed meanwhile)."""
-    guard = records.get_item(current.page_id, rules.guard_key(email=current.email or "", url=current.url))
+    guard = repository.get_item(current.page_id, rules.guard_key(email=current.email or "", url=current.url))
     tx = Transaction()
     tx.delete("subscriber", current)  # conditional on the version read
     if guard is not None and guard.subscriber_id == current.subscriber_id:
@@ -279,7 +278,7 @@ def unsubscribe(token: str | None, now: datetime) -> LinkResult:
 
     def attempt() -> Outcome:
         # Expired pending subscribers go too: a link in an old email still cleans up.
-        current = records.get_item(link.page_id, subscriber_key(link.subscriber_id))
+        current = repository.get_item(link.page_id, subscriber_key(link.subscriber_id))
         if current is None:
             return "not_subscribed"
         _delete(current)
@@ -313,7 +312,7 @@ def list_subscribers(
     *, organization_id: str, page_id: str, status: str | None, kind: str | None, now: datetime
 ) -> list[SubscriberItem]:
     page = get_page(organization_id=organization_id, page_id=page_id)
-    return filtered(records.all_subscribers(page.page_id, now), status=status, kind=kind)
+    return filtered(repository.all_subscribers(page.page_id, now), status=status, kind=kind)
 
 
 def count_subscribers(*, organization_id: str, page_id: str, now: datetime) -> dict[str, int]:
@@ -322,10 +321,9 @@ def count_subscribers(*, organization_id: str, page_id: str, now: datetime) -> d
 
 def remove_subscriber(*, organization_id: str, page_id: str, subscriber_id: str, now: datetime) -> None:
     page = get_page(organization_id=organization_id, page_id=page_id)
-    aws.bind_tables()
 
     def attempt() -> None:
-        current = records.get_subscriber(page.page_id, subscriber_id, now)
+        current = repository.get_subscriber(page.page_id, subscriber_id, now)
         if current is None:
             raise NotFound("Subscriber not found.")
         _delete(current)

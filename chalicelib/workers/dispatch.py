@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from chalicelib import aws
 from chalicelib.queue.consumers import handle
 from chalicelib.queue.messages import Message
 from chalicelib.store.scope import read_scope
@@ -17,6 +18,8 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
     # The consumers register on import; imported here, at the first batch, so the API function
     # (which shares app.py) never loads them.
     import chalicelib.workers.handlers  # noqa: F401
+
+    aws.bind_tables()  # the entry point binds the tables once; the consumers below use them
 
     failures: list[dict[str, str]] = []
     for record in records:

@@ -218,7 +218,7 @@ def test_unknown_multi_segment_route_on_api_gateway_is_an_enveloped_404(aws_env:
 def test_unexpected_exception_is_an_enveloped_500_without_internals(
     client: Any, org: Org, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib.incident import settings as incident_settings
+    from chalicelib.incident import workflow_settings as incident_settings
 
     def explode(**_: Any) -> Any:
         raise RuntimeError("secret internal detail")

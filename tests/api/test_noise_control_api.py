@@ -9,7 +9,7 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.catalog.service import Service
-from chalicelib.heartbeat import overdue
+from chalicelib.workers import scheduled
 from tests.api.test_webhooks_api import api, integrate, post
 
 # Fixtures of test_webhooks_api, re-exported so pytest finds them here (frozen_clock is autouse).
@@ -125,8 +125,8 @@ def test_an_overdue_heartbeat_is_an_alert_and_its_next_ping_resolves_it(
     assert post(client, ping_path, {}).status_code == 200
     late = NOW + timedelta(hours=1, minutes=2)
     with clock.frozen(late):
-        overdue.check_heartbeats()
-        overdue.check_heartbeats()  # a second run opens nothing more
+        scheduled.check_heartbeats()
+        scheduled.check_heartbeats()  # a second run opens nothing more
     down = ok(api(client, "get", f"/api/v1/heartbeats/{made['id']}", org.owner_key))
     assert down["status"] == "down" and down["incident_number"]
     [alert] = ok(api(client, "get", f"/api/v1/incidents/{down['incident_number']}/alerts", org.owner_key))["items"]

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 
 from chalicelib import clock
-from chalicelib.statuspage import incidents, maintenance, pages, public, structure
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage import incidents, pages, public, scheduled_maintenance, structure
+from chalicelib.statuspage.repository import item_id
 from tests.conftest import NOW, reconfigure
 
 STATUS = "/status/acme"
@@ -44,7 +44,7 @@ def site(client, org):
         incident_number=None,
         now=NOW,
     )
-    window = maintenance.create_window(
+    window = scheduled_maintenance.create_window(
         page_id=page.page_id,
         title="Upgrade",
         scheduled_start=NOW - timedelta(minutes=1),

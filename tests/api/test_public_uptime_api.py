@@ -9,7 +9,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.statuspage import incidents, pages, structure
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage.repository import item_id
 from tests.api.test_directory_services import call
 from tests.conftest import NOW, reconfigure
 from tests.e2e.browser import parse

@@ -12,8 +12,8 @@ import feedparser
 import pytest
 
 from chalicelib import clock
-from chalicelib.statuspage import incidents, maintenance, pages, structure
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
+from chalicelib.statuspage.repository import item_id
 from tests.conftest import NOW
 
 STATUS = "/status/acme"
@@ -46,7 +46,7 @@ def site(client, org):
     incidents.add_update(
         page_id=page.page_id, incident_id=item_id(old), status="resolved", body="Fixed.", now=NOW + timedelta(hours=1)
     )
-    window = maintenance.create_window(
+    window = scheduled_maintenance.create_window(
         page_id=page.page_id,
         title="Database upgrade",
         scheduled_start=NOW + timedelta(days=1),

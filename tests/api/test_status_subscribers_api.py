@@ -14,8 +14,8 @@ import pytest
 
 from chalicelib import aws, clock
 from chalicelib.statuspage import pages, structure
-from chalicelib.statuspage.store import item_id
-from chalicelib.subscriber import links, notice_webhooks, records
+from chalicelib.statuspage.repository import item_id
+from chalicelib.subscriber import links, notice_webhooks, repository
 from chalicelib.subscriber.links import SubscriberLink, sign
 from chalicelib.subscriber.tables import SubscriberItem
 from tests.conftest import NOW, make_org, reconfigure
@@ -87,7 +87,7 @@ def confirm_path(message: Any) -> str:
 
 
 def stored(page_id: str) -> list[SubscriberItem]:
-    return records.all_subscribers(page_id, clock.now())
+    return repository.all_subscribers(page_id, clock.now())
 
 
 def html(response: Any) -> str:
@@ -131,7 +131,7 @@ def test_json_subscribe_sends_one_confirmation_and_the_link_confirms_on_post_onl
     assert done.status_code == 200 and "You are subscribed" in html(done)
     [confirmed] = stored(site["page_id"])
     assert (confirmed.status, confirmed.confirmed_at, confirmed.expires_at) == ("confirmed", NOW, None)
-    guard = records.get_item(site["page_id"], "ADDR#ana@example.com")
+    guard = repository.get_item(site["page_id"], "ADDR#ana@example.com")
     assert guard is not None and guard.subscriber_id == confirmed.subscriber_id and guard.expires_at is None
 
     again = client.http.post(link, headers=FORM, body="")
@@ -178,7 +178,7 @@ def test_a_racing_subscribe_of_the_same_address_makes_one_subscriber(
     client: Any, site: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     subscribe_json(client, {"email": "ana@example.com"})
-    real_get = records.get_item
+    real_get = repository.get_item
     stale_reads = iter([None])  # the first guard read misses the subscriber written meanwhile
 
     def racing_read(page_id: str, item_key: str) -> SubscriberItem | None:
@@ -186,7 +186,7 @@ def test_a_racing_subscribe_of_the_same_address_makes_one_subscriber(
             return next(stale_reads, real_get(page_id, item_key))
         return real_get(page_id, item_key)
 
-    monkeypatch.setattr(records, "get_item", racing_read)
+    monkeypatch.setattr(repository, "get_item", racing_read)
     assert subscribe_json(client, {"email": "ana@example.com"}).status_code == 202
     assert len(stored(site["page_id"])) == 1
 
@@ -359,7 +359,7 @@ def test_managers_list_count_and_remove(client: Any, site: Any, monkeypatch: pyt
     assert answer.status_code == 200 and removed["data"] == {"id": ana, "deleted": True}
     assert call(client, "DELETE", managed(site, f"/{ana}"), key)[0].status_code == 404
     assert call(client, "DELETE", managed(site, "/nonsense"), key)[0].status_code == 404
-    assert records.get_item(site["page_id"], "ADDR#ana@example.com") is None
+    assert repository.get_item(site["page_id"], "ADDR#ana@example.com") is None
     assert call(client, "GET", managed(site, "/count"), key)[1]["data"]["total"] == 1
 
 

@@ -13,8 +13,8 @@ from chalicelib import clock
 from chalicelib.catalog import service as services
 from chalicelib.catalog.grouping import AlertGrouping
 from chalicelib.integration import admin
-from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.ingest import ingest
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.maintenance.in_effect import WindowInEffect
 from tests.conftest import NOW, Org

@@ -126,7 +126,7 @@ def test_escalate_notifies_the_next_level_or_says_there_is_none(
     from chalicelib.catalog import service as services
     from chalicelib.escalation import service as policies
     from chalicelib.escalation.steps import Level, Target
-    from chalicelib.paging import escalation
+    from chalicelib.paging import escalation_runs
 
     browser = signed_in("responder")
     browser.get(at(world))
@@ -147,7 +147,7 @@ def test_escalate_notifies_the_next_level_or_says_there_is_none(
         now=NOW,
         escalation_policy_id=policy.policy.policy_id,
     )
-    escalation.begin(organization_id=org.organization_id, incident_number=world.checkout_down, now=NOW)
+    escalation_runs.begin(organization_id=org.organization_id, incident_number=world.checkout_down, now=NOW)
     page = browser.get(at(world))
     assert "Payments: level 1 of 2" in page.text()
     answer = browser.post(at(world) + "/escalate")

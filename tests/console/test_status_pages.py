@@ -39,8 +39,8 @@ def api(client: Any, org: Org, path: str) -> Any:
 
 @pytest.fixture
 def status_page(org: Org) -> StatusPage:
-    from chalicelib.statuspage import incidents, maintenance, pages, structure
-    from chalicelib.statuspage.store import item_id
+    from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
+    from chalicelib.statuspage.repository import item_id
 
     clock.freeze(NOW)
     page = pages.create_page(organization_id=org.organization_id, name="Acme status", slug="acme", now=NOW)
@@ -62,7 +62,7 @@ def status_page(org: Org) -> StatusPage:
         incident_number=None,
         now=NOW,
     )
-    window = maintenance.create_window(
+    window = scheduled_maintenance.create_window(
         page_id=page.page_id,
         title="Database upgrade",
         scheduled_start=NOW + timedelta(days=1),

@@ -21,7 +21,7 @@ FIELD = "component_status."
 def template_id(status_page: StatusPage) -> str:  # noqa: F811
     """ "DB down": title, body, identified, major, API major_outage."""
     from chalicelib.statuspage import incident_templates
-    from chalicelib.statuspage.store import item_id
+    from chalicelib.statuspage.repository import item_id
 
     created = incident_templates.create_template(
         page_id=status_page.page_id,

@@ -30,7 +30,7 @@ def provision_from_template() -> None:
 
     from chalicelib import aws
     from chalicelib.settings import get_settings
-    from chalicelib.tables import all_models
+    from chalicelib.table_registry import all_models
     from tests.infra.stack import deploy_stack, stack_name_for
 
     settings = get_settings()

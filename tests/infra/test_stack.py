@@ -41,7 +41,7 @@ SUITE_ON_STACK = [
 
 def use_prefixes(monkeypatch: pytest.MonkeyPatch, table_prefix: str, queue_prefix: str) -> None:
     from chalicelib.apikey import service as apikeys
-    from chalicelib.incident import settings as incident_settings
+    from chalicelib.incident import workflow_settings as incident_settings
 
     monkeypatch.setenv("TABLE_PREFIX", table_prefix)
     monkeypatch.setenv("QUEUE_PREFIX", queue_prefix)

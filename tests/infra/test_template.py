@@ -15,7 +15,7 @@ from chalicelib.deploy.plain import plain_part, references
 from chalicelib.deploy.stages import DEPLOY_STAGES, TEMPLATE_FILE, stage_config
 from chalicelib.deploy.template import build_template, render
 from chalicelib.queue.messages import DLQ_SUFFIX, MAX_RECEIVE_COUNT, QUEUES
-from chalicelib.tables import all_models
+from chalicelib.table_registry import all_models
 from tests.infra.stack import committed_template
 
 TEMPLATE = committed_template()

@@ -11,7 +11,7 @@ from email.policy import default
 from typing import Any, cast
 
 from chalicelib.statuspage import pages, structure
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage.repository import item_id
 from chalicelib.subscriber.tables import (
     CONFIRMED,
     EMAIL,

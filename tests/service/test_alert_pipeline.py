@@ -8,15 +8,16 @@ from unittest import mock
 
 import pytest
 
-from chalicelib.alert import listing, records
+from chalicelib.alert import listing
+from chalicelib.alert import repository as alert_repository
 from chalicelib.alert.handlers import resolve_alerts_of_closed_incident
 from chalicelib.alert.models import IncidentAlertQuery
 from chalicelib.catalog import service as services
 from chalicelib.catalog.grouping import AlertGrouping
 from chalicelib.eventrule.facts import AlertFacts, RuleDecision
 from chalicelib.incident import commands, repository
-from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.ingest import ingest
+from chalicelib.integration.normalized import Action, NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.maintenance.in_effect import WindowInEffect
 from chalicelib.queue.messages import Message
@@ -148,7 +149,7 @@ def test_resolving_an_incident_by_hand_ends_its_alerts(origin: AlertOrigin) -> N
     )
     resolve_alerts_of_closed_incident(message)
     resolve_alerts_of_closed_incident(message)  # a redelivery changes nothing
-    stored = records.get_alert(origin.organization_id, opened.alert.alert_id)
+    stored = alert_repository.get_alert(origin.organization_id, opened.alert.alert_id)
     assert stored is not None and stored.status == "resolved"
     again = ingest(origin, event("k"), now=NOW + timedelta(minutes=2))
     assert again.created  # the key's next trigger is a new alert on a new incident
@@ -168,7 +169,7 @@ def test_a_trigger_whose_incident_closed_unnoticed_opens_a_new_one(origin: Alert
     )
     again = ingest(origin, event("k"), now=NOW + timedelta(seconds=1))
     assert again.created
-    old = records.get_alert(origin.organization_id, opened.alert.alert_id)
+    old = alert_repository.get_alert(origin.organization_id, opened.alert.alert_id)
     assert old is not None and (old.status, int(old.event_count)) == ("resolved", 1)
 
 

@@ -12,7 +12,7 @@ import pytest
 from chalicelib import aws, clock
 from chalicelib.escalation.steps import Level, Target
 from chalicelib.incident import commands, repository
-from chalicelib.paging import escalation, handlers
+from chalicelib.paging import escalation_runs, handlers
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_incident_service import principal
@@ -97,7 +97,7 @@ def create(org: Org, setup: dict[str, Any]) -> str:
 def deliver_all(messages: list[Message], at: Any) -> None:
     with clock.frozen(at):
         for message in messages:
-            if message.message_type == escalation.DELIVER_NOTIFICATION:
+            if message.message_type == escalation_runs.DELIVER_NOTIFICATION:
                 handlers.on_deliver_notification(message)
 
 
@@ -107,16 +107,16 @@ def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup:
     with clock.frozen(NOW):
         handlers.on_incident_created(created[0])
     queued = drain()
-    deliveries = [m for m in queued if m.message_type == escalation.DELIVER_NOTIFICATION]
+    deliveries = [m for m in queued if m.message_type == escalation_runs.DELIVER_NOTIFICATION]
     assert [m.payload["level"] for m in deliveries] == [1]
     deliver_all(deliveries, NOW)
     assert [r.body["channel"] for r in setup["slack"].requests] == ["U0ANA"]
     incident = repository.get_incident(org.organization_id, number)
     assert incident.assigned_email == "ana@acme.test"  # auto-assigned to the primary on call (level 1)
-    timer = next(m for m in queued if m.message_type == escalation.ESCALATION_TIMER)
+    timer = next(m for m in queued if m.message_type == escalation_runs.ESCALATION_TIMER)
     # Early: nothing happens, the timer is re-enqueued for the remainder.
     assert (
-        escalation.on_timer(
+        escalation_runs.on_timer(
             organization_id=org.organization_id,
             incident_number=number,
             token=timer.payload["token"],
@@ -124,7 +124,7 @@ def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup:
         )
         is None
     )
-    step = escalation.on_timer(
+    step = escalation_runs.on_timer(
         organization_id=org.organization_id,
         incident_number=number,
         token=timer.payload["token"],
@@ -133,7 +133,7 @@ def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup:
     assert step is not None and step.level == 2
     # The same (now stale) timer delivered again does nothing.
     assert (
-        escalation.on_timer(
+        escalation_runs.on_timer(
             organization_id=org.organization_id,
             incident_number=number,
             token=timer.payload["token"],
@@ -141,7 +141,7 @@ def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup:
         )
         is None
     )
-    level_two = [m for m in drain() if m.message_type == escalation.DELIVER_NOTIFICATION]
+    level_two = [m for m in drain() if m.message_type == escalation_runs.DELIVER_NOTIFICATION]
     assert [m.payload["level"] for m in level_two] == [2]
     types = [e.event_type for e in repository.get_with_timeline(org.organization_id, number).timeline]
     assert types.count("escalated") == 2
@@ -152,7 +152,7 @@ def test_acknowledge_stops_escalation_and_manual_escalate_still_works(org: Org, 
     created = [m for m in drain() if m.message_type == "incident.created"]
     with clock.frozen(NOW):
         handlers.on_incident_created(created[0])
-    timer = next(m for m in drain() if m.message_type == escalation.ESCALATION_TIMER)
+    timer = next(m for m in drain() if m.message_type == escalation_runs.ESCALATION_TIMER)
     commands.acknowledge(
         organization_id=org.organization_id,
         incident_number=number,
@@ -160,7 +160,7 @@ def test_acknowledge_stops_escalation_and_manual_escalate_still_works(org: Org, 
         now=NOW + timedelta(minutes=1),
     )
     assert (
-        escalation.on_timer(
+        escalation_runs.on_timer(
             organization_id=org.organization_id,
             incident_number=number,
             token=timer.payload["token"],
@@ -168,7 +168,7 @@ def test_acknowledge_stops_escalation_and_manual_escalate_still_works(org: Org, 
         )
         is None
     )
-    outcome = escalation.escalate(
+    outcome = escalation_runs.escalate(
         organization_id=org.organization_id, incident_number=number, actor="me", now=NOW + timedelta(minutes=31)
     )
     assert (outcome.escalated, outcome.notified_emails, outcome.current_level, outcome.next_level) == (
@@ -177,7 +177,7 @@ def test_acknowledge_stops_escalation_and_manual_escalate_still_works(org: Org, 
         2,
         None,
     )
-    again = escalation.escalate(
+    again = escalation_runs.escalate(
         organization_id=org.organization_id, incident_number=number, actor="me", now=NOW + timedelta(minutes=32)
     )
     assert (again.escalated, again.notified_emails) == (False, [])
@@ -188,7 +188,7 @@ def test_a_redelivered_notification_is_not_sent_twice(org: Org, setup: dict[str,
     created = [m for m in drain() if m.message_type == "incident.created"]
     with clock.frozen(NOW):
         handlers.on_incident_created(created[0])
-    delivery = next(m for m in drain() if m.message_type == escalation.DELIVER_NOTIFICATION)
+    delivery = next(m for m in drain() if m.message_type == escalation_runs.DELIVER_NOTIFICATION)
     deliver_all([delivery, delivery], NOW)
     assert len(setup["slack"].requests) == 1
 

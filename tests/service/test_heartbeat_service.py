@@ -15,11 +15,13 @@ import pytest
 from chalicelib import clock
 from chalicelib.catalog import service as catalog
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
-from chalicelib.heartbeat import outages, overdue, ping, records
+from chalicelib.heartbeat import outages, overdue, ping
+from chalicelib.heartbeat import repository as heartbeat_records
 from chalicelib.heartbeat import service as heartbeats
 from chalicelib.heartbeat.tables import DUE_SHARD, HeartbeatRecord
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, list_partition
+from chalicelib.workers import scheduled
 from tests.conftest import NOW, Org
 
 MINUTE = timedelta(minutes=1)
@@ -46,7 +48,7 @@ def make(org: Org, svc: Any, *, interval: int = 300, grace: int = 60, **fields: 
 
 
 def stored(heartbeat_id: str) -> HeartbeatRecord:
-    record = records.read(heartbeat_id)
+    record = heartbeat_records.read(heartbeat_id)
     assert record is not None
     return record
 
@@ -150,7 +152,7 @@ def test_concurrent_checks_open_one_incident(org: Org, svc: Any) -> None:
 def test_a_check_that_died_after_raising_the_alert_is_finished_by_the_next(org: Org, svc: Any) -> None:
     heartbeat_id, _ = make(org, svc)
     record = stored(heartbeat_id)
-    first = outages.open_outage(record, records.beat_of(record), 1, NOW + 6 * MINUTE)  # then "crashed"
+    first = outages.open_outage(record, heartbeat_records.beat_of(record), 1, NOW + 6 * MINUTE)  # then "crashed"
     assert first.created and stored(heartbeat_id).state == "waiting"
     assert overdue.check_overdue(now=NOW + 7 * MINUTE).opened == 1
     [opened] = incidents(org, is_open=True)
@@ -348,7 +350,7 @@ def test_the_scheduled_entry_point_reads_the_clock_and_fails_loudly(
 ) -> None:
     make(org, svc)
     with clock.frozen(NOW + 6 * MINUTE):
-        assert overdue.check_heartbeats({"detail-type": "Scheduled Event"}) == {"opened": 1, "lost": 0, "failed": 0}
+        assert scheduled.check_heartbeats({"detail-type": "Scheduled Event"}) == {"opened": 1, "lost": 0, "failed": 0}
     make(org, svc, name="second")
 
     def broken(*args: Any, **kwargs: Any) -> Any:
@@ -356,7 +358,7 @@ def test_the_scheduled_entry_point_reads_the_clock_and_fails_loudly(
 
     monkeypatch.setattr(outages, "open_outage", broken)
     with clock.frozen(NOW + 6 * MINUTE), pytest.raises(overdue.HeartbeatCheckFailed, match="1 heartbeat"):
-        overdue.check_heartbeats({})
+        scheduled.check_heartbeats({})
 
 
 def test_the_local_runner_calls_the_check_like_eventbridge(org: Org, svc: Any) -> None:

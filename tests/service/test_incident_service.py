@@ -21,7 +21,7 @@ from chalicelib.errors import (
     ValidationFailed,
 )
 from chalicelib.idempotency.service import StoredResponse, run_once
-from chalicelib.incident import commands, listing, repository, service, settings
+from chalicelib.incident import commands, listing, repository, service, workflow_settings
 from chalicelib.incident.models import IncidentListQuery
 from chalicelib.incident.sla import SlaSettings, SlaTarget
 from tests.conftest import NOW, Org
@@ -97,7 +97,7 @@ def test_unknown_or_foreign_services_are_refused(org: Org, svc) -> None:
 
 def test_incomplete_sla_for_the_severity_is_a_configuration_error(org: Org, svc) -> None:
     partial = SlaSettings({"SEV0": SlaTarget(5, 60)})
-    settings.save_sla_settings(organization_id=org.organization_id, sla=partial)
+    workflow_settings.save_sla_settings(organization_id=org.organization_id, sla=partial)
     with pytest.raises(ConfigurationError):
         create(org, svc, severity="SEV2")
     assert create(org, svc, severity="SEV0").severity == "SEV0"

@@ -13,8 +13,8 @@ import pytest
 from chalicelib.errors import DeliveryRejected
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, list_partition
-from chalicelib.integration.alert import Action, NormalizedAlert
 from chalicelib.integration.ingest import IngestResult, dedup_id, ingest
+from chalicelib.integration.normalized import Action, NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
 from tests.conftest import NOW, Org

@@ -12,8 +12,8 @@ from pynamodb.connection.base import Connection
 
 from chalicelib.catalog import service as services
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.maintenance import repository
 from chalicelib.maintenance import service as maintenance
-from chalicelib.maintenance import storage
 from chalicelib.maintenance.in_effect import window_in_effect
 from chalicelib.maintenance.tables import MaintenanceMembershipRecord
 from chalicelib.store import RetryableConflict
@@ -215,21 +215,21 @@ def test_a_stale_version_is_a_conflict_and_writes_nothing(world: dict[str, Any])
 
 def test_a_lost_race_writes_neither_window_nor_memberships(world: dict[str, Any]) -> None:
     window = _window(world, "db", start=NOW + HOUR, end=NOW + 2 * HOUR)
-    stale = storage.get_record(world["oid"], window.window_id, consistent=True)
+    stale = repository.get_record(world["oid"], window.window_id, consistent=True)
     maintenance.update_window(organization_id=world["oid"], window_id=window.window_id, now=NOW, description="won")
     before = _memberships()
-    old = storage.memberships_of(stale, NOW)
+    old = repository.memberships_of(stale, NOW)
     stale.ends_at = NOW + 5 * HOUR
     stale.service_keys = [world["web"].service_key]  # type: ignore[assignment]
     with pytest.raises(RetryableConflict):
-        storage.commit(window=stale, before=old, after=storage.memberships_of(stale, NOW))
+        repository.commit(window=stale, before=old, after=repository.memberships_of(stale, NOW))
     assert _memberships() == before
     assert maintenance.get_window(organization_id=world["oid"], window_id=window.window_id).description == "won"
 
 
 def test_racing_updates_without_a_version_both_land(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     window = _window(world, "db", start=NOW + HOUR, end=NOW + 2 * HOUR)
-    original = storage.get_record
+    original = repository.get_record
     raced = []
 
     def get_record(organization_id: str, window_id: str, *, consistent: bool = False) -> Any:
@@ -239,7 +239,7 @@ def test_racing_updates_without_a_version_both_land(world: dict[str, Any], monke
             maintenance.update_window(organization_id=organization_id, window_id=window_id, now=NOW, end=NOW + 3 * HOUR)
         return record
 
-    monkeypatch.setattr(storage, "get_record", get_record)
+    monkeypatch.setattr(repository, "get_record", get_record)
     updated = maintenance.update_window(
         organization_id=world["oid"], window_id=window.window_id, now=NOW, description="mine"
     )

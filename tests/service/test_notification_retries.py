@@ -11,7 +11,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.incident import repository
 from chalicelib.notification.service import NotSentYet
-from chalicelib.paging import escalation, handlers
+from chalicelib.paging import escalation_runs, handlers
 from chalicelib.queue.messages import MAX_RECEIVE_COUNT, Message
 from chalicelib.workers import dispatch
 from tests.conftest import NOW, Org, reconfigure
@@ -52,7 +52,7 @@ def paged(org: Org, fake_slack: FakeSlack) -> dict[str, Any]:
         "delivery_id": f"{org.organization_id}#{incident.incident_number}#1#{ana.user_id}",
         "reason": "Escalation level 1",
     }
-    body = Message(escalation.DELIVER_NOTIFICATION, org.organization_id, payload).to_json()
+    body = Message(escalation_runs.DELIVER_NOTIFICATION, org.organization_id, payload).to_json()
     return {"org": org, "number": incident.incident_number, "body": body, "slack": fake_slack}
 
 

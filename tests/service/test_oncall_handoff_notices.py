@@ -16,6 +16,7 @@ from chalicelib.oncall import handoff_notices as notices
 from chalicelib.oncall import service as schedules
 from chalicelib.oncall.tables import NOTICE_SHARD, ScheduleRecord
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.workers import scheduled
 from tests.conftest import NOW
 
 MONDAY = datetime(2026, 11, 16, 8, 0, tzinfo=UTC)  # 09:00 in Europe/Berlin; NOW is Sunday 22 Nov
@@ -302,7 +303,7 @@ def test_the_scheduled_entry_point_fails_loudly_after_a_failed_schedule(org, peo
     record.save()
     fine = make(org, people, name="Fine")
     with clock.frozen(HANDOFF), pytest.raises(notices.HandoffNoticesFailed, match="1 schedule"):
-        notices.send_handoff_notices({})
+        scheduled.send_handoff_notices({})
     assert {m.payload["schedule_id"] for m in drain()} == {fine.schedule_id}
 
 
@@ -311,7 +312,7 @@ def test_the_scheduled_entry_point_reads_the_clock(org, people):
 
     make(org, people)
     with clock.frozen(HANDOFF):
-        assert notices.send_handoff_notices({"detail-type": "Scheduled Event"}) == {
+        assert scheduled.send_handoff_notices({"detail-type": "Scheduled Event"}) == {
             "boundaries": 1,
             "published": 2,
             "late": 0,

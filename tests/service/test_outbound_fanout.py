@@ -15,12 +15,12 @@ from chalicelib.catalog import service as services
 from chalicelib.incident import commands
 from chalicelib.incident import service as incidents
 from chalicelib.integration import admin
-from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.ingest import ingest
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.outbound import events, fanout, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
-from chalicelib.paging import escalation, handlers
+from chalicelib.paging import escalation_runs, handlers
 from chalicelib.queue.messages import Message
 from tests.conftest import NOW, Org
 from tests.service import test_escalation_runtime as escalation_tests
@@ -357,10 +357,10 @@ def test_escalating_a_level_publishes_incident_escalated(org: Org, setup: dict[s
             handlers.on_incident_created(created)
         queued = drain()
         assert [m for m in queued if m.message_type == "incident.escalated"] == []  # level 1 is the first page
-        return number, next(m for m in queued if m.message_type == escalation.ESCALATION_TIMER)
+        return number, next(m for m in queued if m.message_type == escalation_runs.ESCALATION_TIMER)
 
     by_timer, timer = started()
-    escalation.on_timer(
+    escalation_runs.on_timer(
         organization_id=org.organization_id,
         incident_number=by_timer,
         token=timer.payload["token"],
@@ -368,11 +368,11 @@ def test_escalating_a_level_publishes_incident_escalated(org: Org, setup: dict[s
     )
     escalated = [m.payload for m in drain() if m.message_type == "incident.escalated"]
     by_hand, _ = started()
-    escalation.escalate(
+    escalation_runs.escalate(
         organization_id=org.organization_id, incident_number=by_hand, actor="me", now=NOW + timedelta(minutes=1)
     )
     # The last level escalated again: nothing paged, no event.
-    escalation.escalate(
+    escalation_runs.escalate(
         organization_id=org.organization_id, incident_number=by_hand, actor="me", now=NOW + timedelta(minutes=2)
     )
     escalated += [m.payload for m in drain() if m.message_type == "incident.escalated"]

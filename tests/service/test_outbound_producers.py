@@ -13,7 +13,7 @@ from chalicelib.postmortem import service as postmortems
 from chalicelib.queue.messages import Message
 from chalicelib.statuspage import incidents as public_incidents
 from chalicelib.statuspage import pages, structure
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage.repository import item_id
 from tests.conftest import NOW, Org
 from tests.service.outbound_fakes import Receiver, RecordingSqs, subscribe
 from tests.service.test_outbound_fanout import create_incident, deliveries, receiver, sqs, svc  # noqa: F401  (fixtures)

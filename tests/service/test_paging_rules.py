@@ -15,7 +15,7 @@ from chalicelib.contact import service as contacts
 from chalicelib.contact.rules import Step
 from chalicelib.escalation.steps import Level, Target
 from chalicelib.incident import commands, repository
-from chalicelib.paging import escalation, handlers, reach
+from chalicelib.paging import escalation_runs, handlers, reach
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.fake_twilio import FakeTwilio
@@ -116,7 +116,7 @@ def open_incident(org: Org, setup: dict[str, Any], severity: str) -> tuple[str, 
         handlers.on_incident_created(created)
         left = []
         for message in drain():
-            if message.message_type == escalation.DELIVER_NOTIFICATION:
+            if message.message_type == escalation_runs.DELIVER_NOTIFICATION:
                 handlers.on_deliver_notification(message)
             else:
                 left.append(message)
@@ -146,7 +146,7 @@ def test_high_urgency_texts_at_once_and_calls_after_five_minutes(org: Org, ada: 
     assert clock.parse(step.payload["due_at"]) == NOW + timedelta(minutes=5)
     assert 300 in ada["sqs"].delays
     incident = repository.get_incident(org.organization_id, number)
-    assert step.payload["run_token"] == escalation.state_of(incident).run_token  # type: ignore[union-attr]
+    assert step.payload["run_token"] == escalation_runs.state_of(incident).run_token  # type: ignore[union-attr]
     assert "Paged Ada by sms" in timeline_titles(org, number)
 
     run_step(step, timedelta(minutes=5))

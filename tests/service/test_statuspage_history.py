@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 
 from chalicelib.errors import NotFound
-from chalicelib.statuspage import history, incidents, maintenance, pages, public, structure
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage import history, incidents, pages, public, scheduled_maintenance, structure
+from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.tables import HISTORY_PREFIX, StatusPageItem
 from chalicelib.statuspage.uptime_public import document
 from tests.conftest import NOW
@@ -161,7 +161,7 @@ def maintenance_marks(page_id):
 
 def test_maintenance_records_when_it_holds_and_releases_components(page):
     page_id, api, web = page
-    window = maintenance.create_window(
+    window = scheduled_maintenance.create_window(
         page_id=page_id,
         title="Upgrade",
         scheduled_start=NOW + timedelta(hours=1),
@@ -171,14 +171,14 @@ def test_maintenance_records_when_it_holds_and_releases_components(page):
     )
     mid = item_id(window)
     assert maintenance_marks(page_id) == []  # scheduled: holds nothing yet
-    maintenance.run_scheduler(now=NOW + timedelta(hours=1))
-    maintenance.update_window(
+    scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1))
+    scheduled_maintenance.update_window(
         page_id=page_id, maintenance_id=mid, now=NOW + timedelta(hours=1, minutes=10), component_ids=[web]
     )
-    maintenance.update_window(
+    scheduled_maintenance.update_window(
         page_id=page_id, maintenance_id=mid, now=NOW + timedelta(hours=1, minutes=20), title="Big upgrade"
     )
-    maintenance.run_scheduler(now=NOW + timedelta(hours=2))
+    scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=2))
     assert maintenance_marks(page_id) == [
         ("maintenance_began", [api], mid),
         ("maintenance_ended", [api], mid),
@@ -189,7 +189,7 @@ def test_maintenance_records_when_it_holds_and_releases_components(page):
 
 def test_a_window_starting_at_once_or_cancelled_in_progress_is_recorded(page):
     page_id, api, web = page
-    window = maintenance.create_window(
+    window = scheduled_maintenance.create_window(
         page_id=page_id,
         title="Now",
         scheduled_start=NOW - timedelta(minutes=1),
@@ -197,7 +197,7 @@ def test_a_window_starting_at_once_or_cancelled_in_progress_is_recorded(page):
         component_ids=[api, web],
         now=NOW,
     )
-    maintenance.update_window(page_id=page_id, maintenance_id=item_id(window), now=NOW, status="cancelled")
+    scheduled_maintenance.update_window(page_id=page_id, maintenance_id=item_id(window), now=NOW, status="cancelled")
     mid = item_id(window)
     assert maintenance_marks(page_id) == [
         ("maintenance_began", [api, web], mid),
@@ -209,7 +209,7 @@ def test_the_uptime_document_reads_the_history(page):
     page_id, api, web = page
     structure.update_component(page_id=page_id, component_id=api, now=NOW + timedelta(hours=3), status="major_outage")
     structure.update_component(page_id=page_id, component_id=api, now=NOW + timedelta(hours=9), status="operational")
-    maintenance.create_window(
+    scheduled_maintenance.create_window(
         page_id=page_id,
         title="Upgrade",
         scheduled_start=NOW + timedelta(days=1),
@@ -217,7 +217,7 @@ def test_the_uptime_document_reads_the_history(page):
         component_ids=[web],
         now=NOW,
     )
-    maintenance.run_scheduler(now=NOW + timedelta(days=1))
+    scheduled_maintenance.run_scheduler(now=NOW + timedelta(days=1))
     view = public.load_view("acme")
     assert view is not None
     found = document(view, NOW + timedelta(days=1, minutes=30, seconds=17))

@@ -10,9 +10,9 @@ from chalice.app import ScheduledEventConfig
 from chalicelib import clock
 from chalicelib.local import demo_status
 from chalicelib.local.worker_loop import ScheduleWorker, start_workers
-from chalicelib.statuspage import incident_templates, maintenance, public
+from chalicelib.statuspage import incident_templates, public, scheduled_maintenance
 from chalicelib.statuspage.uptime_public import document
-from chalicelib.subscriber import records
+from chalicelib.subscriber import repository
 from tests.conftest import NOW
 
 
@@ -73,7 +73,7 @@ def test_the_demo_page_has_ninety_days_of_history_templates_and_followers(org):
         "Fixed and monitoring",
         "Investigating elevated errors",
     ]
-    followers = {(s.email, s.status) for s in records.all_subscribers(page_id, NOW)}
+    followers = {(s.email, s.status) for s in repository.all_subscribers(page_id, NOW)}
     # No webhook follower here: outside the local stage a loopback URL is refused.
     assert followers == {("status-reader@example.com", "confirmed"), ("not-yet-confirmed@example.com", "pending")}
 
@@ -96,7 +96,7 @@ def test_the_local_runner_calls_the_scheduled_handler_like_eventbridge(org):
     view = public.load_view("tocsin-demo")
     assert view is not None
     assert [w["status"] for w in public.maintenance(view, None)["maintenance"]] == ["in_progress"]
-    assert maintenance.run_scheduler(now=NOW + timedelta(hours=14, minutes=30)).started == 0
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=14, minutes=30)).started == 0
 
 
 def test_start_workers_includes_the_schedules(monkeypatch, aws_env):

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib.statuspage import maintenance, pages, public, structure
+from chalicelib.statuspage import pages, public, scheduled_maintenance, structure
 from chalicelib.statuspage.tables import StatusPageItem
 from tests.conftest import NOW
 
@@ -23,7 +23,7 @@ def page(org):
 
 
 def window(page_id, component_id, start_in, end_in, title="Upgrade"):
-    created = maintenance.create_window(
+    created = scheduled_maintenance.create_window(
         page_id=page_id,
         title=title,
         scheduled_start=NOW + start_in,
@@ -35,7 +35,7 @@ def window(page_id, component_id, start_in, end_in, title="Upgrade"):
 
 
 def status_of(page_id, maintenance_id):
-    return maintenance.get_window(page_id=page_id, maintenance_id=maintenance_id).status
+    return scheduled_maintenance.get_window(page_id=page_id, maintenance_id=maintenance_id).status
 
 
 def component_status(page_id):
@@ -50,28 +50,38 @@ def test_windows_start_and_complete_on_their_times(page):
     soon = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
     later = window(page_id, component_id, timedelta(days=1), timedelta(days=1, hours=1))
 
-    assert maintenance.run_scheduler(now=NOW + timedelta(minutes=59)) == maintenance.SchedulerRun(0, 0, 0)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(minutes=59)) == scheduled_maintenance.SchedulerRun(
+        0, 0, 0
+    )
     assert status_of(page_id, soon) == "scheduled"
 
-    assert maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == maintenance.SchedulerRun(1, 0, 0)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
+        1, 0, 0
+    )
     assert (status_of(page_id, soon), status_of(page_id, later)) == ("in_progress", "scheduled")
     assert component_status(page_id) == "under_maintenance"
     assert public.summary(public.load_view("acme"))["active_maintenance_count"] == 1  # type: ignore[arg-type]
 
     # A second, overlapping run finds nothing more to do.
-    assert maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == maintenance.SchedulerRun(0, 0, 0)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
+        0, 0, 0
+    )
 
-    assert maintenance.run_scheduler(now=NOW + timedelta(hours=2)) == maintenance.SchedulerRun(0, 1, 0)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=2)) == scheduled_maintenance.SchedulerRun(
+        0, 1, 0
+    )
     assert status_of(page_id, soon) == "completed"
     assert component_status(page_id) == "operational"
-    completed = maintenance.get_window(page_id=page_id, maintenance_id=soon)
+    completed = scheduled_maintenance.get_window(page_id=page_id, maintenance_id=soon)
     assert (completed.due_at, completed.active_key, completed.updated_at) == (None, None, NOW + timedelta(hours=2))
 
 
 def test_a_window_missed_entirely_completes_in_one_move(page):
     page_id, component_id = page
     missed = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
-    assert maintenance.run_scheduler(now=NOW + timedelta(hours=3)) == maintenance.SchedulerRun(0, 1, 0)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=3)) == scheduled_maintenance.SchedulerRun(
+        0, 1, 0
+    )
     assert status_of(page_id, missed) == "completed"
 
 
@@ -79,17 +89,21 @@ def test_cancelled_and_rescheduled_windows_are_left_alone(page):
     page_id, component_id = page
     cancelled = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
     moved = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
-    maintenance.update_window(page_id=page_id, maintenance_id=cancelled, now=NOW, status="cancelled")
-    maintenance.update_window(
+    scheduled_maintenance.update_window(page_id=page_id, maintenance_id=cancelled, now=NOW, status="cancelled")
+    scheduled_maintenance.update_window(
         page_id=page_id,
         maintenance_id=moved,
         now=NOW,
         scheduled_start=NOW + timedelta(days=2),
         scheduled_end=NOW + timedelta(days=2, hours=1),
     )
-    assert maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == maintenance.SchedulerRun(0, 0, 0)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
+        0, 0, 0
+    )
     assert (status_of(page_id, cancelled), status_of(page_id, moved)) == ("cancelled", "scheduled")
-    assert maintenance.run_scheduler(now=NOW + timedelta(days=2)) == maintenance.SchedulerRun(1, 0, 0)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(days=2)) == scheduled_maintenance.SchedulerRun(
+        1, 0, 0
+    )
 
 
 def test_a_run_racing_another_writer_moves_the_window_once(page, monkeypatch):
@@ -101,11 +115,13 @@ def test_a_run_racing_another_writer_moves_the_window_once(page, monkeypatch):
         item = original_get(*args, **kwargs)
         monkeypatch.setattr(StatusPageItem, "get", original_get)
         # Someone cancels between the scheduler's read and its write.
-        maintenance.update_window(page_id=page_id, maintenance_id=raced, now=NOW, status="cancelled")
+        scheduled_maintenance.update_window(page_id=page_id, maintenance_id=raced, now=NOW, status="cancelled")
         return item
 
     monkeypatch.setattr(StatusPageItem, "get", get_then_cancel)
-    assert maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == maintenance.SchedulerRun(0, 0, 1)
+    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
+        0, 0, 1
+    )
     assert status_of(page_id, raced) == "cancelled"
 
 
@@ -113,7 +129,7 @@ def test_windows_of_a_deleted_page_are_skipped(org, page):
     page_id, component_id = page
     window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
     pages.delete_page(organization_id=org.organization_id, page_id=page_id)
-    run = maintenance.run_scheduler(now=NOW + timedelta(hours=1))
+    run = scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1))
     assert (run.started, run.completed) == (0, 0)
 
 

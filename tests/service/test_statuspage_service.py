@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
-from chalicelib.statuspage import incidents, maintenance, pages, public, structure
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage import incidents, pages, public, scheduled_maintenance, structure
+from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.tables import StatusPageItem
 from tests.conftest import NOW, make_org
 
@@ -146,7 +146,7 @@ def test_public_incident_lifecycle_and_reopen(org, page):
 
 def test_listings_page_newest_first_with_cursors(page):
     for index in range(public.PAGE_SIZE + 3):
-        maintenance.create_window(
+        scheduled_maintenance.create_window(
             page_id=page.page_id,
             title=f"Window {index}",
             scheduled_start=NOW + timedelta(days=1),
@@ -168,7 +168,7 @@ def test_listings_page_newest_first_with_cursors(page):
 
 def test_an_exactly_full_page_promises_no_next_one(page):
     for index in range(public.PAGE_SIZE):
-        maintenance.create_window(
+        scheduled_maintenance.create_window(
             page_id=page.page_id,
             title=f"W{index}",
             scheduled_start=NOW + timedelta(days=1),

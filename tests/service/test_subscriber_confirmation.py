@@ -13,7 +13,7 @@ from chalicelib import clock
 from chalicelib.queue import consumers
 from chalicelib.queue.messages import Message
 from chalicelib.statuspage import pages
-from chalicelib.subscriber import confirmation, records, service
+from chalicelib.subscriber import confirmation, repository, service
 from chalicelib.subscriber.links import SubscriberLink, sign, verify
 from tests.conftest import NOW, Org
 
@@ -26,12 +26,12 @@ def page_id(org: Org) -> Iterator[str]:
 
 def subscribe(email: str = "ana@example.com", **extra: Any) -> str:
     service.subscribe(slug="acme", wanted=service.SubscribeInput(email=email, component_ids=[], **extra), now=NOW)
-    [subscriber] = [s for s in records.all_subscribers(_page(), NOW) if s.email == email]
+    [subscriber] = [s for s in repository.all_subscribers(_page(), NOW) if s.email == email]
     return subscriber.subscriber_id or ""
 
 
 def _page() -> str:
-    from chalicelib.statuspage.store import page_id_for_slug
+    from chalicelib.statuspage.repository import page_id_for_slug
 
     return page_id_for_slug("acme") or ""
 

@@ -10,8 +10,8 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.queue.messages import Message
-from chalicelib.statuspage import incidents, maintenance
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage import incidents, scheduled_maintenance
+from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.tables import StatusPageItem
 from chalicelib.subscriber import links, notice_email, notices
 from chalicelib.subscriber.notice_content import notice_id
@@ -43,7 +43,7 @@ def page(org: Org, sqs: RecordingSqs) -> Page:
 
 def schedule(page: Page, title: str) -> StatusPageItem:
     """A window over the API component, an hour from NOW for an hour (the clock frozen by the caller)."""
-    return maintenance.create_window(
+    return scheduled_maintenance.create_window(
         page_id=page.page_id,
         title=title,
         scheduled_start=NOW + timedelta(hours=1),
@@ -318,11 +318,15 @@ def test_maintenance_is_told_when_scheduled_started_completed_and_cancelled(
         upgrade = schedule(page, "Database upgrade")
         other = schedule(page, "Cache resize")
         # A new title or new times are not news.
-        maintenance.update_window(page_id=page.page_id, maintenance_id=item_id(upgrade), title="DB upgrade", now=NOW)
-        maintenance.update_window(page_id=page.page_id, maintenance_id=item_id(other), status="cancelled", now=NOW)
+        scheduled_maintenance.update_window(
+            page_id=page.page_id, maintenance_id=item_id(upgrade), title="DB upgrade", now=NOW
+        )
+        scheduled_maintenance.update_window(
+            page_id=page.page_id, maintenance_id=item_id(other), status="cancelled", now=NOW
+        )
     for moment in (NOW + timedelta(hours=1), NOW + timedelta(hours=2)):
         with clock.frozen(moment):
-            maintenance.run_scheduler(now=moment)
+            scheduled_maintenance.run_scheduler(now=moment)
     changes = [m.payload["change"] for m, _, _ in sqs.sent if m.message_type == "status_page.maintenance_changed"]
     assert changes == ["scheduled", "scheduled", "cancelled", "started", "completed"]
     deliver_all(sqs)
@@ -342,7 +346,7 @@ def test_new_times_for_an_open_window_are_told_as_rescheduled(org: Org, page: Pa
     add_subscriber(org, page, "sub_all")
     start, end = NOW + timedelta(hours=1), NOW + timedelta(hours=2)
     with clock.frozen(NOW):
-        window = maintenance.create_window(
+        window = scheduled_maintenance.create_window(
             page_id=page.page_id,
             title="Database upgrade",
             scheduled_start=start,
@@ -352,17 +356,17 @@ def test_new_times_for_an_open_window_are_told_as_rescheduled(org: Org, page: Pa
         )
         window_id = item_id(window)
         # The same times again, or other components: not news.
-        maintenance.update_window(page_id=page.page_id, maintenance_id=window_id, scheduled_end=end, now=NOW)
-        maintenance.update_window(
+        scheduled_maintenance.update_window(page_id=page.page_id, maintenance_id=window_id, scheduled_end=end, now=NOW)
+        scheduled_maintenance.update_window(
             page_id=page.page_id, maintenance_id=window_id, component_ids=[page.api, page.checkout], now=NOW
         )
-        maintenance.update_window(
+        scheduled_maintenance.update_window(
             page_id=page.page_id, maintenance_id=window_id, scheduled_end=end + timedelta(hours=1), now=NOW
         )
     started_at = start + timedelta(minutes=1)
     with clock.frozen(started_at):
-        maintenance.run_scheduler(now=started_at)
-        maintenance.update_window(
+        scheduled_maintenance.run_scheduler(now=started_at)
+        scheduled_maintenance.update_window(
             page_id=page.page_id, maintenance_id=window_id, scheduled_end=end + timedelta(hours=2), now=started_at
         )
     changes = [m.payload["change"] for m, _, _ in sqs.sent if m.message_type == "status_page.maintenance_changed"]

@@ -20,8 +20,8 @@ from chalicelib.incident.models import IncidentListQuery
 from chalicelib.incident.presenters import incident_v1
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import admin
-from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.ingest import ingest
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from tests.conftest import NOW, Org
 

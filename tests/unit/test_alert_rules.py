@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib.alert.records import labels_of
+from chalicelib.alert.repository import labels_of
 from chalicelib.catalog.grouping import (
     NO_GROUPING,
     AlertGrouping,

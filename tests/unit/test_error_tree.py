@@ -17,7 +17,7 @@ from pathlib import Path
 
 from chalicelib import errors
 from chalicelib.errors import AppError
-from chalicelib.integration import alert, gate
+from chalicelib.integration import gate, normalized
 
 ROOT = Path(__file__).resolve().parents[2]
 CHALICELIB = ROOT / "chalicelib"
@@ -165,5 +165,5 @@ def test_webhook_codes_are_errors_of_the_tree() -> None:
     }
     assert (errors.PayloadTooLarge.status, errors.RateLimited.status) == (413, 429)
     # The status tables of the old vocabularies are gone: the classes carry their status.
-    assert not hasattr(alert, "REJECTION_STATUS") and not hasattr(alert, "WebhookRejected")
+    assert not hasattr(normalized, "REJECTION_STATUS") and not hasattr(normalized, "WebhookRejected")
     assert not hasattr(gate, "STATUS_OF") and not hasattr(gate, "WebhookError")

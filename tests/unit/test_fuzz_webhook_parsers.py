@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from chalicelib.errors import AppError, InvalidSignature
 from chalicelib.integration import signing
-from chalicelib.integration.alert import NormalizedAlert
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.parsers import parse, sns
 from tests.fuzzing import (
     any_body,

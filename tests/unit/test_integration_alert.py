@@ -6,7 +6,7 @@ from types import MappingProxyType
 import pytest
 
 from chalicelib.errors import DeliveryRejected, InvalidPayload, InvalidSignature, SignatureExpired
-from chalicelib.integration.alert import (
+from chalicelib.integration.normalized import (
     ELLIPSIS,
     SOURCES,
     NormalizedAlert,

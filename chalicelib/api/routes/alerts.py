@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from chalicelib.alert import listing, records
+from chalicelib.alert import listing
+from chalicelib.alert import repository as alert_repository
 from chalicelib.alert.models import AlertListQuery, AlertListV1, AlertV1, IncidentAlertQuery
 from chalicelib.api.routes.incidents import incident_number_of
 from chalicelib.api.routing import ApiBlueprint, Call
@@ -61,7 +62,9 @@ def list_alerts(call: Call) -> AlertListV1:
 )
 def get_alert(call: Call) -> AlertV1:
     alert_id = call.path["alert_id"]
-    record = records.get_alert(call.principal.organization_id, alert_id) if alert_id.startswith("alr_") else None
+    record = (
+        alert_repository.get_alert(call.principal.organization_id, alert_id) if alert_id.startswith("alr_") else None
+    )
     if record is None:
         raise NotFound(f"Alert {alert_id} was not found.")
     return AlertV1.of(record)

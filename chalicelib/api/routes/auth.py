@@ -21,7 +21,7 @@ api = ApiBlueprint(__name__, tag="auth")
     response=AuthVerifyV1,
 )
 def verify(call: Call) -> AuthVerifyV1:
-    from chalicelib.incident.settings import incident_settings
+    from chalicelib.incident.workflow_settings import incident_settings
 
     # The organization's name comes from the short settings cache: no read on a warm instance.
     try:

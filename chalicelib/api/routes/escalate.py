@@ -5,7 +5,7 @@ from __future__ import annotations
 from chalicelib.api.routes.incidents import ITEM, incident_number_of
 from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.incident.models import EscalateResultV1
-from chalicelib.paging import escalation
+from chalicelib.paging import escalation_runs
 
 api = ApiBlueprint(__name__, tag="incidents")
 
@@ -23,7 +23,7 @@ api = ApiBlueprint(__name__, tag="incidents")
     errors=(404,),
 )
 def escalate(call: Call) -> EscalateResultV1:
-    outcome = escalation.escalate(
+    outcome = escalation_runs.escalate(
         organization_id=call.principal.organization_id,
         incident_number=incident_number_of(call),
         actor=call.principal.actor,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.api.routing import ApiBlueprint, Call
-from chalicelib.incident import settings
+from chalicelib.incident import workflow_settings
 from chalicelib.incident.settings_models import SlaSettingsUpdate, SlaSettingsV1, WorkflowUpdate, WorkflowV1
 
 api = ApiBlueprint(__name__, tag="settings")
@@ -18,7 +18,7 @@ api = ApiBlueprint(__name__, tag="settings")
     response=WorkflowV1,
 )
 def get_workflow(call: Call) -> WorkflowV1:
-    return WorkflowV1.of(settings.incident_settings(organization_id=call.principal.organization_id).workflow)
+    return WorkflowV1.of(workflow_settings.incident_settings(organization_id=call.principal.organization_id).workflow)
 
 
 @api.operation(
@@ -35,7 +35,7 @@ def get_workflow(call: Call) -> WorkflowV1:
 )
 def replace_workflow(call: Call) -> WorkflowV1:
     body: WorkflowUpdate = call.body
-    saved = settings.save_workflow(organization_id=call.principal.organization_id, workflow=body.to_workflow())
+    saved = workflow_settings.save_workflow(organization_id=call.principal.organization_id, workflow=body.to_workflow())
     return WorkflowV1.of(saved.workflow)
 
 
@@ -48,7 +48,7 @@ def replace_workflow(call: Call) -> WorkflowV1:
     response=SlaSettingsV1,
 )
 def get_sla(call: Call) -> SlaSettingsV1:
-    return SlaSettingsV1.of(settings.incident_settings(organization_id=call.principal.organization_id).sla)
+    return SlaSettingsV1.of(workflow_settings.incident_settings(organization_id=call.principal.organization_id).sla)
 
 
 @api.operation(
@@ -65,6 +65,8 @@ def get_sla(call: Call) -> SlaSettingsV1:
 )
 def update_sla(call: Call) -> SlaSettingsV1:
     body: SlaSettingsUpdate = call.body
-    current = settings.incident_settings(organization_id=call.principal.organization_id).sla
-    saved = settings.save_sla_settings(organization_id=call.principal.organization_id, sla=body.apply_to(current))
+    current = workflow_settings.incident_settings(organization_id=call.principal.organization_id).sla
+    saved = workflow_settings.save_sla_settings(
+        organization_id=call.principal.organization_id, sla=body.apply_to(current)
+    )
     return SlaSettingsV1.of(saved.sla)

@@ -14,7 +14,7 @@ from chalicelib.maintenance.models import (
     MaintenanceWindowRemovedV1,
     MaintenanceWindowV1,
 )
-from chalicelib.maintenance.storage import MaintenanceWindow
+from chalicelib.maintenance.repository import MaintenanceWindow
 from chalicelib.pagination import Page, paginate
 
 api = ApiBlueprint(__name__, tag="maintenance-windows")

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from chalicelib.api.routing import ApiBlueprint, Call, Handler
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
-from chalicelib.statuspage import incidents, maintenance, pages, structure
+from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,
     ComponentPatch,
@@ -34,7 +34,7 @@ from chalicelib.statuspage.models import (
     StatusIncidentV1,
     StatusPageV1,
 )
-from chalicelib.statuspage.store import get_page
+from chalicelib.statuspage.repository import get_page
 from chalicelib.statuspage.tables import GROUP_PREFIX, SECTION_PREFIX
 
 api = ApiBlueprint(__name__, tag="status-pages")
@@ -356,7 +356,7 @@ def add_update(call: Call) -> StatusIncidentV1:
     listing=True,
 )
 def list_windows(call: Call) -> Any:
-    return _listed(call, [MaintenanceV1.of(w) for w in maintenance.list_windows(page_id=_page_id(call))])
+    return _listed(call, [MaintenanceV1.of(w) for w in scheduled_maintenance.list_windows(page_id=_page_id(call))])
 
 
 @_write(
@@ -369,12 +369,14 @@ def list_windows(call: Call) -> Any:
     description=_MAINTENANCE_RULES,
 )
 def create_window(call: Call) -> MaintenanceV1:
-    return MaintenanceV1.of(maintenance.create_window(page_id=_page_id(call), now=call.now, **fields(call)))
+    return MaintenanceV1.of(scheduled_maintenance.create_window(page_id=_page_id(call), now=call.now, **fields(call)))
 
 
 @_read(PAGE + "/maintenance/{maintenance_id}", "getStatusMaintenance", "Get a maintenance window", MaintenanceV1)
 def get_window(call: Call) -> MaintenanceV1:
-    return MaintenanceV1.of(maintenance.get_window(page_id=_page_id(call), maintenance_id=call.path["maintenance_id"]))
+    return MaintenanceV1.of(
+        scheduled_maintenance.get_window(page_id=_page_id(call), maintenance_id=call.path["maintenance_id"])
+    )
 
 
 @_write(
@@ -389,5 +391,7 @@ def get_window(call: Call) -> MaintenanceV1:
 def update_window(call: Call) -> MaintenanceV1:
     window_id = call.path["maintenance_id"]
     return MaintenanceV1.of(
-        maintenance.update_window(page_id=_page_id(call), maintenance_id=window_id, now=call.now, **fields(call))
+        scheduled_maintenance.update_window(
+            page_id=_page_id(call), maintenance_id=window_id, now=call.now, **fields(call)
+        )
     )

@@ -12,7 +12,7 @@ from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 from chalicelib.statuspage import incident_templates
 from chalicelib.statuspage.models import IncidentTemplateV1, TemplateCreate, TemplatePatch
-from chalicelib.statuspage.store import get_page
+from chalicelib.statuspage.repository import get_page
 
 api = ApiBlueprint(__name__, tag="status-pages")
 

@@ -28,7 +28,6 @@ from chalicelib.errors import (
 from chalicelib.idempotency.service import StoredResponse
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
-from chalicelib.integration.alert import NormalizedAlert
 from chalicelib.integration.gate import Admitted, admit
 from chalicelib.integration.ingest import IngestResult, ingest
 from chalicelib.integration.models import (
@@ -39,6 +38,7 @@ from chalicelib.integration.models import (
     WebhookIncidentV1,
     WebhookPayloadV1,
 )
+from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.replay import deliver_once
 from chalicelib.json_body import JsonBodyError, read_json

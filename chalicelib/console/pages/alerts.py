@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from chalicelib.alert import listing, records
+from chalicelib.alert import listing, repository
 from chalicelib.alert.models import DEFAULT_DAYS, AlertListQuery, AlertV1
 from chalicelib.alert.tables import ALERT_STATUSES
 from chalicelib.catalog import service as catalog
@@ -140,7 +140,7 @@ def alert_list(ctx: Ctx) -> Page:
 def show_alert(ctx: Ctx) -> Page:
     """One alert with every field, as GET /api/v1/alerts/{id} answers it."""
     alert_id = ctx.path["alert_id"]
-    record = records.get_alert(ctx.organization_id, alert_id) if alert_id.startswith("alr_") else None
+    record = repository.get_alert(ctx.organization_id, alert_id) if alert_id.startswith("alr_") else None
     if record is None:
         raise NotFound(f"Alert {alert_id[:64]} was not found.")
     alert = AlertV1.of(record)

@@ -24,11 +24,11 @@ from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_pa
 from chalicelib.errors import DeliveryFailed, NotFound
 from chalicelib.incident import commands, service
 from chalicelib.incident.models import CommentCreate, IncidentUpdate, PageRequest, StatusChange
-from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import Workflow, plan_transition
-from chalicelib.paging import escalation
+from chalicelib.incident.workflow_settings import incident_settings
+from chalicelib.paging import escalation_runs
 from chalicelib.postmortem import service as postmortems
 from chalicelib.severity import SEVERITIES
 
@@ -98,14 +98,14 @@ def moves_of(workflow: Workflow, incident: IncidentRecord) -> list[Move]:
 
 
 def _escalation_summary(incident: IncidentRecord) -> dict[str, Any] | None:
-    state = escalation.state_of(incident)
+    state = escalation_runs.state_of(incident)
     if state is None:
         return None
     return {
         "policy": state.policy.name,
         "level": state.level,
         "levels": len(state.policy.levels),
-        "stopped": state.stopped or escalation.is_done(incident),
+        "stopped": state.stopped or escalation_runs.is_done(incident),
         "next_at": state.next_at,
     }
 
@@ -234,7 +234,7 @@ def change_status(ctx: Ctx) -> Redirect:
 def escalate(ctx: Ctx) -> Redirect:
     """Notify the next level of the escalation policy now (as POST /api/v1/incidents/{id}/escalate)."""
     number = number_of(ctx)
-    outcome = escalation.escalate(
+    outcome = escalation_runs.escalate(
         organization_id=ctx.organization_id, incident_number=number, actor=ctx.signed_in.actor, now=ctx.now
     )
     return Redirect(here(number), notice="escalated" if outcome.escalated else "not_escalated")

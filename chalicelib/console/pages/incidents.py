@@ -23,8 +23,8 @@ from chalicelib.errors import AppError, ValidationFailed
 from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.incident import listing, service
 from chalicelib.incident.models import IncidentCreate, IncidentListQuery
-from chalicelib.incident.settings import incident_settings
 from chalicelib.incident.urgency import urgency_of
+from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.severity import SEVERITIES
 
 console = ConsoleBlueprint(__name__, notices={"incident_created": "Incident created."})

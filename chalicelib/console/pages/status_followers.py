@@ -13,7 +13,7 @@ from chalicelib.console.status_forms import SCOPE, page_item, page_path
 from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect
 from chalicelib.statuspage import structure
 from chalicelib.statuspage.pages import public_url
-from chalicelib.statuspage.store import item_id
+from chalicelib.statuspage.repository import item_id
 from chalicelib.subscriber import service
 from chalicelib.subscriber.tables import CONFIRMED, EMAIL, PENDING, WEBHOOK
 

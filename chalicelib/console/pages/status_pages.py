@@ -22,7 +22,7 @@ from chalicelib.console.status_forms import (
     page_path,
 )
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
-from chalicelib.statuspage import incident_templates, incidents, maintenance, pages, structure
+from chalicelib.statuspage import incident_templates, incidents, pages, scheduled_maintenance, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,
     ComponentPatch,
@@ -34,8 +34,8 @@ from chalicelib.statuspage.models import (
     StatusIncidentCreate,
 )
 from chalicelib.statuspage.pages import public_url
+from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.rules import INCIDENT_STATUSES, MAINTENANCE_MOVES
-from chalicelib.statuspage.store import item_id
 from chalicelib.subscriber.service import count_subscribers
 
 console = ConsoleBlueprint(
@@ -98,7 +98,7 @@ def show_status_page(ctx: Ctx) -> Page:
         }
         for component in layout.components
     ]
-    windows = maintenance.list_windows(page_id=page.page_id)
+    windows = scheduled_maintenance.list_windows(page_id=page.page_id)
     templates = [(item_id(t), t.name or "") for t in incident_templates.list_templates(page_id=page.page_id)]
     return Page(
         "console/status_pages/page.html",
@@ -224,7 +224,7 @@ def schedule_maintenance(ctx: Ctx) -> Redirect:
         "component_ids": ctx.values("component_ids"),
     }
     body = ctx.model(MaintenanceCreate, data)
-    maintenance.create_window(page_id=page.page_id, now=ctx.now, **dict(body))
+    scheduled_maintenance.create_window(page_id=page.page_id, now=ctx.now, **dict(body))
     return Redirect(page_path(page.page_id), notice="status_maintenance_scheduled")
 
 
@@ -233,7 +233,7 @@ def move_maintenance(ctx: Ctx) -> Redirect:
     """Start, complete or cancel a maintenance window (the allowed moves are the service's)."""
     page = page_item(ctx)
     body = ctx.model(MaintenancePatch, {"status": ctx.value("status")})
-    maintenance.update_window(
+    scheduled_maintenance.update_window(
         page_id=page.page_id, maintenance_id=ctx.path["maintenance_id"], now=ctx.now, **body.changes()
     )
     return Redirect(page_path(page.page_id), notice="status_maintenance_moved")

@@ -23,8 +23,8 @@ from chalicelib.console.status_forms import (
 from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect
 from chalicelib.statuspage import incident_templates, structure
 from chalicelib.statuspage.models import TemplateCreate, TemplatePatch
+from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.rules import INCIDENT_STATUSES
-from chalicelib.statuspage.store import item_id
 from chalicelib.statuspage.tables import StatusPageItem
 
 console = ConsoleBlueprint(

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Final
 
 from chalicelib.integration import signing
-from chalicelib.integration.alert import NormalizedAlert, Source
+from chalicelib.integration.normalized import NormalizedAlert, Source
 from chalicelib.integration.parsers.alertmanager import parse_alertmanager
 from chalicelib.integration.parsers.cloudwatch import parse_cloudwatch
 from chalicelib.integration.parsers.custom import parse_custom

@@ -9,7 +9,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.integration.alert import stringify
+from chalicelib.integration.normalized import stringify
 from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.severity import SEVERITIES, Severity
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.integration.alert import Action, NormalizedAlert
+from chalicelib.integration.normalized import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
     first_text,

@@ -19,7 +19,7 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.integration.alert import Action, NormalizedAlert, one_line
+from chalicelib.integration.normalized import Action, NormalizedAlert, one_line
 from chalicelib.integration.parsers._common import (
     compact,
     dig,

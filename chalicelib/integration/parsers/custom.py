@@ -26,7 +26,7 @@ import re
 from typing import Any, Final, Literal
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.integration.alert import Action, NormalizedAlert, StatusHint, stringify
+from chalicelib.integration.normalized import Action, NormalizedAlert, StatusHint, stringify
 from chalicelib.integration.parsers._common import http_url, json_type, load_json_object, service_hint
 from chalicelib.severity import SEVERITIES, Severity
 

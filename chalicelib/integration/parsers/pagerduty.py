@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from chalicelib.errors import AppError, InvalidPayload
-from chalicelib.integration.alert import Action, NormalizedAlert
+from chalicelib.integration.normalized import Action, NormalizedAlert
 from chalicelib.integration.parsers._common import (
     compact,
     dig,

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from chalicelib.errors import InvalidPayload
-from chalicelib.integration.alert import Action, NormalizedAlert, get_header
+from chalicelib.integration.normalized import Action, NormalizedAlert, get_header
 from chalicelib.integration.parsers._common import (
     compact,
     dig,

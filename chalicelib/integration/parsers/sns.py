@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from chalicelib.errors import InvalidPayload, InvalidSignature
-from chalicelib.integration.alert import get_header
+from chalicelib.integration.normalized import get_header
 from chalicelib.integration.parsers._common import json_type, load_json_object
 
 CertificateFetcher = Callable[[str], bytes]

@@ -13,7 +13,6 @@ from datetime import datetime
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.errors import NotFound
 from chalicelib.maintenance import rules
 from chalicelib.maintenance.tables import MaintenanceMembershipRecord, MaintenanceWindowRecord
@@ -61,7 +60,6 @@ def not_found() -> NotFound:
 def get_record(organization_id: str, window_id: str, *, consistent: bool = False) -> MaintenanceWindowRecord:
     if not rules.is_window_id(window_id):
         raise not_found()
-    aws.bind_tables()
     try:
         return MaintenanceWindowRecord.get(organization_id, window_id, consistent_read=consistent)
     except DoesNotExist:
@@ -70,7 +68,6 @@ def get_record(organization_id: str, window_id: str, *, consistent: bool = False
 
 def organization_records(organization_id: str) -> list[MaintenanceWindowRecord]:
     """Every window of the organization: one Query on its partition."""
-    aws.bind_tables()
     return list(MaintenanceWindowRecord.query(organization_id))
 
 

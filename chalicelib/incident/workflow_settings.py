@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.incident.sla import DEFAULT_SLA_SETTINGS, SlaSettings
 from chalicelib.incident.workflow import DEFAULT_WORKFLOW, Workflow
@@ -43,7 +42,6 @@ def _from_record(record: OrganizationRecord) -> IncidentSettings:
 
 
 def _load(organization_id: str) -> OrganizationRecord:
-    aws.bind_tables()
     try:
         return OrganizationRecord.get(organization_id, consistent_read=True)
     except DoesNotExist:

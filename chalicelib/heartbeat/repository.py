@@ -10,7 +10,6 @@ from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
 
-from chalicelib import aws
 from chalicelib.heartbeat.rules import Beat, State, looks_like_id
 from chalicelib.heartbeat.tables import DUE_SHARD, HeartbeatRecord
 
@@ -19,7 +18,6 @@ def read(heartbeat_id: str) -> HeartbeatRecord | None:
     """One consistent GetItem; a malformed id never reaches DynamoDB."""
     if not looks_like_id(heartbeat_id):
         return None
-    aws.bind_tables()
     try:
         return HeartbeatRecord.get(heartbeat_id, consistent_read=True)
     except DoesNotExist:

@@ -18,11 +18,11 @@ from types import EllipsisType
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.errors import Conflict
 from chalicelib.statuspage import history, rules
 from chalicelib.statuspage.announcements import announce_maintenance
-from chalicelib.statuspage.store import get_item, load_structure, page_not_found
+from chalicelib.statuspage.repository import get_item, load_structure, page_not_found
 from chalicelib.statuspage.structure import check_components
 from chalicelib.statuspage.tables import DUE_SHARD, MAINTENANCE_PREFIX, StatusPageItem
 from chalicelib.store import RetryableConflict, retry_on_conflict
@@ -138,7 +138,6 @@ def update_window(
 
 def list_windows(*, page_id: str) -> list[StatusPageItem]:
     """Newest first; one Query on the page's windows."""
-    aws.bind_tables()
     return list(
         StatusPageItem.query(page_id, StatusPageItem.item_key.startswith(MAINTENANCE_PREFIX), scan_index_forward=False)
     )
@@ -153,7 +152,6 @@ class SchedulerRun:
 
 def run_scheduler(*, now: datetime) -> SchedulerRun:
     """Move every due window: one Query on the due index, then one conditional write per window."""
-    aws.bind_tables()
     started = completed = skipped = 0
     horizon = clock.isoformat(now) + "#~"  # '~' sorts after every page id: every key due by now
     for key in StatusPageItem.due_index.query(DUE_SHARD, StatusPageItem.due_at <= horizon):

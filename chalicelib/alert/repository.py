@@ -10,7 +10,7 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.alert.tables import (
     RESOLVED,
     SUPPRESSED,
@@ -101,7 +101,6 @@ def build_record(
 
 
 def get_alert(organization_id: str, alert_id: str) -> AlertRecord | None:
-    aws.bind_tables()
     try:
         return AlertRecord.get(alert_partition(organization_id, alert_id))
     except DoesNotExist:
@@ -110,7 +109,6 @@ def get_alert(organization_id: str, alert_id: str) -> AlertRecord | None:
 
 def count_occurrence(organization_id: str, alert_id: str, *, status: str, now: datetime) -> AlertRecord | None:
     """One more event for an alert still in `status` (one UpdateItem); None when it is not (any more)."""
-    aws.bind_tables()
     try:
         with conditional():
             response = AlertRecord._get_connection().update_item(
@@ -131,7 +129,6 @@ def count_occurrence(organization_id: str, alert_id: str, *, status: str, now: d
 def withdraw_occurrence(organization_id: str, alert_id: str, *, now: datetime) -> None:
     """Take back an event counted on a triggered alert whose incident turned out to be closed,
     and resolve that alert (its incident's resolution had not reached it yet)."""
-    aws.bind_tables()
     try:
         with conditional():
             AlertRecord._get_connection().update_item(

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.errors import NotFound
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.tables import (
@@ -51,7 +50,6 @@ def get_page(*, organization_id: str, page_id: str, consistent: bool = False) ->
     """The page item, or 404 when it is unknown or belongs to another organization."""
     if not rules.is_id(page_id, "page"):
         raise page_not_found()
-    aws.bind_tables()
     try:
         page = StatusPageItem.get(page_id, PAGE_KEY, consistent_read=consistent)
     except DoesNotExist:
@@ -64,7 +62,6 @@ def get_page(*, organization_id: str, page_id: str, consistent: bool = False) ->
 def page_id_for_slug(slug: str) -> str | None:
     if not rules.SLUG_PATTERN.match(slug):
         return None
-    aws.bind_tables()
     try:
         guard = StatusPageItem.get(slug_partition(slug), SLUG_SORT_KEY)
     except DoesNotExist:
@@ -74,7 +71,6 @@ def page_id_for_slug(slug: str) -> str | None:
 
 def load_structure(page_id: str) -> Structure | None:
     """The page, sections, groups and components: one Query. None when the page is gone."""
-    aws.bind_tables()
     found = list(StatusPageItem.query(page_id, StatusPageItem.item_key.startswith(STRUCTURE_PREFIX)))
     page = next((item for item in found if item.item_key == PAGE_KEY), None)
     if page is None:
@@ -92,7 +88,6 @@ def load_structure(page_id: str) -> Structure | None:
 
 def load_active(page_id: str) -> tuple[list[StatusPageItem], list[StatusPageItem]]:
     """(active incidents, in-progress maintenance windows), newest first: one index Query."""
-    aws.bind_tables()
     incidents: list[StatusPageItem] = []
     windows: list[StatusPageItem] = []
     for item in StatusPageItem.active_index.query(page_id, scan_index_forward=False):
@@ -106,7 +101,6 @@ def load_active(page_id: str) -> tuple[list[StatusPageItem], list[StatusPageItem
 def get_item(page_id: str, prefix: str, item_id_: str, id_prefix: str, what: str) -> StatusPageItem:
     if not rules.is_id(item_id_, id_prefix):
         raise NotFound(f"{what} not found.")
-    aws.bind_tables()
     try:
         return StatusPageItem.get(page_id, prefix + item_id_, consistent_read=True)
     except DoesNotExist:

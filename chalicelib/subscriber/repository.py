@@ -11,14 +11,12 @@ from datetime import datetime
 
 from pynamodb.exceptions import DoesNotExist
 
-from chalicelib import aws
 from chalicelib.subscriber import rules
 from chalicelib.subscriber.tables import CONFIRMED, SUBSCRIBER_PREFIX, SubscriberItem, subscriber_key
 
 
 def get_item(page_id: str, item_key: str) -> SubscriberItem | None:
     """One consistent GetItem; None when absent (expiry is the caller's to judge)."""
-    aws.bind_tables()
     try:
         return SubscriberItem.get(page_id, item_key, consistent_read=True)
     except DoesNotExist:
@@ -33,7 +31,6 @@ def get_subscriber(page_id: str, subscriber_id: str, now: datetime) -> Subscribe
 
 
 def _subscribers(page_id: str) -> Iterator[SubscriberItem]:
-    aws.bind_tables()
     yield from SubscriberItem.query(page_id, SubscriberItem.item_key.startswith(SUBSCRIBER_PREFIX))
 
 
@@ -54,7 +51,6 @@ def confirmed_for(page_id: str, event_component_ids: list[str]) -> list[Subscrib
 def forget_page(page_id: str) -> int:
     """Delete everything stored for a deleted page (subscribers, guards, notice claims); returns how
     many items went. Unconditional: page ids are never reused, and a redelivery finds fewer."""
-    aws.bind_tables()
     forgotten = 0
     for item in SubscriberItem.query(page_id, attributes_to_get=["page_id", "item_key"]):
         item.delete(add_version_condition=False)
