@@ -32,7 +32,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             | {"queue", "templates"}
         ),
     ),
-    ("store", frozenset({"store"})),
+    # delivery: the claim-attempt-retry kernel and the one POST to a customer's URL (over store).
+    ("store", frozenset({"store", "delivery"})),
     (
         "domains",
         frozenset(

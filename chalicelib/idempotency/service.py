@@ -6,6 +6,8 @@
 4. no key: nothing here runs.
 The claim is one conditional PutItem, so of N racing requests exactly one proceeds.
 A request that fails with an error releases its claim: a retry may then succeed.
+The claim, run and release are the delivery kernel's (chalicelib/delivery/claims.py, `run_once`):
+an Idempotency-Key is a lease like a notification's delivery id.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist
 
+from chalicelib.delivery import claims
 from chalicelib.errors import IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed
 from chalicelib.idempotency.tables import IdempotencyRecord
-from chalicelib.store import best_effort, save_if
+from chalicelib.store import best_effort
 
 RECORD_LIFETIME = timedelta(hours=24)
 # How long a claim may stay in progress before a retry can take it over (a crashed request).
@@ -60,35 +63,37 @@ def run_once(
     """Run `action` once per key (remembered for `lifetime`); returns (response, replayed)."""
     record_key = f"{organization_id}#{operation}#{validate_key(key)}"
     fingerprint = payload_fingerprint(payload)
-    claim = IdempotencyRecord(
+    record = IdempotencyRecord(
         record_key,
         state="in_progress",
         payload_hash=fingerprint,
         lease_expires_at=now + LEASE,
         expires_at=now + lifetime,
     )
-    claimed = save_if(
-        claim,
-        IdempotencyRecord.record_key.does_not_exist()
-        | (IdempotencyRecord.expires_at < now)
-        | ((IdempotencyRecord.state == "in_progress") & (IdempotencyRecord.lease_expires_at < now)),
+    r = IdempotencyRecord
+    claim = claims.Claim(
+        record,
+        in_progress=r.state == "in_progress",
+        # Expired (TTL deletes lazily), or in progress past its lease: the first request died.
+        takeover=(r.expires_at < now) | ((r.state == "in_progress") & (r.lease_expires_at < now)),
+        what="an idempotency claim",
     )
-    if not claimed:
+
+    def remember(response: StoredResponse) -> bool:
+        with best_effort("record an idempotent response"):  # the work is done; at worst a retry after 24 h is new
+            record.update(
+                actions=[
+                    r.state.set("completed"),
+                    r.response_status.set(response.status),
+                    r.response_body.set(json.dumps(response.body, default=str)),
+                ],
+            )
+        return True
+
+    done = claims.run_once(claim, action, remember)
+    if done is None:
         return _existing(record_key, fingerprint, now), True
-    try:
-        response = action()
-    except Exception:
-        _release(record_key)
-        raise
-    with best_effort("record an idempotent response"):  # the work is done; at worst a retry after 24 h is new
-        claim.update(
-            actions=[
-                IdempotencyRecord.state.set("completed"),
-                IdempotencyRecord.response_status.set(response.status),
-                IdempotencyRecord.response_body.set(json.dumps(response.body, default=str)),
-            ],
-        )
-    return response, False
+    return done.result, False
 
 
 def _existing(record_key: str, fingerprint: str, now: datetime) -> StoredResponse:
@@ -102,8 +107,3 @@ def _existing(record_key: str, fingerprint: str, now: datetime) -> StoredRespons
     if record.state != "completed" or record.response_status is None or record.response_body is None:
         raise IdempotencyInProgress()
     return StoredResponse(status=int(record.response_status), body=json.loads(record.response_body))
-
-
-def _release(record_key: str) -> None:
-    with best_effort("release an idempotency claim"):
-        IdempotencyRecord(record_key).delete(condition=IdempotencyRecord.state == "in_progress")

@@ -7,6 +7,10 @@ Accepted while the timestamp is at most 300 s old and at most 60 s ahead (both e
 Sentry: Sentry-Hook-Signature = lowercase hex HMAC-SHA256(client secret, raw body), no prefix.
 
 Always verify the raw body bytes as received; re-serialised JSON does not match.
+
+The custom webhook's signature is the one Tocsin signs its own POSTs with: it is computed in
+chalicelib/delivery/signature.py (`sign`, `signed_headers`, named here too for the inbound side's
+callers and tests); this module checks a received one.
 """
 
 from __future__ import annotations
@@ -19,30 +23,40 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Final
 
+from chalicelib.delivery.signature import (
+    SIGNATURE_HEADER,
+    SIGNATURE_PREFIX,
+    TIMESTAMP_HEADER,
+    body_bytes,
+    key_bytes,
+    sign,
+    signature_hex,
+    signed_headers,
+)
 from chalicelib.errors import InvalidSignature, SignatureExpired
 from chalicelib.integration.normalized import get_header
 
-SIGNATURE_HEADER: Final = "X-Service-Signature"
-TIMESTAMP_HEADER: Final = "X-Service-Timestamp"
-SIGNATURE_PREFIX: Final = "sha256="
+__all__ = [
+    "MAX_AGE_SECONDS",
+    "MAX_FUTURE_SECONDS",
+    "SENTRY_SIGNATURE_HEADER",
+    "SIGNATURE_HEADER",
+    "SIGNATURE_PREFIX",
+    "TIMESTAMP_HEADER",
+    "sentry_signature",
+    "sign",
+    "signature_hex",
+    "signed_headers",
+    "verify_custom",
+    "verify_sentry",
+]
+
 MAX_AGE_SECONDS: Final = 300
 MAX_FUTURE_SECONDS: Final = 60
 SENTRY_SIGNATURE_HEADER: Final = "Sentry-Hook-Signature"
 
 _HEX_DIGEST_RE: Final = re.compile(r"[0-9a-fA-F]{64}")
 _TIMESTAMP_RE: Final = re.compile(r"[0-9]{1,12}")
-
-
-def _key(secret: str | bytes) -> bytes:
-    if isinstance(secret, str):
-        secret = secret.encode("utf-8")
-    if not secret:
-        raise ValueError("a signing secret must not be empty")
-    return secret
-
-
-def _as_bytes(body: bytes | str) -> bytes:
-    return body.encode("utf-8") if isinstance(body, str) else bytes(body)
 
 
 def _seconds(now: datetime | float) -> int:
@@ -54,22 +68,6 @@ def _seconds(now: datetime | float) -> int:
 
 
 # --- custom webhook --------------------------------------------------------------------------------
-
-
-def signature_hex(secret: str | bytes, timestamp: int | str, body: bytes | str) -> str:
-    """Hex HMAC-SHA256 over f"{timestamp}." followed by the raw body."""
-    message = f"{timestamp}.".encode() + _as_bytes(body)
-    return hmac.new(_key(secret), message, hashlib.sha256).hexdigest()
-
-
-def sign(secret: str | bytes, timestamp: int | str, body: bytes | str) -> str:
-    """The X-Service-Signature header value: "sha256=<hex>"."""
-    return SIGNATURE_PREFIX + signature_hex(secret, timestamp, body)
-
-
-def signed_headers(secret: str | bytes, timestamp: int, body: bytes | str) -> dict[str, str]:
-    """Both headers for a request body signed at `timestamp` (outbound webhooks, tests)."""
-    return {TIMESTAMP_HEADER: str(timestamp), SIGNATURE_HEADER: sign(secret, timestamp, body)}
 
 
 def verify_custom(
@@ -118,7 +116,7 @@ def verify_custom(
 
 def sentry_signature(client_secret: str | bytes, body: bytes | str) -> str:
     """Sentry-Hook-Signature for `body`: lowercase hex HMAC-SHA256 keyed with the client secret."""
-    return hmac.new(_key(client_secret), _as_bytes(body), hashlib.sha256).hexdigest()
+    return hmac.new(key_bytes(client_secret), body_bytes(body), hashlib.sha256).hexdigest()
 
 
 def verify_sentry(client_secret: str | bytes, headers: Mapping[str, str] | None, body: bytes | str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from chalicelib.outbound import targets
+from chalicelib.delivery import targets
 from chalicelib.settings import get_settings
 from chalicelib.statuspage import incident_templates
 from chalicelib.subscriber import repository, rules, service

@@ -1,24 +1,32 @@
 """Delivery ids claimed with a conditional write, so a redelivered SQS message never sends twice.
 
-Used by every consumer that sends to a person: escalation pages (chalicelib/paging/handlers.py)
-and contact verification codes (chalicelib/notification/verification.py). It lives with the
-notifications so that both can reach it (paging sits above notification in the import layers)."""
+Used by every consumer that sends to a person: escalation pages and rule steps
+(chalicelib/paging/handlers.py), handoff notices, contact verification codes
+(chalicelib/notification/verification.py), subscription confirmations, and the answer to an
+inbound SMS. It lives with the notifications so that all of them can reach it (paging sits above
+notification in the import layers). The claim-run-settle dance is the delivery kernel's
+(chalicelib/delivery/claims.py); this module says what a notification's claim is (a
+DeliveryRecord `sending`, taken over after CLAIM_LEASE) and what settles it (`sent`).
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
 
 from chalicelib import aws
+from chalicelib.delivery.claims import Claim, Done, run_once
+from chalicelib.delivery.schedule import Verdict, after_once
 from chalicelib.notification.channels import DeliveryResult
-from chalicelib.store import Transaction, best_effort, save_if
+from chalicelib.store import Transaction
 from chalicelib.store.model import TocsinModel
 
 logger = logging.getLogger("tocsin.notification")
+T = TypeVar("T")
 
 KEEP_FOR = timedelta(days=7)
 # A claim older than this whose send never completed (a crashed worker) may be taken over.
@@ -40,13 +48,22 @@ class DeliveryRecord(TocsinModel):
     user_id = UnicodeAttribute(null=True)
 
 
-def claim(delivery_id: str, now: datetime) -> bool:
-    """True when this worker may send; False when it was sent already or another worker is sending."""
-    return save_if(
+def claim_of(delivery_id: str, now: datetime) -> Claim:
+    """Written when the delivery id is new, or over a `sending` claim older than CLAIM_LEASE."""
+    return Claim(
         DeliveryRecord(delivery_id, state="sending", claimed_at=now, expires_at=now + KEEP_FOR),
-        DeliveryRecord.delivery_id.does_not_exist()
-        | ((DeliveryRecord.state == "sending") & (DeliveryRecord.claimed_at < now - CLAIM_LEASE)),
+        in_progress=DeliveryRecord.state == "sending",
+        takeover=(DeliveryRecord.state == "sending") & (DeliveryRecord.claimed_at < now - CLAIM_LEASE),
+        what="a notification delivery",
     )
+
+
+def once(delivery_id: str, now: datetime, work: Callable[[], T], settle: Callable[[T], bool]) -> Done[T] | None:
+    """`work` at most once per delivery id (chalicelib/delivery/claims.py, `run_once`): None when
+    it was sent already or another worker is sending it. `settle(result)` marks it sent (or lets
+    `work` have done so in its own transaction, `mark_sent_in`) and answers True, or answers
+    False to release it for a retry; `work` raising releases it."""
+    return run_once(claim_of(delivery_id, now), work, settle)
 
 
 def mark_sent(delivery_id: str, now: datetime) -> None:
@@ -62,14 +79,15 @@ def _sent(delivery_id: str, now: datetime) -> DeliveryRecord:
     return DeliveryRecord(delivery_id, state="sent", claimed_at=now, expires_at=now + KEEP_FOR)
 
 
-def release(delivery_id: str) -> None:
-    """The send failed at the provider: let the retry claim it again."""
-    with best_effort("release a notification delivery"):
-        DeliveryRecord(delivery_id).delete(condition=DeliveryRecord.state == "sending")
-
-
 class NotSentYet(Exception):
     """A provider failed on an attempt that is not the last: SQS delivers the message again."""
+
+
+def verdict_of(result: DeliveryResult) -> Verdict:
+    """A provider failure may pass; a missing contact or a refusal will not."""
+    if result.sent:
+        return "delivered"
+    return "retryable" if result.provider_failure else "final"
 
 
 def send_once(
@@ -85,22 +103,22 @@ def send_once(
     the claim. A provider failure raises NotSentYet (SQS retries) unless this is the final
     attempt; any other failure, or `send` deciding there is nothing to send (None), is logged
     and the message is done. None when another worker has it or it was sent already."""
-    if not claim(delivery_id, now):
-        return None  # sent already, or another worker is sending it
-    try:
-        result = send()
-    except Exception:
-        release(delivery_id)
-        raise
-    if result is not None and result.sent:
+
+    def settle(result: DeliveryResult | None) -> bool:
+        if result is None or not result.sent:
+            return False
         mark_sent(delivery_id, now)
+        return True
+
+    done = once(delivery_id, now, send, settle)
+    if done is None or done.result is None:
+        return None  # sent already, another worker is sending it, or nothing to send
+    result = done.result
+    if result.sent:
         logger.info(f"{what} sent", extra={**where, "channel": result.channel})
         return result
-    release(delivery_id)
-    if result is None:
-        return None
     failure = {**where, "channel": result.channel, "error_code": result.error_code}
-    if final_attempt or not result.provider_failure:
+    if after_once(verdict_of(result), final_attempt=final_attempt) == "give_up":
         logger.warning(f"{what} not sent", extra=failure)
         return result
     logger.warning(f"{what} not sent yet; retrying", extra=failure)

@@ -8,7 +8,8 @@ and a "webhook.deliver" message for its first attempt.
 
 A redelivered domain message finds its deliveries written: it creates nothing new and
 re-enqueues only those still pending with no attempt made (the earlier run may have stopped
-between the write and the publish); the claim in delivery.py keeps that from sending twice.
+between the write and the publish); the attempt's claim keeps that from sending twice (both are
+the delivery kernel's: chalicelib/delivery/attempts.py, `begin` and `run`).
 
 Loop prevention: a change an inbound webhook of integration X caused carries
 `source_integration_id` X; a subscription that is X's sync target (sync_integration_id X) does not
@@ -17,26 +18,24 @@ receive it, so the tool never hears back about its own update.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pynamodb.exceptions import DoesNotExist
-
 from chalicelib import clock
+from chalicelib.delivery import attempts
 from chalicelib.errors import NotFound
 from chalicelib.incident import repository
 from chalicelib.incident.presenters import incident_v1
 from chalicelib.organization.service import find_organization
 from chalicelib.outbound import events
+from chalicelib.outbound.delivery import DELIVER, SubscriptionDelivery
 from chalicelib.outbound.events import PlannedEvent
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
-from chalicelib.queue.messages import Message, publish
-from chalicelib.store import put_if_absent
+from chalicelib.queue.messages import Message
 
-logger = logging.getLogger("tocsin.outbound")
-DELIVER = "webhook.deliver"
+# DELIVER: the message type of every first attempt published here.
+__all__ = ["DELIVER", "DELIVERY_LIFETIME", "FanOutResult", "fan_out", "handle", "wanted_by"]
 DELIVERY_LIFETIME = timedelta(days=30)
 
 
@@ -44,11 +43,6 @@ DELIVERY_LIFETIME = timedelta(days=30)
 class FanOutResult:
     created: int  # deliveries written by this run
     enqueued: int  # first-attempt messages published (new ones, and pending ones re-sent)
-
-
-def deliver_message(organization_id: str, subscription_id: str, delivery_key: str, attempt: int) -> Message:
-    payload = {"subscription_id": subscription_id, "delivery_key": delivery_key, "attempt": attempt}
-    return Message(DELIVER, organization_id, payload)
 
 
 def wanted_by(subscription: WebhookSubscriptionRecord, event: PlannedEvent) -> bool:
@@ -85,11 +79,9 @@ def fan_out(message: Message, *, now: datetime) -> FanOutResult:
             incident_category=context.incident_category,
             include_sync_status=subscription.sync_integration_id is not None,
         )
-        is_new, should_enqueue = _write_delivery(message.organization_id, subscription, event, document, now)
-        created += int(is_new)
-        if should_enqueue:
-            publish(deliver_message(message.organization_id, subscription.subscription_id, event.delivery_key, 1))
-            enqueued += 1
+        begun = _begin_delivery(message.organization_id, subscription, event, document, now)
+        created += int(begun.created)
+        enqueued += int(begun.enqueued)
     return FanOutResult(created, enqueued)
 
 
@@ -116,14 +108,14 @@ def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context
     return _Context(organization.name, incident_v1(record).model_dump(mode="json"), record.status_category)
 
 
-def _write_delivery(
+def _begin_delivery(
     organization_id: str,
     subscription: WebhookSubscriptionRecord,
     event: PlannedEvent,
     document: dict[str, Any],
     now: datetime,
-) -> tuple[bool, bool]:
-    """(written now, first attempt to enqueue). The body is fixed by whichever run wrote first."""
+) -> attempts.Begun:
+    """Write the delivery and publish its first attempt. The body is fixed by whichever run wrote first."""
     record = WebhookDeliveryRecord(
         subscription.subscription_id,
         event.delivery_key,
@@ -137,16 +129,8 @@ def _write_delivery(
         created_at=now,
         expires_at=now + DELIVERY_LIFETIME,
     )
-    if put_if_absent(record):
-        return True, True
-    try:
-        existing = WebhookDeliveryRecord.get(subscription.subscription_id, event.delivery_key, consistent_read=True)
-    except DoesNotExist:
-        return False, False
-    pending = existing.status == "pending" and int(existing.attempts or 0) == 0
-    if pending:
-        logger.info("re-enqueueing a pending delivery", extra={"delivery_key": event.delivery_key})
-    return False, pending
+    delivery = SubscriptionDelivery(organization_id, subscription.subscription_id, event.delivery_key)
+    return attempts.begin(delivery, record)
 
 
 def handle(message: Message) -> None:

@@ -16,5 +16,5 @@ FANOUT_CONSUMER = "outbound.fanout"
 for _message_type in DOMAIN_MESSAGE_TYPES:
     handles(_message_type, name=FANOUT_CONSUMER)(fanout.handle)
 
-handles(fanout.DELIVER, name="outbound.deliver")(delivery.handle)
+handles(delivery.DELIVER, name="outbound.deliver")(delivery.handle)
 handles(delivery.SUBSCRIPTION_DISABLED, name="outbound.owner_notice")(delivery.notify_owner)

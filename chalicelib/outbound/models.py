@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
+from chalicelib.delivery.targets import MAX_URL_LENGTH, URL_PATTERN
 from chalicelib.directory import rules
 from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine, StrictBool
 from chalicelib.oncall.models import PatchModel
@@ -19,7 +20,6 @@ from chalicelib.outbound.subscriptions import (
     event_types_of,
 )
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
-from chalicelib.outbound.targets import MAX_URL_LENGTH, URL_PATTERN
 
 # Checked by the service, so every problem is one field message (event_types.<n>).
 EventTypeName = Annotated[

@@ -21,10 +21,10 @@ from types import EllipsisType
 from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import secrets_box
+from chalicelib.delivery import targets
 from chalicelib.directory import rules
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration.admin import get_integration
-from chalicelib.outbound import targets
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if, update_if

@@ -86,12 +86,11 @@ def on_deliver_notification(message: Message) -> None:
     payload = message.payload
     delivery = str(payload["delivery_id"])
     now = clock.now()
-    if not deliveries.claim(delivery, now):
-        return
-    try:
+
+    def page() -> bool:
         incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
         user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
-        page = reach.Page(
+        paged = reach.Page(
             incident_number=incident.incident_number,
             user_id=user.user_id,
             delivery_id=delivery,
@@ -100,22 +99,24 @@ def on_deliver_notification(message: Message) -> None:
             level=payload.get("level"),
             service_name=payload.get("service_name"),
         )
-        sent_now = reach.page_person(
+        return reach.page_person(
             organization_id=message.organization_id,
             incident=incident,
             user=user,
-            page=page,
+            page=paged,
             now=now,
             final_attempt=message.final_attempt,
         )
+
+    def settle(sent_now: bool) -> bool:
+        if not sent_now:  # only later steps: the page itself is done (sent now: marked with its record)
+            deliveries.mark_sent(delivery, now)
+        return True
+
+    try:
+        deliveries.once(delivery, now, page, settle)
     except NotFound:
-        deliveries.release(delivery)
-        return  # the incident or person is gone: nothing to retry
-    except Exception:
-        deliveries.release(delivery)
-        raise
-    if not sent_now:  # only later steps: the page itself is done
-        deliveries.mark_sent(delivery, now)
+        return  # the incident or person is gone (the claim was released): nothing to retry
 
 
 @handles(reach.RULE_STEP)
@@ -132,15 +133,12 @@ def on_rule_step(message: Message) -> None:
         return
     if not reach.still_wanted(incident, payload.get("run_token")):
         return
-    delivery = str(payload["delivery_id"])
-    if not deliveries.claim(delivery, now):
-        return
-    try:
+
+    def send() -> bool:
         user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
         if not user.is_active:
-            deliveries.release(delivery)
-            return
-        sent = reach.send_step(
+            return False
+        return reach.send_step(
             organization_id=message.organization_id,
             incident=incident,
             user=user,
@@ -148,14 +146,12 @@ def on_rule_step(message: Message) -> None:
             now=now,
             final_attempt=message.final_attempt,
         )
+
+    try:
+        # Sent: marked with its record; nothing sent: released.
+        deliveries.once(str(payload["delivery_id"]), now, send, settle=lambda sent: sent)
     except NotFound:
-        deliveries.release(delivery)
         return
-    except Exception:
-        deliveries.release(delivery)
-        raise
-    if not sent:
-        deliveries.release(delivery)
 
 
 def _schedule_sla_check(organization_id: str, incident_number: str, due_at: str, now: datetime) -> None:

@@ -176,14 +176,15 @@ def handle_inbound(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | 
     """Answer one inbound SMS once and text the answer back. None when this message was handled
     before (an SNS retry): nothing is done or sent again."""
     claim_id = f"sms-in#{inbound.message_id}"
-    if not deliveries.claim(claim_id, now):
+
+    def answered(_: str) -> bool:
+        deliveries.mark_sent(claim_id, now)
+        return True
+
+    done = deliveries.once(claim_id, now, lambda: answer(inbound, now), answered)
+    if done is None:
         return None
-    try:
-        text = answer(inbound, now)
-    except Exception:
-        deliveries.release(claim_id)
-        raise
-    deliveries.mark_sent(claim_id, now)
+    text = done.result
     if is_phone_number(inbound.sender):
         result = (channel or SnsSmsChannel()).send_text(inbound.sender, shorten(gsm7(text), SMS_LIMIT))
         if not result.sent:

@@ -1,52 +1,53 @@
-"""Webhook subscribers: one signed POST per attempt, on outbound's retry schedule.
+"""Webhook subscribers: one attempt of a status-page notice to a webhook follower.
 
-The same deliveries as outbound subscriptions (chalicelib/outbound): the body fixed when the
-delivery was written, the headers signed the same way (X-Tocsin-Signature over the timestamp and
-body), the target checked again right before sending and the connection made to the address the
-check accepted (`outbound.delivery.post`), attempts at once, +1 min, +5 min, +30 min, +2 h
-(`outbound.retry_schedule`). Each attempt is claimed first (a conditional update with a short
-lease) so a redelivered message never posts the same attempt twice.
-
-After the fifth failure the subscriber is removed (the subscriber and its URL guard, one
-transaction) and `status_page.subscriber_webhook_removed` asks for an email to the address the
-subscriber gave: it can subscribe again once its receiver works.
-
-The signing secret is the subscriber's own, derived from the service secret, the page and the
-subscriber (`signing_secret`): nothing to store, and it is the same for every delivery.
+The attempt runs in the delivery kernel (chalicelib/delivery/attempts.py), as outbound
+subscriptions' do: claimed once, the signed POST to the checked target
+(chalicelib/delivery/http_post.py), attempts at once, +1 min, +5 min, +30 min, +2 h
+(chalicelib/delivery/webhook.py). This module says only what is a follower's own:
+- the delivery is the notice claim `SENT#<notice_id>#<subscriber_id>` on the page's partition,
+  its body fixed when the batch wrote it (chalicelib/subscriber/notices.py);
+- it is for the subscriber as it is now: unsubscribed since, the delivery ends unsent;
+- the signing secret is the subscriber's own, derived from the service secret, the page and the
+  subscriber (`signing_secret`): nothing to store, and it is the same for every delivery;
+- giving up, after the fifth failure: the subscriber is removed (the subscriber and its URL
+  guard, one transaction) and `status_page.subscriber_webhook_removed` asks for an email to the
+  address the subscriber gave: it can subscribe again once its receiver works.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
-from typing import Literal
+from datetime import datetime
 
 from pynamodb.exceptions import DoesNotExist
+from pynamodb.expressions.condition import Condition
 
 from chalicelib import aws, clock, templates
-from chalicelib.integration.signing import signed_headers
-from chalicelib.outbound import delivery, retry_schedule
+from chalicelib.delivery import attempts, http_post, webhook
+from chalicelib.delivery.attempts import AttemptFields, Outcome, ScheduledDelivery, Unsent
 from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.repository import load_structure
-from chalicelib.store import Transaction, TransactionCancelled, assign, delete_if, update_if
+from chalicelib.store import Transaction, TransactionCancelled, delete_if
 from chalicelib.subscriber import links
-from chalicelib.subscriber.notices import WEBHOOK_DELIVER, deliver_message
 from chalicelib.subscriber.rules import guard_key
-from chalicelib.subscriber.tables import (
-    SubscriberItem,
-    notice_key,
-    subscriber_key,
-)
+from chalicelib.subscriber.tables import SubscriberItem, notice_key, subscriber_key
 
 logger = logging.getLogger("tocsin.subscriber")
+WEBHOOK_DELIVER = "status_page.subscriber_deliver"
 WEBHOOK_REMOVED = "status_page.subscriber_webhook_removed"
-CLAIM_SECONDS = delivery.CLAIM_SECONDS
-UNFINISHED = ("pending", "retrying")
-Outcome = Literal["sent", "not_due", "already_done", "claimed", "gone"]
 
-__all__ = ["WEBHOOK_DELIVER", "WEBHOOK_REMOVED", "deliver", "handle", "notify_removed", "signing_secret"]
+__all__ = [
+    "WEBHOOK_DELIVER",
+    "WEBHOOK_REMOVED",
+    "FollowerWebhook",
+    "deliver",
+    "deliver_message",
+    "handle",
+    "notify_removed",
+    "signing_secret",
+]
 
 
 def signing_secret(page_id: str, subscriber_id: str) -> str:
@@ -54,16 +55,77 @@ def signing_secret(page_id: str, subscriber_id: str) -> str:
     return links.webhook_secret(page_id, subscriber_id)
 
 
+def deliver_message(organization_id: str, page_id: str, notice_id: str, subscriber_id: str, attempt: int) -> Message:
+    payload = {"page_id": page_id, "notice_id": notice_id, "subscriber_id": subscriber_id, "attempt": attempt}
+    return Message(WEBHOOK_DELIVER, organization_id, payload)
+
+
+class FollowerWebhook(ScheduledDelivery[SubscriberItem, SubscriberItem]):
+    """One notice to one webhook subscriber of a page."""
+
+    model = SubscriberItem
+    schedule = webhook.RETRIES
+    fields = AttemptFields(status="delivery_status")
+
+    def __init__(self, organization_id: str, page_id: str, notice_id: str, subscriber_id: str) -> None:
+        self.organization_id = organization_id
+        self.page_id = page_id
+        self.notice_id = notice_id
+        self.subscriber_id = subscriber_id
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.page_id, notice_key(self.notice_id, self.subscriber_id)
+
+    @property
+    def guard(self) -> Condition:
+        # An email's notice claim has no URL nor body: it is no webhook delivery.
+        condition: Condition = SubscriberItem.url.exists() & SubscriberItem.body.exists()
+        return condition
+
+    def owns(self, record: SubscriberItem) -> bool:
+        return bool(record.url and record.body)
+
+    @property
+    def where(self) -> dict[str, str]:
+        return {"notice_id": self.notice_id, "subscriber_id": self.subscriber_id}
+
+    def message(self, attempt: int) -> Message:
+        return deliver_message(self.organization_id, self.page_id, self.notice_id, self.subscriber_id, attempt)
+
+    def recipient(self, record: SubscriberItem) -> SubscriberItem | Unsent:
+        subscriber = _get(self.page_id, subscriber_key(self.subscriber_id))
+        return Unsent("unsubscribed") if subscriber is None else subscriber
+
+    def send(self, record: SubscriberItem, recipient: SubscriberItem, attempt: int) -> http_post.Answer:
+        return http_post.post(
+            record.url or "",
+            (record.body or "").encode(),
+            secret=signing_secret(self.page_id, self.subscriber_id),
+            headers=webhook.event_headers(self.notice_id, record.event_type or "", attempt),
+        )
+
+    def give_up(self, record: SubscriberItem, now: datetime, recipient: SubscriberItem | None) -> None:
+        subscriber = recipient or _get(self.page_id, subscriber_key(self.subscriber_id))
+        if subscriber is not None:
+            _remove(self.organization_id, subscriber, record)
+
+
 def handle(message: Message) -> None:
     payload = message.payload
-    deliver(
-        organization_id=message.organization_id,
-        page_id=str(payload["page_id"]),
-        notice_id=str(payload["notice_id"]),
-        subscriber_id=str(payload["subscriber_id"]),
-        attempt=int(payload["attempt"]),
-        now=clock.now(),
+    page_id, notice_id, subscriber_id = (
+        str(payload["page_id"]),
+        str(payload["notice_id"]),
+        str(payload["subscriber_id"]),
     )
+    delivery = FollowerWebhook(message.organization_id, page_id, notice_id, subscriber_id)
+    attempts.run(delivery, int(payload["attempt"]), clock.now())
+
+
+def deliver(
+    *, organization_id: str, page_id: str, notice_id: str, subscriber_id: str, attempt: int, now: datetime
+) -> Outcome:
+    return attempts.run(FollowerWebhook(organization_id, page_id, notice_id, subscriber_id), attempt, now)
 
 
 def _get(page_id: str, key: str) -> SubscriberItem | None:
@@ -71,68 +133,6 @@ def _get(page_id: str, key: str) -> SubscriberItem | None:
         return SubscriberItem.get(page_id, key, consistent_read=True)
     except DoesNotExist:
         return None
-
-
-def deliver(
-    *, organization_id: str, page_id: str, notice_id: str, subscriber_id: str, attempt: int, now: datetime
-) -> Outcome:
-    record = _get(page_id, notice_key(notice_id, subscriber_id))
-    if record is None or not record.body or not record.url:
-        return "gone"
-    made = int(record.attempts or 0)
-    if made >= attempt or record.delivery_status not in UNFINISHED:
-        return "already_done"
-    if made != attempt - 1:
-        return "already_done"  # an out-of-order message: the attempt it names is not the next one
-    if not retry_schedule.is_due(record.next_attempt_at, now):
-        waiting_for = record.next_attempt_at or now
-        publish(
-            deliver_message(organization_id, page_id, notice_id, subscriber_id, attempt),
-            delay_seconds=retry_schedule.sqs_delay(waiting_for, now),
-        )
-        return "not_due"
-    subscriber = _get(page_id, subscriber_key(subscriber_id))
-    s = SubscriberItem
-    if subscriber is None:  # unsubscribed since: the delivery ends unsent
-        update_if(record, [s.delivery_status.set("failed"), s.last_error.set("not sent: unsubscribed")])
-        return "gone"
-    if record.claimed_until is not None and record.claimed_until > now:
-        return "claimed"
-    claim = (s.attempts == attempt - 1) & s.delivery_status.is_in(*UNFINISHED)
-    if not update_if(record, [s.claimed_until.set(now + timedelta(seconds=CLAIM_SECONDS))], claim):
-        return "claimed"
-    timestamp = int(clock.now().timestamp())
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": delivery.USER_AGENT,
-        **signed_headers(signing_secret(page_id, subscriber_id), timestamp, record.body.encode()),
-        "X-Tocsin-Event-Id": notice_id,
-        "X-Tocsin-Event-Type": record.event_type or "",
-        "X-Tocsin-Delivery-Attempt": str(attempt),
-    }
-    result = delivery.post(record.url, record.body.encode(), headers)
-    status = retry_schedule.status_after(result, attempt)
-    next_due = retry_schedule.next_attempt_at(attempt, now) if status == "retrying" else None
-    record.update(
-        actions=[
-            s.attempts.set(attempt),
-            s.delivery_status.set(status),
-            s.last_attempt_at.set(now),
-            assign(s.next_attempt_at, next_due),
-            assign(s.last_error, result.error),
-            assign(s.response_code, result.response_code),
-            s.claimed_until.remove(),
-            s.updated_at.set(clock.now()),
-        ]
-    )
-    if next_due is not None:
-        publish(
-            deliver_message(organization_id, page_id, notice_id, subscriber_id, attempt + 1),
-            delay_seconds=retry_schedule.sqs_delay(next_due, clock.now()),
-        )
-    elif status == "failed":
-        _remove(organization_id, subscriber, record)
-    return "sent"
 
 
 def _remove(organization_id: str, subscriber: SubscriberItem, record: SubscriberItem) -> None:
@@ -154,7 +154,7 @@ def _remove(organization_id: str, subscriber: SubscriberItem, record: Subscriber
         "subscriber_id": subscriber.subscriber_id,
         "email": subscriber.email,
         "url": url,
-        "attempts": int(record.attempts or retry_schedule.MAX_ATTEMPTS),
+        "attempts": int(record.attempts or webhook.RETRIES.max_attempts),
         "last_error": record.last_error,
     }
     publish(Message(WEBHOOK_REMOVED, organization_id, payload))
@@ -173,7 +173,7 @@ def notify_removed(message: Message) -> None:
         "page_name": page_name,
         "page_url": public_url(structure.page.slug or ""),
         "url": str(payload.get("url") or ""),
-        "attempts": int(payload.get("attempts") or retry_schedule.MAX_ATTEMPTS),
+        "attempts": int(payload.get("attempts") or webhook.RETRIES.max_attempts),
         "last_error": payload.get("last_error"),
     }
     subject = f"[{' '.join(page_name.split())}] Your status webhook was removed"

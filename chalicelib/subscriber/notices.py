@@ -7,11 +7,13 @@
 2. A batch: the subscribers read again (one consistent BatchGetItem: one who left or changed
    their components since the fan-out is not told), then per subscriber a claim
    `SENT#<notice_id>#<subscriber_id>`, written only if absent, before anything is sent:
-   - email: the notice through SES (notice_email). A refusal that a retry cannot fix is recorded
-     on the claim; a passing failure (throttled, unreachable) deletes the claim and the batch
-     fails, so SQS delivers it again and only the unsent are tried.
+   - email: the notice through SES (notice_email), under the claim (chalicelib/delivery/claims.py,
+     `run_once`). A refusal that a retry cannot fix is recorded on the claim; a passing failure
+     (throttled, unreachable) releases the claim and the batch fails, so SQS delivers it again
+     and only the unsent are tried (on its final receive, the failure is recorded instead).
    - webhook: the claim is the delivery record (body fixed now) and a first-attempt message goes
-     to notice_webhooks, which signs, retries and address-checks as outbound subscriptions do.
+     to notice_webhooks, which signs, retries and address-checks as outbound subscriptions do
+     (chalicelib/delivery/attempts.py, `begin` and `run`).
 
 Never twice: a redelivered fan-out publishes the same batches, a redelivered batch finds its
 claims. A worker that dies between claiming and SES's answer leaves the claim in `sending`:
@@ -25,16 +27,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pynamodb.exceptions import DoesNotExist
-
 from chalicelib import clock
+from chalicelib.delivery import attempts
+from chalicelib.delivery.claims import Claim, run_once
+from chalicelib.delivery.schedule import OnceStep, Verdict, after_once
 from chalicelib.queue.messages import Message, publish
 from chalicelib.statuspage.announcements import (
     STATUS_PAGE_INCIDENT_UPDATED_MESSAGE,
     STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE,
 )
 from chalicelib.statuspage.repository import item_id, load_structure
-from chalicelib.store import best_effort, put_if_absent, update_if
+from chalicelib.store import update_if
 from chalicelib.subscriber import links, notice_email
 from chalicelib.subscriber.notice_content import (
     Notice,
@@ -46,6 +49,7 @@ from chalicelib.subscriber.notice_content import (
     wants,
     webhook_body,
 )
+from chalicelib.subscriber.notice_webhooks import WEBHOOK_DELIVER, FollowerWebhook
 from chalicelib.subscriber.tables import (
     CONFIRMED,
     EMAIL,
@@ -56,9 +60,10 @@ from chalicelib.subscriber.tables import (
     subscriber_key,
 )
 
+# WEBHOOK_DELIVER: the message type of the first attempts a batch publishes.
+__all__ = ["BATCH_SIZE", "NOTICE_BATCH", "WEBHOOK_DELIVER", "BatchResult", "NoticesNotSent", "fan_out", "send_batch"]
 logger = logging.getLogger("tocsin.subscriber")
 NOTICE_BATCH = "status_page.notice_batch"
-WEBHOOK_DELIVER = "status_page.subscriber_deliver"
 BATCH_SIZE = 50
 CLAIM_LIFETIME = timedelta(days=30)
 _KINDS = {STATUS_PAGE_INCIDENT_UPDATED_MESSAGE: "incident", STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE: "maintenance"}
@@ -174,10 +179,10 @@ def send_batch(message: Message, *, now: datetime | None = None) -> BatchResult:
     return result
 
 
-def _claim(notice: Notice, subscriber: SubscriberItem, now: datetime, **fields: Any) -> SubscriberItem | None:
-    """The claim, when this run wrote it. It carries no kind, email or status, so nothing that
-    counts subscribers by those can mistake it for one."""
-    claim = SubscriberItem(
+def _notice_claim(notice: Notice, subscriber: SubscriberItem, now: datetime, **fields: Any) -> SubscriberItem:
+    """The claim `SENT#<notice_id>#<subscriber_id>`, written only if absent. It carries no kind,
+    email or status, so nothing that counts subscribers by those can mistake it for one."""
+    return SubscriberItem(
         notice.page_id,
         notice_key(notice.notice_id, subscriber.subscriber_id or ""),
         subscriber_id=subscriber.subscriber_id,
@@ -189,58 +194,51 @@ def _claim(notice: Notice, subscriber: SubscriberItem, now: datetime, **fields: 
         expires_at=now + CLAIM_LIFETIME,
         **fields,
     )
-    return claim if put_if_absent(claim) else None
+
+
+_VERDICTS: dict[str, Verdict] = {"sent": "delivered", "retry": "retryable", "refused": "final"}
+_COUNTED: dict[OnceStep, str] = {"done": "emailed", "retry": "to_retry", "give_up": "refused"}
 
 
 def _email(notice: Notice, subscriber: SubscriberItem, subscribed_to: list[str], now: datetime, *, final: bool) -> str:
-    """One subscriber's email: claimed, sent, recorded. The BatchResult field it counts towards."""
-    claim = _claim(notice, subscriber, now, delivery_status="sending")
-    if claim is None:
-        return "already_claimed"
-    outcome = notice_email.send_notice(
-        notice,
-        to=subscriber.email or "",
-        unsubscribe_url=unsubscribe_url(notice, subscriber.subscriber_id or ""),
-        subscribed_to=subscribed_to,
-    )
+    """One subscriber's email: claimed, sent, recorded. The BatchResult field it counts towards.
+    A worker that dies between the claim and SES's answer leaves the claim in `sending` (no
+    takeover): that subscriber misses the notice rather than risk getting it twice."""
     s = SubscriberItem
-    if outcome.result == "sent":
-        update_if(claim, [s.delivery_status.set("sent"), s.attempts.set(1), s.updated_at.set(clock.now())])
-        return "emailed"
-    if outcome.result == "retry" and not final:
-        with best_effort("release a notice claim"):
-            claim.delete()  # not sent: the redelivered batch may claim it again
-        return "to_retry"
-    update_if(
-        claim,
-        [s.delivery_status.set("failed"), s.last_error.set(outcome.detail or "refused"), s.updated_at.set(clock.now())],
-    )
-    return "refused"
+    record = _notice_claim(notice, subscriber, now, delivery_status="sending")
+    claim = Claim(record, in_progress=s.delivery_status == "sending", what="a notice claim")
+
+    def send() -> tuple[notice_email.SendOutcome, OnceStep]:
+        outcome = notice_email.send_notice(
+            notice,
+            to=subscriber.email or "",
+            unsubscribe_url=unsubscribe_url(notice, subscriber.subscriber_id or ""),
+            subscribed_to=subscribed_to,
+        )
+        return outcome, after_once(_VERDICTS[outcome.result], final_attempt=final)
+
+    def settle(sent: tuple[notice_email.SendOutcome, OnceStep]) -> bool:
+        outcome, step = sent
+        if step == "done":
+            update_if(record, [s.delivery_status.set("sent"), s.attempts.set(1), s.updated_at.set(clock.now())])
+        elif step == "give_up":
+            failed = [s.delivery_status.set("failed"), s.last_error.set(outcome.detail or "refused")]
+            update_if(record, [*failed, s.updated_at.set(clock.now())])
+        return step != "retry"  # not sent yet: the redelivered batch may claim it again
+
+    done = run_once(claim, send, settle)
+    return "already_claimed" if done is None else _COUNTED[done.result[1]]
 
 
 def _queue_webhook(organization_id: str, notice: Notice, subscriber: SubscriberItem, now: datetime) -> bool:
-    """Write the delivery (the claim) and publish its first attempt. A delivery already written
-    and never attempted is published again (the earlier run may have stopped in between; the
-    attempt's own claim keeps that from posting twice)."""
+    """Write the delivery (the claim) and publish its first attempt; True when this run wrote it.
+    A delivery already written and never attempted is published again (the earlier run may have
+    stopped in between; the attempt's own claim keeps that from posting twice)."""
     subscriber_id = subscriber.subscriber_id or ""
     body = webhook_body(notice, unsubscribe_url=unsubscribe_url(notice, subscriber_id))
     fields = {"url": subscriber.url, "body": body, "delivery_status": "pending", "attempts": 0, "next_attempt_at": now}
-    written = _claim(notice, subscriber, now, **fields)
-    if written is None:
-        key = notice_key(notice.notice_id, subscriber_id)
-        try:
-            existing = SubscriberItem.get(notice.page_id, key, consistent_read=True)
-        except DoesNotExist:
-            return False
-        if existing.delivery_status != "pending" or int(existing.attempts or 0) != 0:
-            return False
-    publish(deliver_message(organization_id, notice.page_id, notice.notice_id, subscriber_id, 1))
-    return written is not None
-
-
-def deliver_message(organization_id: str, page_id: str, notice_id: str, subscriber_id: str, attempt: int) -> Message:
-    payload = {"page_id": page_id, "notice_id": notice_id, "subscriber_id": subscriber_id, "attempt": attempt}
-    return Message(WEBHOOK_DELIVER, organization_id, payload)
+    delivery = FollowerWebhook(organization_id, notice.page_id, notice.notice_id, subscriber_id)
+    return attempts.begin(delivery, _notice_claim(notice, subscriber, now, **fields)).created
 
 
 def handle_change(message: Message) -> None:

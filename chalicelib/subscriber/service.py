@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from chalicelib.delivery import targets
 from chalicelib.directory.rules import normalize_email
 from chalicelib.errors import NotFound, RateLimited
-from chalicelib.outbound import targets
 from chalicelib.ratelimit import service as ratelimit
 from chalicelib.settings import get_settings
 from chalicelib.statuspage.repository import Structure, get_page, load_structure, page_id_for_slug

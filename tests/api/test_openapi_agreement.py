@@ -125,8 +125,8 @@ def test_the_pagerduty_drop_in_answers_its_documented_error_body(document: dict[
     ],
 )
 def test_the_target_url_pattern_is_the_code_check(document: dict[str, Any], url: str, valid: bool) -> None:
+    from chalicelib.delivery.targets import parse_target
     from chalicelib.errors import ValidationFailed
-    from chalicelib.outbound.targets import parse_target
 
     pattern = document["components"]["schemas"]["SubscriptionCreate"]["properties"]["url"]["pattern"]
     try:

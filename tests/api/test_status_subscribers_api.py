@@ -229,7 +229,7 @@ def test_json_errors_name_the_field_and_never_write(client: Any, site: Any) -> N
 
 
 def test_a_webhook_subscriber_is_known_by_its_url(client: Any, site: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chalicelib.outbound import targets
+    from chalicelib.delivery import targets
 
     monkeypatch.setattr(targets, "default_resolve", lambda host, port: ["93.184.216.34"])
     body = {"email": "ops@example.com", "url": "https://hooks.example.com/status"}
@@ -244,8 +244,8 @@ def test_a_webhook_subscriber_is_known_by_its_url(client: Any, site: Any, monkey
 def test_confirming_a_webhook_subscriber_shows_the_secret_its_deliveries_verify_with(
     client: Any, site: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from chalicelib.delivery import targets
     from chalicelib.integration.signing import signed_headers, verify_custom
-    from chalicelib.outbound import targets
 
     monkeypatch.setattr(targets, "default_resolve", lambda host, port: ["93.184.216.34"])
     assert subscribe_json(client, {"email": "ops@example.com", "url": "https://hooks.example.com/s"}).status_code == 202
@@ -332,7 +332,7 @@ def call(client: Any, method: str, path: str, key: str) -> Any:
 
 
 def test_managers_list_count_and_remove(client: Any, site: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chalicelib.outbound import targets
+    from chalicelib.delivery import targets
 
     monkeypatch.setattr(targets, "default_resolve", lambda host, port: ["93.184.216.34"])
     key = site["org"].owner_key

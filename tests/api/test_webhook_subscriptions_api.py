@@ -15,9 +15,10 @@ from openapi_spec_validator import validate
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.delivery import targets
 from chalicelib.directory import users
 from chalicelib.integration import admin
-from chalicelib.outbound import events, subscriptions, targets
+from chalicelib.outbound import events, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from tests.conftest import NOW, Org, make_org
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from chalicelib import clock
+from chalicelib.delivery import claims
 from chalicelib.local import outbox
 from chalicelib.notification import deliveries, verification
 from chalicelib.queue import consumers
@@ -136,8 +137,9 @@ def test_a_provider_failure_is_retried_then_given_up_without_the_code_in_logs(
     failing = message("voice")
     assert consumers.handle(failing) is False  # back to SQS
     delivery = f"verify#cm_1#{failing.payload['expires_at']}"
-    assert deliveries.claim(delivery, NOW)  # released: the retry may claim it
-    deliveries.release(delivery)
+    claim = deliveries.claim_of(delivery, NOW)
+    assert claims.take(claim)  # released: the retry may claim it
+    claims.release(claim)
     last = Message(failing.message_type, failing.organization_id, failing.payload, receive_count=MAX_RECEIVE_COUNT)
     assert consumers.handle(last) is True  # the final receive gives up
     assert len(twilio.requests) == 2

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
+from chalicelib.delivery import targets
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration import admin
-from chalicelib.outbound import subscriptions, targets
+from chalicelib.outbound import subscriptions
 from chalicelib.outbound.events import EVENT_TYPES
 from chalicelib.outbound.subscriptions import (
     create_subscription,

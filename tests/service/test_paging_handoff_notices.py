@@ -18,6 +18,7 @@ from chalicelib.contact import service as contacts
 from chalicelib.contact import verification as phone_verification
 from chalicelib.contact.profile import ContactMethod
 from chalicelib.contact.rules import Step
+from chalicelib.delivery import claims
 from chalicelib.directory import users
 from chalicelib.directory.users import User
 from chalicelib.local import outbox
@@ -253,8 +254,9 @@ def test_a_provider_failure_is_retried_then_logged_on_the_final_attempt(
     failing = notice(org, grace)
     assert consumers.handle(failing) is False  # back to SQS
     delivery = f"handoff#{failing.payload['notice_id']}"
-    assert deliveries.claim(delivery, NOW)  # released: the retry may claim it
-    deliveries.release(delivery)
+    claim = deliveries.claim_of(delivery, NOW)
+    assert claims.take(claim)  # released: the retry may claim it
+    claims.release(claim)
     assert "not sent yet; retrying" in caplog.text
     last = notice(org, grace, receive_count=MAX_RECEIVE_COUNT)
     assert consumers.handle(last) is True  # the final receive gives up, logged

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from chalicelib import clock
+from chalicelib.delivery.webhook import RETRIES
 from chalicelib.escalation.steps import EscalationPolicy, Level, Target, start
 from chalicelib.incident.sla import due_at
-from chalicelib.outbound import retry_schedule
 from chalicelib.settings import reset_settings
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -34,7 +34,7 @@ def test_unset_leaves_every_wait_as_it_is(environment: pytest.MonkeyPatch) -> No
     reset_settings()
     assert clock.scaled(timedelta(minutes=5)) == timedelta(minutes=5)
     assert due_at(T0, 15) == T0 + timedelta(minutes=15)
-    assert retry_schedule.next_attempt_at(1, T0) == T0 + timedelta(minutes=1)
+    assert RETRIES.next_attempt_at(1, T0) == T0 + timedelta(minutes=1)
 
 
 def test_the_test_stage_divides_escalation_sla_and_retry_waits(environment: pytest.MonkeyPatch) -> None:
@@ -44,7 +44,7 @@ def test_the_test_stage_divides_escalation_sla_and_retry_waits(environment: pyte
     _, step = start(policy, T0, "token")
     assert step.next_at == T0 + timedelta(seconds=2)
     assert due_at(T0, 15) == T0 + timedelta(seconds=15)
-    assert retry_schedule.next_attempt_at(1, T0) == T0 + timedelta(seconds=1)
+    assert RETRIES.next_attempt_at(1, T0) == T0 + timedelta(seconds=1)
 
 
 def test_other_stages_ignore_it(environment: pytest.MonkeyPatch) -> None:

@@ -7,9 +7,9 @@ import ipaddress
 
 import pytest
 
+from chalicelib.delivery import targets
+from chalicelib.delivery.targets import check_target, is_public_address, validate_target_url
 from chalicelib.errors import ValidationFailed
-from chalicelib.outbound import targets
-from chalicelib.outbound.targets import check_target, is_public_address, validate_target_url
 
 PUBLIC_V4 = "93.184.216.34"
 PUBLIC_V6 = "2606:4700:4700::1111"

@@ -1,5 +1,6 @@
-"""Where outbound webhooks may go: https URLs on port 443 whose host resolves only to public
-addresses (SSRF).
+"""Where a POST to a URL a customer gave may go: https URLs on port 443 whose host resolves only
+to public addresses (SSRF). Outbound webhook subscriptions and status-page webhook followers use
+it today, and so must any channel that posts to a customer's URL (chalicelib/delivery/http_post.py).
 
 Checked when a subscription is written and again right before every delivery, because a name
 that resolved to a public address yesterday may resolve to 169.254.169.254 today (DNS

@@ -1,5 +1,6 @@
-"""Sending one attempt, against real sockets on 127.0.0.1: the target check right before the
-connection, the connection pinned to the checked address, no redirects, timeouts, refusals."""
+"""The one POST to a customer's URL (chalicelib/delivery/http_post.py), against real sockets on
+127.0.0.1: the target check right before the connection, the connection pinned to the checked
+address, no redirects, timeouts, refusals."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.outbound import delivery
+from chalicelib import clock
+from chalicelib.delivery import http_post
+from chalicelib.integration import signing
+from tests.conftest import NOW
 from tests.service.outbound_fakes import Receiver
 
 
@@ -29,15 +33,51 @@ def test_a_name_that_now_resolves_to_a_private_address_is_refused_without_connec
         asked.append((host, port))
         return ["93.184.216.34", "169.254.169.254"]
 
-    result = delivery.post_checked("https://hooks.example.test/tocsin", b"{}", {}, allow_local=False, resolve=rebound)
+    result = http_post.post_checked("https://hooks.example.test/tocsin", b"{}", {}, allow_local=False, resolve=rebound)
     assert asked == [("hooks.example.test", 443)]
     assert not result.succeeded and result.response_code is None
     assert result.error is not None and "169.254.169.254" in result.error
 
 
+def test_a_signed_post_carries_the_signature_then_the_callers_headers(receiver: Receiver) -> None:
+    body = b'{"id":"evt_1"}'
+    with clock.frozen(NOW):
+        answer = http_post.post(
+            receiver.url(), body, secret="whsec_test", headers={"X-Tocsin-Event-Id": "evt_1"}, allow_local=True
+        )
+    assert (answer.verdict, answer.response_code, answer.error) == ("delivered", 204, None)
+    (request,) = receiver.requests
+    assert request.body == body
+    assert [name for name in request.headers if name.startswith("x-")] == [
+        "x-service-timestamp",
+        "x-service-signature",
+        "x-tocsin-event-id",
+    ]
+    assert request.headers["content-type"] == "application/json"
+    assert request.headers["user-agent"] == "Tocsin-Webhooks/1.0"
+    assert request.headers["x-service-timestamp"] == str(int(NOW.timestamp()))
+    assert signing.verify_custom("whsec_test", request.headers, body, now=NOW) == int(NOW.timestamp())
+
+
+def test_an_unsigned_post_carries_no_signature(receiver: Receiver) -> None:
+    receiver.answers = [503]
+    answer = http_post.post(receiver.url(), b"{}", secret=None, content_type="text/plain", allow_local=True)
+    assert (answer.verdict, answer.response_code) == ("retryable", 503)
+    (request,) = receiver.requests
+    assert "x-service-signature" not in request.headers and "x-service-timestamp" not in request.headers
+    assert request.headers["content-type"] == "text/plain"
+
+
+def test_a_refused_target_is_a_final_answer_and_nothing_is_sent(receiver: Receiver) -> None:
+    answer = http_post.post(receiver.url(), b"{}", secret="whsec_test", allow_local=False)
+    assert (answer.verdict, answer.response_code) == ("final", None)
+    assert answer.error is not None and answer.error.startswith("target refused: url: must use https")
+    assert receiver.requests == []
+
+
 def test_the_connection_goes_to_the_address_the_check_accepted(receiver: Receiver) -> None:
     port = receiver.server.server_address[1] if receiver.server else 0
-    pinned = delivery._connection("http", "hooks.example.test", port, "127.0.0.1", 5.0)
+    pinned = http_post.connection_to("http", "hooks.example.test", port, "127.0.0.1", 5.0)
     try:
         pinned.request("POST", "/pinned", body=b"{}", headers={"Content-Type": "application/json"})
         assert pinned.getresponse().status == 204
@@ -49,7 +89,7 @@ def test_the_connection_goes_to_the_address_the_check_accepted(receiver: Receive
 
 def test_redirects_are_not_followed(receiver: Receiver) -> None:
     receiver.answers = [302]
-    result = delivery.post_checked(receiver.url(), b"{}", {}, allow_local=True)
+    result = http_post.post_checked(receiver.url(), b"{}", {}, allow_local=True)
     assert (result.succeeded, result.response_code) == (False, 302)
     assert len(receiver.requests) == 1
 
@@ -59,7 +99,7 @@ def test_a_receiver_that_never_answers_times_out() -> None:
         silent.bind(("127.0.0.1", 0))
         silent.listen(1)  # accepts the connection (backlog), never reads or answers
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
-        result = delivery.post_checked(url, b"{}", {}, allow_local=True, timeout=0.2)
+        result = http_post.post_checked(url, b"{}", {}, allow_local=True, timeout=0.2)
     assert (result.succeeded, result.response_code, result.error) == (False, None, "timed out after 10 s")
 
 
@@ -67,7 +107,7 @@ def test_a_closed_port_is_a_connection_failure() -> None:
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    result = delivery.post_checked(f"http://127.0.0.1:{port}/", b"{}", {}, allow_local=True)
+    result = http_post.post_checked(f"http://127.0.0.1:{port}/", b"{}", {}, allow_local=True)
     assert not result.succeeded and result.retryable
     assert result.error is not None and result.error.startswith("connection failed: ConnectionRefusedError")
 
@@ -108,16 +148,16 @@ def test_https_goes_to_the_checked_address_and_checks_the_certificate_for_the_ur
     server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_side.load_cert_chain(pem)
     receiver = Receiver().start(tls=server_side)
-    monkeypatch.setattr(delivery, "_tls_context", lambda: ssl.create_default_context(cafile=str(pem)))
+    monkeypatch.setattr(http_post, "tls_context", lambda: ssl.create_default_context(cafile=str(pem)))
     port = receiver.server.server_address[1] if receiver.server else 0
     try:
-        pinned = delivery._connection("https", "hooks.example.test", port, "127.0.0.1", 5.0)
+        pinned = http_post.connection_to("https", "hooks.example.test", port, "127.0.0.1", 5.0)
         pinned.request("POST", "/tls", body=b"{}", headers={"Content-Type": "application/json"})
         assert pinned.getresponse().status == 204
         pinned.close()
         assert [r.headers["host"] for r in receiver.requests] == [f"hooks.example.test:{port}"]
         # Another name at the same address: the certificate does not match it, nothing is sent.
-        impostor = delivery._connection("https", "other.example.test", port, "127.0.0.1", 5.0)
+        impostor = http_post.connection_to("https", "other.example.test", port, "127.0.0.1", 5.0)
         with pytest.raises(ssl.SSLCertVerificationError):
             impostor.request("POST", "/tls", body=b"{}")
         impostor.close()
