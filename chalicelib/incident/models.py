@@ -135,6 +135,10 @@ class IncidentV1(ApiModel):
     resolved_by: AssigneeV1 | None = Field(default=None, description="Who resolved it; null while open.")
     sla: IncidentSlaV1 | None = None
     urgency: Urgency = Field(default_factory=_severity_urgency, description=URGENCY_DESCRIPTION)
+    source_url: str | None = Field(
+        default=None, description="A link back to the monitoring tool, from the alert that opened the incident."
+    )
+    runbook_url: str | None = Field(default=None, description="The runbook of the alert that opened the incident.")
 
 
 class TimelineEntryV1(ApiModel):
@@ -171,6 +175,12 @@ class RecentChangeV1(ApiModel):
 class IncidentDetailV1(IncidentV1):
     timeline: list[TimelineEntryV1] = Field(description="Newest first; at most timeline_meta.limit entries.")
     timeline_meta: TimelineMetaV1
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The details of the alert that opened the incident: what its delivery carried beyond the "
+        "fields its source's format maps (at most 32 keys and 16 KiB as JSON); GET /api/v1/alerts/{id} has "
+        "each alert's.",
+    )
     recent_changes: list[RecentChangeV1] = Field(
         default_factory=list,
         description="Changes (PagerDuty change events: deploys, configuration changes) recorded on the incident's "
