@@ -91,7 +91,9 @@ class IntegrationCreate(ApiModel):
     type: IntegrationType
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100), SingleLine]
     default_service: Annotated[str, SingleLine] | None = Field(
-        default=None, description="Service key (svc_...) used when an alert names none."
+        default=None,
+        description="The service an alert that names none opens on: its key (svc_...) or its id (SER-nnnnn). "
+        "Answers show its key.",
     )
     signing: StrictBool = Field(
         default=False, description="Custom webhooks: require X-Service-Signature (secret shown once)."

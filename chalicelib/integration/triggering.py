@@ -112,6 +112,7 @@ def shape(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Shaped:
         service_id=service.service_id,
         integration_type=origin.integration_type,
         labels=labels,
+        service_key=service.service_key,
     )
     decision = decide(organization_id=origin.organization_id, integration_id=origin.integration_id, facts=facts)
     notes = list(decision.notes)
