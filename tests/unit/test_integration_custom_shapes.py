@@ -118,3 +118,8 @@ def test_service_id_may_be_a_service_key():
     assert parse_custom(body({**VALID, "service_id": "svc_abcdefgh12"})).service_hint == "svc_abcdefgh12"
     for bad in ("svc_short", "svc_ABCDEFGH12", "svc_abcdefgh123"):
         assert "'service_id'" in reject({**VALID, "service_id": bad}).message
+
+
+@pytest.mark.parametrize(("named", "hint"), [("ser-00042", "SER-00042"), ("Ser-00042", "SER-00042")])
+def test_a_service_id_in_any_case(named, hint):
+    assert parse_custom(body({**VALID, "service_id": named})).service_hint == hint

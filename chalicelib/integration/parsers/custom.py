@@ -48,7 +48,7 @@ LEGACY_MARKERS: Final = frozenset({"service", "affected_services", "customer_imp
 LEGACY_FIELDS: Final = frozenset({"title", "description", "severity"}) | LEGACY_MARKERS
 LEGACY_DEFAULT_SEVERITY: Final[Severity] = "SEV2"
 CUSTOM_STATUSES: Final[tuple[StatusHint, ...]] = ("new", "investigating", "resolved")
-_SERVICE_ID_RE: Final = re.compile(r"SER-[0-9]{5,}|svc_[a-z0-9]{10}")
+_SERVICE_ID_RE: Final = re.compile(r"(?i:SER)-[0-9]{5,}|svc_[a-z0-9]{10}")
 
 
 def parse_custom(body: bytes | str, *, schema: Schema | None = None) -> NormalizedAlert:
@@ -101,8 +101,8 @@ def parse_signed_payload(payload: dict[str, Any]) -> NormalizedAlert:
 
 
 def _service_id(value: object, intake: Intake) -> str | None:
-    """The service the body names. Refused when it names none we could look up: routing the alert
-    elsewhere would page the wrong people (docs/INTAKE.md, "Routing")."""
+    """The service the body names (a SER- id in any case, upper-cased). Refused when it names none
+    we could look up: routing the alert elsewhere would page the wrong people (docs/INTAKE.md)."""
     if value is None:
         return None
     text = json.dumps(value) if isinstance(value, int) and not isinstance(value, bool) else value
@@ -112,7 +112,7 @@ def _service_id(value: object, intake: Intake) -> str | None:
             f"(svc_...), at most {SERVICE_ID_MAX} characters."
         )
         return None
-    return text
+    return text.upper() if text[:4].upper() == "SER-" else text
 
 
 def _status(value: object, intake: Intake) -> StatusHint:
