@@ -46,6 +46,15 @@ class AlertV1(ApiModel):
     resolved_at: datetime | None
     count: int = Field(description="Events received for this alert (its dedup hits included).")
     labels: dict[str, str] = Field(description="The alert's normalized labels (labels.<name> in event rules).")
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the delivery carried beyond the fields its source's format maps (a custom body's "
+        "unknown fields, PagerDuty custom_details, Alertmanager labels and annotations, ...): at most 32 keys "
+        "and 16 KiB as JSON.",
+    )
+    runbook_url: str | None = Field(
+        default=None, description="The alert's runbook (Alertmanager's runbook_url annotation, metadata.runbook_url)."
+    )
     rule_notes: list[str] = Field(description="Notes of the event rules that matched when it was created.")
     matched_rule_ids: list[str]
 
@@ -74,6 +83,8 @@ class AlertV1(ApiModel):
             resolved_at=record.resolved_at,
             count=int(record.event_count),
             labels={str(k): str(v) for k, v in (record.labels or {}).items()},
+            details=dict(record.details or {}),
+            runbook_url=record.runbook_url,
             rule_notes=[str(note) for note in notes.get("notes", [])],
             matched_rule_ids=[str(rule) for rule in notes.get("rule_ids", [])],
         )

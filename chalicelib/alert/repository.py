@@ -59,6 +59,8 @@ class AlertDraft:
     service_key: str
     service_id: str
     labels: Mapping[str, str] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+    runbook_url: str | None = None
     suppressed_by: Mapping[str, Any] | None = None
     rule_notes: Mapping[str, Any] | None = None
 
@@ -92,6 +94,8 @@ def build_record(
         last_received_at=now,
         event_count=1,
         labels=dict(draft.labels),
+        details=dict(draft.details) or None,
+        runbook_url=draft.runbook_url,
         rule_notes=dict(draft.rule_notes) if draft.rule_notes else None,
         received_sort=f"{clock.isoformat(now)}#{alert_id}",
         service_ref=service_ref(organization_id, draft.service_key),

@@ -97,6 +97,9 @@ class AlertRecord(TocsinModel):
     resolved_at = UTCDateTimeAttribute(null=True)
     event_count = NumberAttribute(default=1)  # the API's `count`: events received for this alert
     labels = JSONAttribute(default=dict)
+    # What the delivery carried beyond the mapped fields (bounded by the parser: 32 keys, 16 KiB).
+    details = JSONAttribute(null=True)
+    runbook_url = UnicodeAttribute(null=True)
     rule_notes = JSONAttribute(null=True)  # notes of the event rules that matched, and their ids
     received_sort = UnicodeAttribute()
     service_ref = UnicodeAttribute()

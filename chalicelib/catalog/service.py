@@ -206,6 +206,18 @@ def find_service(*, organization_id: str, service_ref: str) -> Service | None:
         return None
 
 
+def services_by_ref(*, organization_id: str, service_refs: list[str]) -> dict[str, Service]:
+    """The services `service_refs` name (svc_ keys or SER-nnnnn ids, as given), keyed by the
+    reference; unknown ones are absent. Keys in one BatchGetItem, each id one Query on the index."""
+    found = get_services(organization_id=organization_id, service_keys=service_refs)
+    for ref in rules.unique_in_order(service_refs):
+        if ref not in found and not rules.is_service_key(ref):
+            service = find_service(organization_id=organization_id, service_ref=ref)
+            if service is not None:
+                found[ref] = service
+    return found
+
+
 def get_services(*, organization_id: str, service_keys: list[str]) -> dict[str, Service]:
     """The given services in one BatchGetItem (per 100 keys), keyed by service key; unknown keys are absent."""
     wanted = [key for key in rules.unique_in_order(service_keys) if rules.is_service_key(key)]

@@ -21,6 +21,13 @@ SlackUserId = Annotated[str, Field(max_length=rules.SLACK_ID_MAX, pattern=r"^\S+
 SearchText = Annotated[str, SingleLine]
 ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 MemberIds = Annotated[list[ItemId], Field(max_length=500)]
+# A service named either way: its SER-nnnnn id (any case) or its svc_ key. Every operation that
+# takes a service accepts both (docs/INTAKE.md, "One way to name a service").
+SERVICE_REF_PATTERN = r"^(svc_[a-z0-9]{10}|[Ss][Ee][Rr]-[0-9]{5,16})$"
+SERVICE_REF_DESCRIPTION = "A service of the organization: its id (SER-nnnnn) or its key (svc_...)."
+ServiceRef = Annotated[
+    str, Field(min_length=1, max_length=20, pattern=SERVICE_REF_PATTERN, description=SERVICE_REF_DESCRIPTION)
+]
 # Checked by the service so a bad value answers INVALID_SEVERITY, like incidents do.
 Severity = Annotated[
     str,

@@ -11,6 +11,7 @@ first (the most specific), then the organization's. The semantics:
    - `matches`: an RE2 pattern found anywhere in the value, case-sensitive unless it says
      `(?i)`; anchor it (`^...$`) to match the whole value.
    - `exists`: the field has a non-empty value.
+   - `service_id equals` names the service either way: its SER-nnnnn id or its svc_ key.
 2. Within one list, the first matching rule wins and the rest of that list is skipped, unless
    that rule says `continue`: then the next rules of the same list are tried too.
 3. The lists are independent: a winning rule in the integration's list does not skip the
@@ -45,6 +46,8 @@ def field_value(facts: AlertFacts, field: str) -> str | None:
 
 
 def condition_holds(condition: Condition, facts: AlertFacts) -> bool:
+    if _names_service_key(condition, facts):
+        return True
     actual = field_value(facts, condition.field)
     if condition.op == "exists":
         return bool(actual)
@@ -57,6 +60,16 @@ def condition_holds(condition: Condition, facts: AlertFacts) -> bool:
     if condition.op == "matches":
         return pattern_matches(condition.value, actual)
     return False  # an op this code does not know matches nothing rather than everything
+
+
+def _names_service_key(condition: Condition, facts: AlertFacts) -> bool:
+    """`service_id equals svc_...`: a service named by its key rather than its id."""
+    return (
+        condition.field == "service_id"
+        and condition.op == "equals"
+        and bool(facts.service_key and condition.value)
+        and str(condition.value).casefold() == str(facts.service_key).casefold()
+    )
 
 
 def rule_matches(rule: Rule, facts: AlertFacts) -> bool:

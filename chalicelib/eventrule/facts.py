@@ -17,6 +17,7 @@ class AlertFacts:
     service_id: str | None  # SER-nnnnn of the service the alert names (or its integration's default)
     integration_type: str
     labels: Mapping[str, str] = field(default_factory=dict)
+    service_key: str | None = None  # the same service's svc_ key: `service_id equals` matches either
 
 
 @dataclass(frozen=True)

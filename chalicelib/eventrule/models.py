@@ -41,8 +41,8 @@ ConditionField = Annotated[
     Field(
         max_length=7 + 128,
         pattern=FIELD_PATTERN,
-        description="title, source, severity, service_id (SER-nnnnn), integration_type, or labels.<name> "
-        "(the alert's normalized labels).",
+        description="title, source, severity, service_id (the service's SER-nnnnn id; with equals, its id or "
+        "its svc_ key), integration_type, or labels.<name> (the alert's normalized labels).",
     ),
 ]
 ConditionValue = Annotated[
@@ -166,7 +166,7 @@ class EventRuleTest(RequestModel):
     source: Annotated[str, Field(max_length=64), SingleLine] = "custom"
     severity: Severity | None = None
     service_id: Annotated[str, Field(max_length=64), SingleLine] | None = Field(
-        default=None, description="SER-nnnnn of the service the alert names."
+        default=None, description="The service the alert names: its id (SER-nnnnn) or its key (svc_...)."
     )
     integration_type: Annotated[str, Field(max_length=64), SingleLine] = "custom"
     labels: dict[

@@ -27,6 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from chalicelib import clock
+from chalicelib.directory.models import ServiceRef
 from chalicelib.directory.rules import EMAIL_PATTERN
 from chalicelib.model_base import ApiModel, DateTimeIn, MultiLine, SingleLine, not_nullable, require_one_of
 from chalicelib.pagination import Page, PageQuery
@@ -42,7 +43,6 @@ MAX_COMMENT = 10_000
 UPDATABLE_FIELDS = ("title", "description", "severity", "assigned_to")
 
 _EMAIL = re.compile(EMAIL_PATTERN)
-_SERVICE_KEY = re.compile(r"^svc_[a-z0-9]{10}$")
 
 
 def _email(value: str) -> str:
@@ -50,12 +50,6 @@ def _email(value: str) -> str:
     if len(normalized) > 254 or not _EMAIL.match(normalized):
         raise PydanticCustomError("email", "must be an email address")
     return normalized
-
-
-def _service_key(value: str) -> str:
-    if not _SERVICE_KEY.match(value):
-        raise PydanticCustomError("service_key", "must be a service key: svc_ and 10 lowercase letters or digits")
-    return value
 
 
 def _utc(moment: datetime) -> datetime:
@@ -71,9 +65,6 @@ EmailAddress = Annotated[
     str,
     AfterValidator(_email),
     WithJsonSchema({"type": "string", "maxLength": 254, "pattern": EMAIL_PATTERN}),
-]
-ServiceKey = Annotated[
-    str, AfterValidator(_service_key), WithJsonSchema({"type": "string", "pattern": _SERVICE_KEY.pattern})
 ]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TITLE), SingleLine]
 Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION), MultiLine]
@@ -135,6 +126,10 @@ class IncidentV1(ApiModel):
     resolved_by: AssigneeV1 | None = Field(default=None, description="Who resolved it; null while open.")
     sla: IncidentSlaV1 | None = None
     urgency: Urgency = Field(default_factory=_severity_urgency, description=URGENCY_DESCRIPTION)
+    source_url: str | None = Field(
+        default=None, description="A link back to the monitoring tool, from the alert that opened the incident."
+    )
+    runbook_url: str | None = Field(default=None, description="The runbook of the alert that opened the incident.")
 
 
 class TimelineEntryV1(ApiModel):
@@ -171,6 +166,12 @@ class RecentChangeV1(ApiModel):
 class IncidentDetailV1(IncidentV1):
     timeline: list[TimelineEntryV1] = Field(description="Newest first; at most timeline_meta.limit entries.")
     timeline_meta: TimelineMetaV1
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The details of the alert that opened the incident: what its delivery carried beyond the "
+        "fields its source's format maps (at most 32 keys and 16 KiB as JSON); GET /api/v1/alerts/{id} has "
+        "each alert's.",
+    )
     recent_changes: list[RecentChangeV1] = Field(
         default_factory=list,
         description="Changes (PagerDuty change events: deploys, configuration changes) recorded on the incident's "
@@ -223,8 +224,11 @@ class IncidentCreate(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     title: Title
-    service_ids: Annotated[list[ServiceKey], AfterValidator(_unique)] = Field(
-        min_length=1, max_length=MAX_SERVICE_IDS, description="Service keys (svc_...); duplicates are ignored."
+    service_ids: Annotated[list[ServiceRef], AfterValidator(_unique)] = Field(
+        min_length=1,
+        max_length=MAX_SERVICE_IDS,
+        description="The affected services, each by its key (svc_...) or its id (SER-nnnnn); duplicates are "
+        "ignored. The incident lists their keys (service_keys).",
     )
     description: Description | None = None
     severity: Severity | None = Field(

@@ -31,6 +31,7 @@ def _fields(record: IncidentRecord) -> dict[str, object]:
         else None
     )
     sla = record.sla or {}
+    source = record.source if isinstance(record.source, dict) else {}
     return {
         "incident_number": record.incident_number,
         "title": record.title,
@@ -55,7 +56,13 @@ def _fields(record: IncidentRecord) -> dict[str, object]:
         if sla
         else None,
         "urgency": urgency_of(record),
+        "source_url": _text(source.get("source_url")),
+        "runbook_url": _text(source.get("runbook_url")),
     }
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def timeline_entry_v1(entry: TimelineRecord) -> TimelineEntryV1:
@@ -73,5 +80,11 @@ def incident_detail_v1(found: IncidentWithTimeline, recent_changes: Sequence[Rec
         **_fields(found.incident),
         timeline=[timeline_entry_v1(entry) for entry in found.timeline],
         timeline_meta=TimelineMetaV1(has_more=found.has_more),
+        details=_details(found.incident),
         recent_changes=list(recent_changes),
     )
+
+
+def _details(record: IncidentRecord) -> dict[str, object]:
+    details = record.source.get("details") if isinstance(record.source, dict) else None
+    return dict(details) if isinstance(details, dict) else {}

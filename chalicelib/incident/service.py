@@ -36,7 +36,7 @@ def created_sort_key(created_at: datetime, number: str) -> str:
 @dataclass(frozen=True)
 class NewIncident:
     title: str
-    service_keys: list[str]
+    service_keys: list[str]  # svc_ keys or SER-nnnnn ids; the incident records the keys
     description: str | None = None
     severity: str | None = None
 
@@ -58,14 +58,16 @@ def create_incident(
     """
 
     # A caller that already read the services (the webhook path) passes them: one read fewer.
-    found = known_services or catalog.get_services(organization_id=organization_id, service_keys=request.service_keys)
-    unknown = [key for key in request.service_keys if key not in found or not found[key].is_active]
+    refs = request.service_keys
+    found = known_services or catalog.services_by_ref(organization_id=organization_id, service_refs=refs)
+    unknown = [ref for ref in refs if ref not in found or not found[ref].is_active]
     if unknown:
         raise ValidationFailed.for_fields(
-            [{"field": "service_ids", "message": f"unknown or inactive service: {key}"} for key in unknown],
+            [{"field": "service_ids", "message": f"unknown or inactive service: {ref}"} for ref in unknown],
             "Some service_ids are not active services of this organization.",
         )
-    first_service = found[request.service_keys[0]]
+    service_keys = list(dict.fromkeys(found[ref].service_key for ref in refs))  # one service named both ways: once
+    first_service = found[refs[0]]
     settings = incident_settings(organization_id=organization_id)
     severity = severity_or_default(request.severity, first_service.default_severity)
     target = require_complete(settings.sla, severity)  # the spec's 500 when settings are incomplete
@@ -86,7 +88,7 @@ def create_incident(
         status=status,
         status_category=settings.workflow.category_of(status) or "triggered",
         severity=severity,
-        service_keys=list(request.service_keys),
+        service_keys=service_keys,
         team_id=team.team_id if team else None,
         team_name=team.name if team else None,
         created_at=now,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib import secrets_box
-from chalicelib.catalog.service import get_services
+from chalicelib.catalog.service import find_service
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration import routing_keys
 from chalicelib.integration.tables import IntegrationRecord
@@ -128,9 +128,11 @@ def create_integration(
     if client_secret and integration_type != "sentry":
         raise ValidationFailed.for_field("client_secret", "client secrets apply to Sentry integrations")
     if default_service_key is not None:
-        found = get_services(organization_id=organization_id, service_keys=[default_service_key])
-        if default_service_key not in found:
+        # Named by its key or its id (SER-nnnnn); the integration keeps the key.
+        found = find_service(organization_id=organization_id, service_ref=default_service_key)
+        if found is None:
             raise ValidationFailed.for_field("default_service", "not a service of this organization")
+        default_service_key = found.service_key
     integration_id = str(uuid.uuid4())
     key = routing_key or routing_keys.generate_routing_key()
     secret = (signing_secret or routing_keys.generate_secret()) if signing else None

@@ -42,6 +42,13 @@ class WebhookAcceptedV1(ApiModel):
     dropped: bool = Field(
         default=False, description="True when an event rule dropped the event (202, nothing recorded)."
     )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What the service did with parts of the body it could not take as they were, the alert "
+        "accepted all the same: fields the source's format does not define (kept as the alert's details, at "
+        "most 32 keys and 16 KiB), values over a limit (cut), values of the wrong type (read as text, or kept as "
+        "details), an unknown severity word (the service's default severity). Empty when the body was taken whole.",
+    )
 
 
 class SlackInteractivityAnswerV1(ApiModel):
@@ -84,7 +91,9 @@ class IntegrationCreate(ApiModel):
     type: IntegrationType
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100), SingleLine]
     default_service: Annotated[str, SingleLine] | None = Field(
-        default=None, description="Service key (svc_...) used when an alert names none."
+        default=None,
+        description="The service an alert that names none opens on: its key (svc_...) or its id (SER-nnnnn). "
+        "Answers show its key.",
     )
     signing: StrictBool = Field(
         default=False, description="Custom webhooks: require X-Service-Signature (secret shown once)."

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal, get_args
 
+from chalicelib.integration.details import keep_details
 from chalicelib.model_base import scrub_text
 from chalicelib.severity import SEVERITIES, Severity
 
@@ -44,6 +45,8 @@ METADATA_MAX_ENTRIES: Final = 50
 METADATA_KEY_MAX: Final = 100
 METADATA_VALUE_MAX: Final = 1_000
 RAW_DETAILS_MAX_CHARS: Final = 16_000
+WARNINGS_MAX: Final = 20
+WARNING_MAX_CHARS: Final = 300
 ELLIPSIS: Final = "\u2026"
 
 
@@ -55,6 +58,10 @@ class NormalizedAlert:
     `svc_` key found on the alert (never a free-form name). `delivery_id` identifies this delivery
     (SNS MessageId, stable across retries), `routing_key` is the PagerDuty body's routing key and
     `subscribe_url` the (already checked) URL of an SNS SubscriptionConfirmation.
+    `details` is what the delivery carried beyond the mapped fields (chalicelib.integration.details
+    bounds it; what it cuts becomes a warning), `warnings` what the webhook answer tells the sender
+    (fields kept as details, values cut or converted, an unknown severity word), `runbook_url` a
+    link to the alert's runbook.
     """
 
     source: Source
@@ -73,6 +80,9 @@ class NormalizedAlert:
     delivery_id: str | None = None
     routing_key: str | None = None
     subscribe_url: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    runbook_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
@@ -89,12 +99,16 @@ class NormalizedAlert:
         fix(self, "description", _optional(truncate(clean_text(self.description).strip(), DESCRIPTION_MAX)))
         fix(self, "summary", one_line(self.summary, SUMMARY_MAX) or f"{name}: {self.action}")
         fix(self, "dedup_key", normalize_dedup_key(self.dedup_key))
-        for name_ in ("source_url", "service_hint", "subscribe_url"):
+        for name_ in ("source_url", "service_hint", "subscribe_url", "runbook_url"):
             fix(self, name_, _optional(clean_text(getattr(self, name_)).strip()))
         for name_ in ("delivery_id", "routing_key"):  # identities: compared, never shown as text
             fix(self, name_, _optional(utf8_text(getattr(self, name_)).strip()))
         fix(self, "metadata", bounded_metadata(self.metadata))
         fix(self, "raw_details", bounded_details(self.raw_details))
+        details, cut = keep_details(self.details)  # bounded already (a `replace`): nothing cut twice
+        fix(self, "details", details)
+        warnings = [one_line(warning, WARNING_MAX_CHARS) for warning in (*self.warnings, *cut)]
+        fix(self, "warnings", tuple(dict.fromkeys(w for w in warnings if w))[:WARNINGS_MAX])
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly form (for a queue message or a log line)."""

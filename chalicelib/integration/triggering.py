@@ -112,6 +112,7 @@ def shape(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Shaped:
         service_id=service.service_id,
         integration_type=origin.integration_type,
         labels=labels,
+        service_key=service.service_key,
     )
     decision = decide(organization_id=origin.organization_id, integration_id=origin.integration_id, facts=facts)
     notes = list(decision.notes)
@@ -142,6 +143,8 @@ def shape(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Shaped:
         service_key=service.service_key,
         service_id=service.service_id,
         labels=labels,
+        details=alert.details,
+        runbook_url=alert.runbook_url,
         suppressed_by=suppressed_by,
         rule_notes={"rule_ids": list(decision.matched_rule_ids), "notes": notes} if decision.matched_rule_ids else None,
     )
@@ -314,6 +317,8 @@ def _open_incident(
             "dedup_key": alert.dedup_key,
             "source_url": alert.source_url,
             "metadata": alert.metadata,
+            "details": alert.details,
+            "runbook_url": alert.runbook_url,
             "alert_id": alert_id,
         },
         before_write=before_write,

@@ -19,6 +19,10 @@ from chalicelib.maintenance import service as maintenance
 GROUPING = AlertGrouping(type="time", window_minutes=10)
 ORGANIZATION_RULE = "Staging never pages"
 INTEGRATION_RULE = "Alertmanager's Watchdog is not a problem"
+# The alert name is a label: a real Watchdog's title is its summary annotation ("An alert that
+# should always be firing to certify that Alertmanager is working properly."), so a rule on the
+# title never matched it and the demo's Watchdog paged (issue 26).
+WATCHDOG_CONDITION = ("labels.alertname", "equals", "Watchdog")
 WINDOW_DESCRIPTION = "Billing database upgrade (demo)"
 HEARTBEAT_NAME = "Nightly invoice run"
 
@@ -52,18 +56,28 @@ def _seed_rules(organization_id: str, alertmanager_integration_id: str | None, n
         )
     if alertmanager_integration_id is None:
         return
-    existing = {
-        rule.description
+    placed = {
+        rule.description: rule
         for rule in event_rules.list_rules(organization_id=organization_id, integration_id=alertmanager_integration_id)
     }
-    if INTEGRATION_RULE not in existing:
+    found = placed.get(INTEGRATION_RULE)
+    if found is None:
         event_rules.create_rule(
             organization_id=organization_id,
             integration_id=alertmanager_integration_id,
             now=now,
-            conditions=[("title", "contains", "Watchdog")],
+            conditions=[WATCHDOG_CONDITION],
             actions=Actions(drop=True),
             description=INTEGRATION_RULE,
+        )
+    elif [(c.field, c.op, c.value) for c in found.conditions] != [WATCHDOG_CONDITION]:
+        # A demo seeded before the fix keeps its data: only the rule's condition is corrected.
+        event_rules.update_rule(
+            organization_id=organization_id,
+            integration_id=alertmanager_integration_id,
+            rule_id=found.rule_id,
+            now=now,
+            conditions=[WATCHDOG_CONDITION],
         )
 
 

@@ -487,3 +487,17 @@ def test_a_retried_create_with_an_idempotency_key_adds_one_rule(client: Any, org
             body=json.dumps({"conditions": [], "actions": {"drop": True}}),
         )
         assert other.status_code == 409
+
+
+def test_a_service_id_condition_names_the_service_by_id_or_key(client: Any, org: Org) -> None:
+    # Issue 26: one way to name a service; the dry run takes either too.
+    search = catalog.create_service(organization_id=org.organization_id, name="Search", now=NOW)
+    by_key = {"field": "service_id", "op": "equals", "value": search.service_key}
+    add(client, org, conditions=[by_key], actions={"severity": "SEV1"})
+    for named in (search.service_key, search.service_id, search.service_id.lower()):
+        status, decision = call(client, "POST", ORG_LIST + "/test", org.owner_key, {"title": "x", "service_id": named})
+        assert (status, decision["data"]["severity"]) == (200, "SEV1"), named
+    status, decision = call(
+        client, "POST", ORG_LIST + "/test", org.owner_key, {"title": "x", "service_id": "SER-99999"}
+    )
+    assert (status, decision["data"]["severity"]) == (200, None)

@@ -65,7 +65,8 @@ def test_create_returns_the_incident_as_at_creation(client: Any, org: Org, servi
         ({"title": "x" * 201, "service_ids": ["svc_aaaaaaaaaa"]}, "title"),
         ({"title": "x", "service_ids": []}, "service_ids"),
         ({"title": "x", "service_ids": [f"svc_{i:010d}" for i in range(51)]}, "service_ids"),
-        ({"title": "x", "service_ids": ["SER-00001"]}, "service_ids.0"),
+        ({"title": "x", "service_ids": ["SER-1"]}, "service_ids.0"),
+        ({"title": "x", "service_ids": ["Checkout"]}, "service_ids.0"),
         ({"title": "x", "service_ids": ["svc_aaaaaaaaaa"], "description": "d" * 10001}, "description"),
         ({"title": "x", "service_ids": ["svc_aaaaaaaaaa"], "status": "resolved"}, "status"),
         ({"service_ids": ["svc_aaaaaaaaaa"]}, "title"),
@@ -80,10 +81,10 @@ def test_create_validation_errors(client: Any, org: Org, body: dict[str, Any], f
 
 
 def test_create_refuses_unknown_services_and_bad_json(client: Any, org: Org) -> None:
-    response = call(
-        client, "post", "/api/v1/incidents", org.owner_key, {"title": "x", "service_ids": ["svc_zzzzzzzzzz"]}
-    )
-    assert (response.status_code, error_code(response)) == (400, "VALIDATION_ERROR")
+    for unknown in ("svc_zzzzzzzzzz", "SER-99999"):
+        response = call(client, "post", "/api/v1/incidents", org.owner_key, {"title": "x", "service_ids": [unknown]})
+        assert (response.status_code, error_code(response)) == (400, "VALIDATION_ERROR")
+        assert unknown in response.json["error"]["details"]["fields"][0]["message"]
     response = call(client, "post", "/api/v1/incidents", org.owner_key, "{not json")
     assert (response.status_code, error_code(response)) == (400, "VALIDATION_ERROR")
     response = call(client, "post", "/api/v1/incidents", org.owner_key, "[1, 2]")
@@ -321,3 +322,16 @@ def test_workflow_can_be_replaced_and_is_validated(client: Any, org: Org, servic
         client, "post", f"/api/v1/incidents/{data['incident_number']}/status", org.owner_key, {"status": "done"}
     )
     assert moved.json["data"]["status"] == "done" and moved.json["data"]["resolved_at"]
+
+
+def test_services_may_be_named_by_id_or_key(client: Any, org: Org, service_key: str) -> None:
+    # Issue 26: one way to name a service; the incident lists the keys, as before.
+    by_id = create(client, org, "SER-00001")
+    assert by_id["service_keys"] == [service_key]
+    lower = create(client, org, "ser-00001")
+    assert lower["service_keys"] == [service_key]
+    response = call(
+        client, "post", "/api/v1/incidents", org.owner_key, {"title": "x", "service_ids": ["SER-00001", service_key]}
+    )
+    assert response.status_code == 201, response.body
+    assert response.json["data"]["service_keys"] == [service_key]  # one service named both ways

@@ -122,7 +122,8 @@ def test_create_validation_errors(client: Any, org: Org, services: list[Service]
         ({"type": "custom", "name": "x", "ip_allowlist": ["300.1.1.1"]}, "ip_allowlist.0"),
         ({"type": "custom", "name": "x", "ip_allowlist": ["10.0.0.1"] * 51}, "ip_allowlist"),
         ({"type": "custom", "name": "x", "default_service": "svc_zzzzzzzzzz"}, "default_service"),
-        ({"type": "custom", "name": "x", "default_service": services[0].service_id}, "default_service"),
+        ({"type": "custom", "name": "x", "default_service": "SER-99999"}, "default_service"),
+        ({"type": "custom", "name": "x", "default_service": "Web"}, "default_service"),  # a name is no reference
         ({"type": "custom", "name": "x", "default_service": other_org_service}, "default_service"),
         ({"type": "custom", "name": "x", "routing_key": "0" * 32}, "routing_key"),  # unknown field
     ):
@@ -275,3 +276,9 @@ def test_routing_keys_are_stored_hashed_and_secrets_sealed(client: Any, org: Org
     assert len(items) == 2
     for secret in (signed["routing_key"], sentry["routing_key"], signed["signing_secret"], "sentry-client-secret"):
         assert secret not in text
+
+
+def test_default_service_may_be_named_by_its_id(client: Any, org: Org, services: list[Service]) -> None:
+    # Issue 26: a SER- id was "not a service of this organization"; the answer keeps the key.
+    for ref in (services[1].service_id, services[1].service_id.lower(), services[1].service_key):
+        assert integrate(client, org, "custom", default_service=ref)["default_service"] == services[1].service_key

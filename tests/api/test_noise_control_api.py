@@ -188,3 +188,38 @@ def test_the_document_keeps_the_bounds_of_json_integers(client: Any) -> None:
     assert bounds(schemas["AlertGroupingIn"]["properties"]["window_minutes"]) == ("integer", 1, 1440)
     for request in ("EventRuleCreate", "EventRulePatch"):
         assert bounds(schemas[request]["properties"]["position"]) == ("integer", 0, 100)
+
+
+def test_the_demo_drops_a_real_kube_prometheus_watchdog(client: Any, org: Org, services: list[Service]) -> None:
+    # Issue 26: the demo's rule matched the title, but a Watchdog's title is its summary
+    # annotation; the real kube-prometheus Watchdog paged. The rule now reads labels.alertname.
+    from chalicelib.eventrule import service as event_rules
+    from chalicelib.eventrule.rules import Actions
+    from chalicelib.local import demo_noise
+    from tests.api.test_webhooks_api import fixture
+
+    hook = integrate(client, org, "alertmanager", default_service=services[0].service_key)
+    # A demo seeded before the fix: its rule still reads the title, and is corrected on the next start.
+    event_rules.create_rule(
+        organization_id=org.organization_id,
+        integration_id=hook["id"],
+        now=NOW,
+        conditions=[("title", "contains", "Watchdog")],
+        actions=Actions(drop=True),
+        description=demo_noise.INTEGRATION_RULE,
+    )
+    watchdog = fixture("alertmanager_watchdog.json")
+    paged = post(client, hook["routing_key"], watchdog)
+    assert paged.status_code == 201, paged.body  # what the old rule let through
+    with clock.frozen(NOW + timedelta(minutes=1)):
+        demo_noise.seed_noise_control(org.organization_id, services[1], hook["id"], NOW + timedelta(minutes=1))
+        [rule] = event_rules.list_rules(organization_id=org.organization_id, integration_id=hook["id"])
+        assert [(c.field, c.op, c.value) for c in rule.conditions] == [("labels.alertname", "equals", "Watchdog")]
+        watchdog["groupKey"] = '{}:{alertname="Watchdog"}'  # another group, so no dedup hides the answer
+        dropped = post(client, hook["routing_key"], watchdog)
+        assert dropped.status_code == 202, dropped.body
+        assert (dropped.json["dropped"], dropped.json["incident"], dropped.json["alert"]) == (True, None, None)
+        other = fixture("alertmanager_firing.json")
+        for labels in [other["commonLabels"], *(alert["labels"] for alert in other["alerts"])]:
+            labels.pop("service_id")  # the integration's default service
+        assert post(client, hook["routing_key"], other).status_code == 201  # other alerts still page

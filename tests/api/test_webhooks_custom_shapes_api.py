@@ -59,13 +59,34 @@ def test_the_legacy_path_validates_like_the_custom_one(client: Any, org: Org, se
     hook = integrate(client, org, "custom", default_service=services[0].service_key)
     for body in (
         {"title": "x", "service_id": "SER-99999"},  # well formed, no such service here
+        {"title": "x", "service_id": "svc_short"},
+        {"title": "x", "service_id": services[0].service_id, "dedup_key": "k" * 256},
+        {"title": "", "dedup_key": "k"},
+    ):
+        answers = {path: post(client, path, body, headers) for path, headers in paths(hook["routing_key"])}
+        for path, response in answers.items():
+            assert_error(response, "INVALID_PAYLOAD")
+            assert response.json["error"]["message"] == answers[hook["routing_key"]].json["error"]["message"], path
+
+
+def test_the_legacy_path_warns_like_the_custom_one(client: Any, org: Org, services: list[Service]) -> None:
+    # Issue 26: a bad status or a dedup_key of the wrong type no longer loses the alert, on any path.
+    hook = integrate(client, org, "custom", default_service=services[0].service_key)
+    for body in (
         {"title": "x", "service_id": services[0].service_id, "status": "bogus"},
-        {"title": "x", "service_id": services[0].service_id, "dedup_key": 42},
         {"title": "x", "service_id": services[0].service_id, "dedup_key": {"a": 1}},
         {"title": "x", "status": "resolved-ish"},
         {"title": "x", "dedup_key": ["k"]},
     ):
         answers = {path: post(client, path, body, headers) for path, headers in paths(hook["routing_key"])}
         for path, response in answers.items():
-            assert_error(response, "INVALID_PAYLOAD")
-            assert response.json["error"]["message"] == answers[hook["routing_key"]].json["error"]["message"], path
+            assert_accepted(response, 201, deduplicated=False)
+            assert response.json["warnings"] == answers[hook["routing_key"]].json["warnings"] != [], path
+
+
+def test_a_numeric_dedup_key_is_read_as_its_text(client: Any, org: Org, services: list[Service]) -> None:
+    hook = integrate(client, org, "custom", default_service=services[0].service_key)
+    body = {"title": "x", "service_id": services[0].service_id, "dedup_key": 42}
+    first = assert_accepted(post(client, hook["routing_key"], body), 201, deduplicated=False)
+    again = post(client, hook["routing_key"], {**body, "dedup_key": "42"})
+    assert assert_accepted(again, 200, deduplicated=True)["id"] == first["id"]

@@ -74,6 +74,7 @@ def build_alerts(org: Org) -> AlertWorld:
             metadata={"labels.env": "prod", "labels.host": "db1"},
             source_url="https://grafana.example/d/disk",
             description="95% used on /var",
+            details={"owner": "<b>storage</b>", "disk": {"mount": "/var", "used": 0.95}},
         ),
         now=NOW - timedelta(minutes=30),
     )

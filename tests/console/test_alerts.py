@@ -181,6 +181,12 @@ def test_one_alert_shows_every_field(world: AlertWorld, signed_in: Browser) -> N
     rows = page.find("table", cls="labels").find("tbody").find_all("tr")
     assert [(row.find("th").text(), row.find("td").text()) for row in rows] == [("env", "prod"), ("host", "db1")]
     assert "95% used on /var" in page.text()
+    details = page.find("table", cls="alert-details").find("tbody").find_all("tr")
+    assert [row.find("th").text() for row in details] == ["disk", "owner"]
+    assert details[0].find("pre", cls="details-json").text() == '{ "mount": "/var", "used": 0.95 }'
+    assert details[1].find("td").text() == "<b>storage</b>"  # text, never markup
+    grouped_page = signed_in("viewer").get(f"/app/alerts/{world.db2_alert}")
+    assert "No details" in grouped_page.dom().find("section", **{"aria-labelledby": "h-details"}).text()
     grouped = signed_in("viewer").get(f"/app/alerts/{world.db2_alert}").dom()
     assert "joined by alert grouping" in grouped.find("dl", cls="facts").text()
     quiet = signed_in("viewer").get(f"/app/alerts/{world.suppressed_alert}").dom()
@@ -206,6 +212,12 @@ def test_the_incident_page_counts_its_alerts_and_links_to_them_all(world: AlertW
     link = _link(section, f"All 2 alerts of {world.checkout_incident}")
     assert link == f"/app/alerts?incident_number={world.checkout_incident}&since=2026-11-22"
     assert _titles(browser.get(link).dom()) == ["Disk full on db2", "Disk full on db1"]
+    details = page.find("section", **{"aria-labelledby": "h-details"})
+    assert "Of the alert that opened the incident" in details.text()
+    rows = details.find("table", cls="alert-details").find("tbody").find_all("tr")
+    assert [(row.find("th").text(), row.find("td").text()) for row in rows][1] == ("owner", "<b>storage</b>")
+    hand_made = browser.get(f"/app/incidents/{world.search_incident}").dom()
+    assert "No details" in hand_made.find("section", **{"aria-labelledby": "h-details"}).text()
 
 
 def test_the_incident_page_shows_the_newest_ten_of_many(org: Org, world: AlertWorld, signed_in: Browser) -> None:

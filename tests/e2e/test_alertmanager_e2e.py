@@ -187,3 +187,54 @@ def test_alertmanager_alert_opens_then_resolves_an_incident(stack: LocalStack, a
     assert closed["resolved_at"]
     assert _incident_named(stack, alertname) is None  # no longer among the open incidents
     assert _incident_named(stack, alertname, ("resolved",)) is not None
+
+
+# --- issue 26: the demo's Watchdog rule meets a real Watchdog -------------------------------------------
+
+WATCHDOG_SUMMARY = "An alert that should always be firing to certify that Alertmanager is working properly."
+
+
+def _notify_outcome(alertmanager: Alertmanager) -> str | None:
+    """The first delivery's outcome, from Alertmanager's debug log: success once it logged a 2xx
+    answer to its webhook, failed once it logged a failed attempt (a 4xx is not retried: the alert
+    would be lost), else None (not sent yet)."""
+    log = alertmanager.log()
+    if 'msg="Notify success"' in log:
+        return "success"
+    if "Notify attempt failed" in log or "Notify for alerts failed" in log:
+        return "failed"
+    return None
+
+
+def test_the_demo_drops_the_kube_prometheus_watchdog(stack: LocalStack, alertmanager: Alertmanager) -> None:
+    # The real Watchdog's title is its summary annotation; the demo rule reads labels.alertname.
+    labels = {"alertname": "Watchdog", "severity": "none", "prometheus": "monitoring/k8s"}
+    annotations = {
+        "description": "This is an alert meant to ensure that the entire alerting pipeline is functional.",
+        "runbook_url": "https://runbooks.prometheus-operator.dev/runbooks/general/watchdog",
+        "summary": WATCHDOG_SUMMARY,
+    }
+    now = datetime.now(UTC)
+    body = [
+        {
+            "labels": labels,
+            "annotations": annotations,
+            "startsAt": (now - timedelta(seconds=5)).isoformat().replace("+00:00", "Z"),
+            "endsAt": (now + timedelta(hours=1)).isoformat().replace("+00:00", "Z"),
+            "generatorURL": "http://127.0.0.1/graph?g0.expr=vector%281%29",
+        }
+    ]
+    response = requests.post(alertmanager.url + "/api/v2/alerts", json=body, timeout=10)
+    assert response.status_code == 200, response.text
+
+    def diagnostics() -> str:
+        return f"--- alertmanager log ---\n{alertmanager.log()[-4000:]}\n--- stack log ---\n{stack.log()[-4000:]}"
+
+    outcome = _poll(
+        "Alertmanager to deliver the Watchdog", lambda: _notify_outcome(alertmanager), diagnostics, DEADLINE_SECONDS
+    )
+    assert outcome == "success", diagnostics()  # accepted (202, dropped), not refused
+    alerts = stack.get("/api/v1/alerts?limit=100")
+    assert alerts.status_code == 200, alerts.text
+    assert [a for a in alerts.json()["data"]["items"] if a["labels"].get("alertname") == "Watchdog"] == []
+    assert _incident_named(stack, WATCHDOG_SUMMARY) is None

@@ -230,3 +230,38 @@ def test_a_catastrophic_pattern_finishes_on_a_long_title() -> None:
     facts = AlertFacts(title="a" * 5000 + "!", source="custom", severity=None, service_id=None, integration_type="x")
     assert evaluate([[rule("a", when("title", "matches", "(a+)+$"), drop=True)]], facts) == RuleDecision()
     assert evaluate([[rule("a", when("title", "matches", "(a+)+!$"), drop=True)]], facts).dropped
+
+
+# --- issue 26: a service is named by its id or its key ---------------------------------------------------
+
+KEYED = AlertFacts(
+    title="x",
+    source="custom",
+    severity=None,
+    service_id="SER-00003",
+    integration_type="custom",
+    service_key="svc_search0001",
+)
+
+
+@pytest.mark.parametrize(
+    ("op", "value", "holds"),
+    [
+        ("equals", "SER-00003", True),
+        ("equals", "ser-00003", True),
+        ("equals", "svc_search0001", True),
+        ("equals", "SVC_SEARCH0001", True),
+        ("equals", "svc_other00001", False),
+        ("equals", "SER-00004", False),
+        ("contains", "SER-000", True),  # contains and matches read the id
+        ("contains", "svc_", False),
+        ("matches", "^SER-0000[0-9]$", True),
+        ("exists", None, True),
+    ],
+)
+def test_service_id_equals_either_identifier(op, value, holds):
+    assert condition_holds(when("service_id", op, value), KEYED) is holds
+
+
+def test_service_key_without_a_key_in_the_facts():
+    assert condition_holds(when("service_id", "equals", "svc_search0001"), FACTS) is False

@@ -73,10 +73,16 @@ def test_create_service_ids_deduplicated_in_order():
 
 
 @pytest.mark.parametrize(
-    "key", ["svc_abc", "svc_ABCDE12345", "SER-12345", "svc_abcde123456", "abcde12345", "svc_abcde-1234", 5]
+    "key", ["svc_abc", "svc_ABCDE12345", "SER-1234", "SER-12a45", "svc_abcde123456", "abcde12345", "svc_abcde-1234", 5]
 )
 def test_create_rejects_malformed_service_keys(key):
     assert locs(m.IncidentCreate, create(service_ids=[SVC, key])) == ["service_ids.1"]
+
+
+@pytest.mark.parametrize("ref", ["SER-12345", "ser-00001", "SER-0000000001"])
+def test_create_accepts_service_ids_too(ref):
+    # Issue 26: a service is named by its key or its id; the service resolves the id.
+    assert m.IncidentCreate.model_validate(create(service_ids=[SVC, ref])).service_ids == [SVC, ref]
 
 
 def test_create_requires_title_and_services():
@@ -517,7 +523,10 @@ def test_every_model_generates_a_json_schema():
     create_schema = definitions["$defs"]["IncidentCreate"]
     assert create_schema["additionalProperties"] is False
     assert create_schema["properties"]["service_ids"]["maxItems"] == 50
-    assert create_schema["properties"]["service_ids"]["items"]["pattern"] == "^svc_[a-z0-9]{10}$"
+    assert (
+        create_schema["properties"]["service_ids"]["items"]["pattern"]
+        == "^(svc_[a-z0-9]{10}|[Ss][Ee][Rr]-[0-9]{5,16})$"
+    )
 
 
 def test_schemas_form_a_valid_openapi_3_1_document():

@@ -8,12 +8,16 @@ from chalicelib import severity
 from chalicelib.errors import InvalidSeverity
 from chalicelib.severity import (
     DEFAULT_SEVERITY,
+    PAGERDUTY_WORDS,
     SEVERITIES,
+    SEVERITY_WORDS,
     is_severity,
     parse_severity,
     rank,
     severity_or_default,
+    severity_word,
     urgency,
+    word_key,
 )
 
 
@@ -66,3 +70,81 @@ def test_severity_or_default():
     assert severity_or_default("SEV0", "SEV4") == "SEV0"
     with pytest.raises(InvalidSeverity):
         severity_or_default("bad", "SEV1")
+
+
+# --- the one table of severity words inbound sources map through (issue 26) ------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "source", "expected"),
+    [
+        # canonical names, in any case and spelling of the separator
+        *[(f"SEV{n}", None, f"SEV{n}") for n in range(5)],
+        ("sev0", None, "SEV0"),
+        (" Sev-2 ", None, "SEV2"),
+        ("SEV_3", None, "SEV3"),
+        # the legacy payload's words
+        ("Critical", None, "SEV0"),
+        ("High", None, "SEV1"),
+        ("Medium", None, "SEV2"),
+        ("Low", None, "SEV3"),
+        ("Pre-emptive", None, "SEV4"),
+        ("PREEMPTIVE", None, "SEV4"),
+        # monitoring words
+        ("critical", None, "SEV0"),
+        ("error", None, "SEV1"),
+        ("warning", None, "SEV2"),
+        ("info", None, "SEV3"),
+        ("fatal", None, "SEV0"),
+        ("warn", None, "SEV2"),
+        ("debug", None, "SEV4"),
+        # priorities
+        ("P1", None, "SEV0"),
+        ("P2", None, "SEV1"),
+        ("p3", None, "SEV2"),
+        ("P4", None, "SEV3"),
+        ("P5", None, "SEV4"),
+        ("P 1", None, "SEV0"),
+        # per-source words the contract fixes
+        ("none", "alertmanager", "SEV4"),
+        ("low", "alertmanager", "SEV4"),
+        ("critical", "alertmanager", "SEV0"),
+        ("sample", "sentry", "SEV4"),
+        ("debug", "sentry", "SEV4"),
+        ("critical", "sentry_metric", "SEV1"),
+        ("warning", "sentry_metric", "SEV2"),
+        ("low", "newrelic", "SEV3"),
+        ("critical", "pagerduty", "SEV0"),
+        ("error", "pagerduty", "SEV1"),
+        ("warning", "pagerduty", "SEV2"),
+        ("info", "pagerduty", "SEV3"),
+        # words no table knows: the service's default (None)
+        ("none", None, None),
+        ("sample", None, None),
+        ("SEV5", None, None),
+        ("P0", None, None),
+        ("P6", None, None),
+        ("urgent", None, None),
+        ("", None, None),
+        ("   ", None, None),
+        (None, None, None),
+        (True, None, None),
+        (1, None, None),
+        (["SEV1"], None, None),
+        ({"level": "SEV1"}, None, None),
+    ],
+)
+def test_severity_words(word, source, expected):
+    assert severity_word(word, source) == expected
+
+
+def test_the_table_maps_only_to_canonical_severities_and_keys_are_word_keys():
+    assert set(SEVERITY_WORDS.values()) == set(SEVERITIES)
+    assert all(word_key(key) == key for key in SEVERITY_WORDS)
+    assert [severity_word(word, "pagerduty") for word in PAGERDUTY_WORDS] == ["SEV0", "SEV1", "SEV2", "SEV3"]
+
+
+def test_the_api_parse_stays_strict():
+    # Incident create and update take the five names only; the words are for inbound alerts.
+    with pytest.raises(InvalidSeverity):
+        parse_severity("critical")

@@ -160,3 +160,57 @@ def test_invalid_payloads(mutate, fragment):
         parse(payload)
     assert caught.value.code == "INVALID_PAYLOAD"
     assert fragment in caught.value.message
+
+
+# --- issue 26: what Alertmanager carries beyond the mapped fields ---------------------------------------
+
+
+def test_the_kube_prometheus_watchdog():
+    # Its title comes from the summary annotation, so a rule on the title never sees "Watchdog":
+    # the alert name is a label (labels.alertname in event rules).
+    alert = parse_alertmanager((FIXTURES / "alertmanager_watchdog.json").read_bytes())
+    assert alert.title == "An alert that should always be firing to certify that Alertmanager is working properly."
+    assert "Watchdog" not in alert.title
+    assert alert.metadata["labels.alertname"] == "Watchdog"
+    assert alert.severity == "SEV4"  # severity none
+    assert alert.runbook_url == "https://runbooks.prometheus-operator.dev/runbooks/general/watchdog"
+    assert alert.details["labels"] == {
+        "alertname": "Watchdog",
+        "prometheus": "monitoring/kube-prometheus-stack-prometheus",
+        "severity": "none",
+    }
+    assert alert.details["annotations"]["description"].startswith("This is an alert meant to ensure")
+    assert "other_alerts" not in alert.details
+    assert alert.warnings == ()
+
+
+def test_labels_annotations_and_the_other_alerts_are_details():
+    alert = parse_alertmanager((FIXTURES / "alertmanager_firing.json").read_bytes())
+    assert alert.details["labels"]["instance"] == "store-1:9100"  # the first firing alert's, over the common
+    assert alert.details["annotations"] == {
+        "summary": "Disk almost full on storage nodes",
+        "description": "/var/lib/data is 96% full on store-1",
+    }
+    assert [a["labels"]["instance"] for a in alert.details["other_alerts"]] == ["store-2:9100", "store-3:9100"]
+    assert alert.runbook_url is None
+
+
+def test_summary_of_the_first_alert_when_there_is_no_common_one():
+    payload = load("alertmanager_firing.json")
+    payload["commonAnnotations"] = {}
+    payload["alerts"][0]["annotations"]["runbook_url"] = "https://runbooks.example.org/disk"
+    alert = parse(payload)
+    assert alert.title == "Disk almost full on storage nodes"
+    assert alert.runbook_url == "https://runbooks.example.org/disk"
+
+
+@pytest.mark.parametrize(
+    ("label", "severity"),
+    [("critical", "SEV0"), ("error", "SEV1"), ("P2", "SEV1"), ("Warning", "SEV2"), ("none", "SEV4"), ("page", None)],
+)
+def test_severity_label_through_the_one_table(label, severity):
+    payload = load("alertmanager_firing.json")
+    payload["commonLabels"]["severity"] = label
+    for alert in payload["alerts"]:
+        alert["labels"]["severity"] = label
+    assert parse(payload).severity == severity

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chalicelib.errors import DeliveryRejected
-from chalicelib.integration.parsers.custom import detect_schema, parse_custom
+from chalicelib.integration.parsers.custom import parse_custom
 
 FIXTURES = Path(__file__).parent / "fixtures" / "integration"
 
@@ -82,54 +82,89 @@ def test_signed_severities(severity):
 def test_signed_title_over_500_but_truncated_for_the_incident():
     alert = parse_custom(body({**VALID, "title": "t" * 500}))
     assert len(alert.title) == 200
+    assert alert.warnings == ("'title' has 500 characters; the alert keeps the first 200.",)
 
 
+# Issue 26: only what makes an alert impossible or wrong is refused; the rest is a warning.
 @pytest.mark.parametrize(
     ("change", "field"),
     [
         ({"title": None}, "title"),
         ({"title": ""}, "title"),
         ({"title": "   "}, "title"),
-        ({"title": 5}, "title"),
-        ({"title": "t" * 501}, "title"),
-        # A title alone is a legacy payload now (issue 13); a signed marker keeps it signed.
-        ({"service_id": None, "status": "new"}, "service_id"),
+        ({"title": {"text": "x"}}, "title"),
+        ({"title": ["x"]}, "title"),
+        ({"title": True}, "title"),
         ({"service_id": "payments"}, "service_id"),
         ({"service_id": "SER-123"}, "service_id"),
         ({"service_id": "SER-1234a"}, "service_id"),
         ({"service_id": "SER-00001\n"}, "service_id"),
         ({"service_id": "SER-" + "1" * 47}, "service_id"),
         ({"service_id": 12345}, "service_id"),
-        ({"description": "d" * 5001}, "description"),
-        ({"description": ["x"]}, "description"),
-        ({"severity": "SEV5"}, "severity"),
-        ({"severity": "P1"}, "severity"),
-        ({"severity": 1}, "severity"),
-        ({"status": "acknowledged"}, "status"),
-        ({"status": "closed"}, "status"),
-        ({"status": True}, "status"),
-        ({"source_url": "ftp://example.org/x"}, "source_url"),
-        ({"source_url": "not a url"}, "source_url"),
-        ({"source_url": "javascript:alert(1)"}, "source_url"),
-        ({"source_url": "https://"}, "source_url"),
-        ({"source_url": "https://example.org/" + "a" * 2100}, "source_url"),
+        ({"service_id": {"id": "SER-00001"}}, "service_id"),
         ({"dedup_key": "k" * 256}, "dedup_key"),
-        ({"dedup_key": ""}, "dedup_key"),
-        ({"dedup_key": 42}, "dedup_key"),
-        ({"metadata": "region=eu"}, "metadata"),
-        ({"metadata": [["a", "b"]]}, "metadata"),
-        ({"metadata": {f"k{i}": "v" for i in range(11)}}, "metadata"),
-        ({"metadata": {"count": 3}}, "metadata"),
-        ({"metadata": {"nested": {"a": "b"}}}, "metadata"),
-        ({"metadata": {"": "v"}}, "metadata"),
     ],
 )
-def test_signed_rule_violations_name_the_field(change, field):
-    payload = {**VALID, **change}
-    payload = {k: v for k, v in payload.items() if v is not None or k not in ("title", "service_id")}
+def test_signed_refusals_name_the_field(change, field):
+    payload = {k: v for k, v in {**VALID, **change}.items() if v is not None or k != "title"}
     error = reject(payload)
     assert f"'{field}'" in error.message
     assert any(f"'{field}'" in detail for detail in error.details)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected", "details", "warning"),
+    [
+        # wrong types: converted when nothing is lost, else kept in details
+        ({"title": 5}, {"title": "5"}, {}, "'title' was a number"),
+        ({"description": 2.5}, {"description": "2.5"}, {}, "'description' was a number"),
+        ({"description": ["x"]}, {"description": None}, {"description": ["x"]}, "'description' must be text"),
+        ({"dedup_key": 42}, {"dedup_key": "42"}, {}, "'dedup_key' was a number"),
+        ({"dedup_key": {"a": 1}}, {"dedup_key": None}, {"dedup_key": {"a": 1}}, "'dedup_key' must be text"),
+        ({"dedup_key": ""}, {"dedup_key": None}, {}, "'dedup_key' is blank"),
+        ({"status": True}, {"status_hint": "new"}, {"status": True}, "'status' must be text"),
+        ({"status": "closed"}, {"status_hint": "new"}, {"status": "closed"}, "'status' must be new"),
+        ({"status": "acknowledged"}, {"action": "trigger"}, {"status": "acknowledged"}, "'status' must be new"),
+        ({"metadata": "region=eu"}, {"metadata": {}}, {"metadata": "region=eu"}, "'metadata' must be an object"),
+        ({"metadata": [["a", "b"]]}, {"metadata": {}}, {"metadata": [["a", "b"]]}, "'metadata' must be an object"),
+        ({"metadata": {"count": 3}}, {"metadata": {"count": "3"}}, {}, "'metadata' values must be strings"),
+        ({"metadata": {"on": True}}, {"metadata": {"on": "true"}}, {}, "'metadata' values must be strings"),
+        ({"metadata": {"n": {"a": "b"}}}, {"metadata": {}}, {"metadata": {"n": {"a": "b"}}}, "'metadata' holds"),
+        ({"metadata": {"": "v"}}, {"metadata": {}}, {"metadata": {"": "v"}}, "'metadata' holds"),
+        # limits: cut, with a warning
+        ({"description": "d" * 5001}, {"description": "d" * 5000}, {}, "'description' has 5001 characters"),
+        ({"title": "t" * 501}, {"title": "t" * 199 + "\u2026"}, {}, "'title' has 501 characters"),
+        (
+            {"metadata": {f"k{i}": "v" for i in range(12)}},
+            {"metadata": {f"k{i}": "v" for i in range(10)}},
+            {"metadata": {"k10": "v", "k11": "v"}},
+            "'metadata' holds at most 10",
+        ),
+        # unknown words: the default, with a warning
+        ({"severity": "SEV5"}, {"severity": None}, {}, "'severity' 'SEV5' is not a severity word"),
+        ({"severity": 1}, {"severity": None}, {}, "'severity' '1' is not a severity word"),
+        ({"severity": ["SEV1"]}, {"severity": None}, {"severity": ["SEV1"]}, "'severity' must be a severity word"),
+        # a link that is no http(s) URL is kept, but not as the alert's link
+        ({"source_url": "ftp://example.org/x"}, {"source_url": None}, {"source_url": "ftp://example.org/x"}, "URL"),
+        ({"source_url": "not a url"}, {"source_url": None}, {"source_url": "not a url"}, "URL"),
+        ({"source_url": "javascript:alert(1)"}, {"source_url": None}, {"source_url": "javascript:alert(1)"}, "URL"),
+        ({"source_url": "https://"}, {"source_url": None}, {"source_url": "https://"}, "URL"),
+        ({"source_url": 7}, {"source_url": None}, {"source_url": 7}, "URL"),
+    ],
+)
+def test_signed_field_problems_are_warnings_not_refusals(change, expected, details, warning):
+    alert = parse_custom(body({**VALID, **change}))
+    for name, value in expected.items():
+        assert getattr(alert, name) == value, name
+    assert alert.details == details
+    assert any(warning in text for text in alert.warnings), alert.warnings
+    assert alert.service_hint == "SER-00001"  # routing never depends on the other fields
+
+
+def test_a_long_source_url_is_kept_in_details():
+    url = "https://example.org/" + "a" * 2100
+    alert = parse_custom(body({**VALID, "source_url": url}))
+    assert (alert.source_url, alert.details) == (None, {"source_url": url})
 
 
 def test_signed_limits_at_the_edge_are_accepted():
@@ -157,15 +192,29 @@ def test_null_optional_fields_are_absent():
     assert alert.severity is None
 
 
-def test_unknown_fields_are_rejected_by_name():
-    error = reject({**VALID, "priority": "P1", "assignee": "dana"})
-    assert "'assignee'" in error.message and "'priority'" in error.message
-    assert "Unknown field" in error.message
+def test_unknown_fields_are_kept_as_details_and_named():
+    alert = parse_custom(body({**VALID, "priority": "P1", "assignee": {"name": "dana"}}))
+    assert alert.details == {"priority": "P1", "assignee": {"name": "dana"}}
+    assert alert.warnings == ("'priority', 'assignee' are not part of the custom webhook payload; kept in details.",)
+    assert alert.service_hint == "SER-00001"
+
+
+def test_a_details_object_is_merged_into_details():
+    alert = parse_custom(body({**VALID, "details": {"host": "es-3", "shards": 12}, "region": "eu"}))
+    assert alert.details == {"host": "es-3", "shards": 12, "region": "eu"}
+    assert alert.warnings == ("'details', 'region' are not part of the custom webhook payload; kept in details.",)
 
 
 def test_all_problems_are_collected():
-    error = reject({"title": "", "service_id": "nope", "severity": "SEV9", "extra": 1})
-    assert len(error.details) == 4
+    error = reject({"title": "", "service_id": "nope", "severity": "SEV9", "dedup_key": "k" * 300, "extra": 1})
+    assert len(error.details) == 3  # title, service_id, dedup_key; the severity and extra are warnings
+
+
+def test_runbook_url_comes_from_metadata():
+    alert = parse_custom(body({**VALID, "metadata": {"runbook_url": "https://wiki.example.org/rb/queue"}}))
+    assert alert.runbook_url == "https://wiki.example.org/rb/queue"
+    assert alert.metadata == {"runbook_url": "https://wiki.example.org/rb/queue"}
+    assert parse_custom(body({**VALID, "metadata": {"runbook_url": "wiki/rb"}})).runbook_url is None
 
 
 # --- legacy schema --------------------------------------------------------------------------------
@@ -215,25 +264,44 @@ def test_legacy_minimal_defaults_to_medium_and_no_customer_impact():
     assert alert.metadata["customer_impact"] == "false"
 
 
+@pytest.mark.parametrize("change", [{"title": None}, {"title": ""}, {"title": {"a": 1}}])
+def test_legacy_refuses_only_a_missing_title(change):
+    payload = {k: v for k, v in {"title": "x", "service": "api", **change}.items() if v is not None}
+    assert "'title'" in reject(payload, schema="legacy").message
+
+
 @pytest.mark.parametrize(
-    ("change", "field"),
+    ("change", "metadata", "details", "warning"),
     [
-        ({"title": None}, "title"),
-        ({"title": ""}, "title"),
-        ({"severity": "Urgent"}, "severity"),
-        ({"severity": "SEV1"}, "severity"),
-        ({"service": 3}, "service"),
-        ({"affected_services": "api"}, "affected_services"),
-        ({"affected_services": ["api", 3]}, "affected_services"),
-        ({"customer_impact": "yes"}, "customer_impact"),
-        ({"tags": ["a"]}, "tags"),
-        ({"description": {"a": 1}}, "description"),
+        ({"severity": "Urgent"}, {}, {}, "'severity' 'Urgent' is not a severity word"),
+        ({"service": 3}, {"service": "3"}, {}, "'service' was a number"),
+        ({"service": ["api"]}, {}, {"service": ["api"]}, "'service' must be text"),
+        ({"affected_services": "api"}, {"affected_services": "api"}, {}, "'affected_services' was a string"),
+        (
+            {"affected_services": ["api", 3]},
+            {"affected_services": "api"},
+            {"affected_services": ["api", 3]},
+            "'affected_services' must hold strings only",
+        ),
+        ({"customer_impact": "yes"}, {"customer_impact": "false"}, {"customer_impact": "yes"}, "'customer_impact'"),
+        ({"customer_impact": "TRUE"}, {"customer_impact": "true"}, {}, "'customer_impact' was a string"),
+        ({"tags": ["a"]}, {}, {"tags": ["a"]}, "'tags' must be an object"),
+        ({"description": {"a": 1}}, {}, {"description": {"a": 1}}, "'description' must be text"),
     ],
 )
-def test_legacy_violations_name_the_field(change, field):
-    payload = {k: v for k, v in {"title": "x", "service": "api", **change}.items() if v is not None}
-    error = reject(payload, schema="legacy")
-    assert f"'{field}'" in error.message
+def test_legacy_field_problems_are_warnings(change, metadata, details, warning):
+    alert = parse_custom(body({"title": "x", **change}), schema="legacy")
+    assert alert.source == "legacy"
+    assert metadata.items() <= alert.metadata.items()
+    assert alert.details == details
+    assert any(warning in text for text in alert.warnings), alert.warnings
+
+
+def test_legacy_other_fields_are_metadata_and_details():
+    alert = parse_custom(body({"title": "x", "check_id": 88123, "env": {"name": "prod"}}))
+    assert (alert.metadata["check_id"], alert.metadata["env"]) == ("88123", '{"name":"prod"}')
+    assert alert.details == {"check_id": 88123, "env": {"name": "prod"}}
+    assert alert.warnings == ("'check_id', 'env' are not part of the legacy payload; kept in details.",)
 
 
 def test_legacy_extra_fields_are_bounded():
@@ -247,57 +315,6 @@ def test_forced_legacy_schema_accepts_anything_legacy():
     alert = parse_custom(body({"title": "x", "status": "whatever", "dedup_key": "k"}), schema="legacy")
     assert alert.source == "legacy"
     assert alert.metadata["status"] == "whatever"
-
-
-# --- shape detection --------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("payload", "schema"),
-    [
-        # Neither schema's markers: legacy (a title alone is a valid legacy payload; issue 13).
-        ({"title": "x"}, "legacy"),
-        ({"title": "x", "description": "y"}, "legacy"),
-        ({"title": "x", "severity": "SEV1"}, "signed"),
-        ({"title": "x", "severity": "High"}, "legacy"),
-        ({"title": "x", "severity": "pre-emptive"}, "legacy"),
-        ({"title": "x", "service_id": "SER-00001"}, "signed"),
-        ({"title": "x", "dedup_key": "k"}, "signed"),
-        ({"title": "x", "status": "resolved"}, "signed"),
-        ({"title": "x", "metadata": {}}, "signed"),
-        ({"title": "x", "source_url": "https://e.org"}, "signed"),
-        ({"title": "x", "service": "api"}, "legacy"),
-        ({"title": "x", "affected_services": []}, "legacy"),
-        ({"title": "x", "customer_impact": False}, "legacy"),
-        ({"title": "x", "tags": {}}, "legacy"),
-        ({"title": "x", "tags": {}, "dedup_key": "k"}, "legacy"),
-        ({"title": "x", "tags": {}, "service_id": "SER-00001"}, "signed"),
-        ({"title": "x", "severity": "High", "service_id": "SER-00001"}, "legacy"),
-    ],
-)
-def test_detect_schema(payload, schema):
-    assert detect_schema(payload) == schema
-
-
-def test_a_title_alone_is_a_legacy_payload_with_the_medium_default():
-    alert = parse_custom(body({"title": "x"}))
-    assert (alert.source, alert.severity, alert.service_hint) == ("legacy", "SEV2", None)
-
-
-def test_a_sev_severity_without_service_id_fails_as_signed():
-    error = reject({"title": "x", "severity": "SEV1"})
-    assert "'service_id'" in error.message
-
-
-def test_service_id_may_be_a_service_key():
-    assert parse_custom(body({**VALID, "service_id": "svc_abcdefgh12"})).service_hint == "svc_abcdefgh12"
-    for bad in ("svc_short", "svc_ABCDEFGH12", "svc_abcdefgh123"):
-        assert "'service_id'" in reject({**VALID, "service_id": bad}).message
-
-
-def test_signed_payload_with_a_legacy_field_names_it():
-    error = reject({**VALID, "tags": {"a": "b"}})
-    assert "'tags'" in error.message
 
 
 # --- body errors --------------------------------------------------------------------------------------

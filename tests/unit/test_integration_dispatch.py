@@ -53,8 +53,12 @@ def test_legacy_path_detects_the_shape_like_custom():
     # service_id, a bad status or dedup_key); one body gets one answer on every path.
     body = json.dumps({"title": "x", "dedup_key": "k"}).encode()
     for source_type in ("legacy", "custom"):
+        alert = parse(source_type, None, body)  # signed schema (issue 26: service_id may be left out)
+        assert (alert.source, alert.dedup_key, alert.service_hint) == ("custom", "k", None)
+    too_long = json.dumps({"title": "x", "dedup_key": "k" * 256}).encode()
+    for source_type in ("legacy", "custom"):
         with pytest.raises(DeliveryRejected):
-            parse(source_type, None, body)  # signed schema: service_id missing
+            parse(source_type, None, too_long)
     legacy = json.dumps({"title": "x", "service": "web"}).encode()
     assert parse("legacy", None, legacy).source == parse("custom", None, legacy).source == "legacy"
 

@@ -185,3 +185,37 @@ def test_channel_unknown_state_is_rejected():
     with pytest.raises(DeliveryRejected) as caught:
         parse(load("newrelic_channel_trigger.json") | {"current_state": "exploded"})
     assert "'current_state'" in caught.value.message
+
+
+# --- issue 26: extra template fields are details; runbook links -------------------------------------------
+
+
+def test_workflow_extra_fields_and_runbook():
+    payload = load("newrelic_workflow_trigger.json") | {
+        "runbookUrl": "https://wiki.example.org/rb/orders",
+        "violationChartUrl": "https://chart.example/1",
+        "owner": {"team": "orders"},
+    }
+    alert = parse(payload)
+    assert alert.runbook_url == "https://wiki.example.org/rb/orders"
+    assert alert.details["violationChartUrl"] == "https://chart.example/1"
+    assert alert.details["owner"] == {"team": "orders"}
+    assert "title" not in alert.details and "id" not in alert.details
+    assert alert.details["accumulations"] == payload["accumulations"]
+
+
+def test_workflow_runbook_from_accumulations():
+    payload = load("newrelic_workflow_trigger.json")
+    payload["accumulations"]["runbookUrl"] = ["not a url", "https://wiki.example.org/rb/1"]
+    assert parse(payload).runbook_url == "https://wiki.example.org/rb/1"
+
+
+def test_channel_runbook_and_extra_fields():
+    payload = load("newrelic_channel_trigger.json") | {
+        "runbook_url": "https://wiki.example.org/rb/2",
+        "violation_chart_url": "https://chart.example/2",
+    }
+    alert = parse(payload)
+    assert alert.runbook_url == "https://wiki.example.org/rb/2"
+    assert alert.details["violation_chart_url"] == "https://chart.example/2"
+    assert "incident_id" not in alert.details

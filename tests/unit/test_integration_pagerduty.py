@@ -172,3 +172,34 @@ def test_routing_key_is_only_exposed():
 def test_non_object_body_is_rejected():
     with pytest.raises(DeliveryRejected):
         parse_pagerduty(b"[]")
+
+
+# --- issue 26: custom_details are the alert's details, a runbook link its runbook_url ---------------------
+
+
+def test_custom_details_and_runbook_link():
+    alert = parse(load("pagerduty_trigger.json"))
+    assert alert.details == {"service_id": "SER-00021", "status_code": 502, "checked_from": ["fra", "iad"]}
+    assert alert.runbook_url == "https://wiki.example.org/runbooks/http-check"
+
+
+def test_string_custom_details_are_kept_under_their_name():
+    payload = load("pagerduty_trigger.json")
+    payload["payload"]["custom_details"] = "disk at 97%"
+    payload["links"] = []
+    alert = parse(payload)
+    assert (alert.details, alert.runbook_url) == ({"custom_details": "disk at 97%"}, None)
+
+
+def test_runbook_url_in_custom_details():
+    payload = load("pagerduty_trigger.json")
+    payload["links"] = [{"href": "https://graphs.example.org/x", "text": "Graph"}]
+    payload["payload"]["custom_details"]["runbook_url"] = "https://wiki.example.org/rb"
+    assert parse(payload).runbook_url == "https://wiki.example.org/rb"
+
+
+@pytest.mark.parametrize("word", ["SEV1", "P1", "high", "fatal"])
+def test_only_pagerdutys_four_words(word):
+    payload = load("pagerduty_trigger.json")
+    payload["payload"]["severity"] = word
+    assert any("'payload.severity' is invalid" in error for error in errors_of(payload))

@@ -199,3 +199,27 @@ def test_no_header_and_not_a_plugin_body_is_rejected():
 def test_non_json_body_is_rejected():
     with pytest.raises(DeliveryRejected):
         parse_sentry({"Sentry-Hook-Resource": "issue"}, b"<html>")
+
+
+# --- issue 26: what Sentry carries beyond the mapped fields ---------------------------------------------
+
+
+def test_event_alert_details_are_tags_extra_and_contexts():
+    payload = load("sentry_event_alert.json")
+    payload["data"]["event"] |= {"extra": {"order_id": "o-1"}, "contexts": {"os": {"name": "Linux"}}}
+    alert = hook("event_alert", payload)
+    assert alert.details["tags"]["server_name"] == "web-7"
+    assert alert.details["extra"] == {"order_id": "o-1"}
+    assert alert.details["contexts"] == {"os": {"name": "Linux"}}
+    assert alert.source_url == payload["data"]["event"]["web_url"]
+
+
+def test_issue_details_are_its_unmapped_fields():
+    alert = hook("issue", load("sentry_issue_created.json"))
+    issue = load("sentry_issue_created.json")["data"]["issue"]
+    assert alert.details and set(alert.details) <= set(issue)
+    assert "title" not in alert.details and "id" not in alert.details
+
+
+def test_metric_alert_critical_stays_sev1():
+    assert hook("metric_alert", load("sentry_metric_alert_critical.json")).severity == "SEV1"

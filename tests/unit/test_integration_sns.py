@@ -493,3 +493,14 @@ def test_tampered_alarm_is_rejected_before_parsing(key, fetch):
     with pytest.raises(DeliveryRejected) as caught:
         alarm(message, fetch)
     assert caught.value.code == "INVALID_SIGNATURE"
+
+
+def test_alarm_fields_beyond_the_mapped_ones_are_details(key, fetch):
+    data = json.loads((FIXTURES / "cloudwatch_alarm.json").read_text()) | {
+        "AlarmConfigurationUpdatedTimestamp": "2026-11-01T10:00:00.000+0000",
+        "AlarmActions": ["arn:aws:sns:eu-west-1:123456789012:tocsin-alarms"],
+    }
+    alert = alarm(signed(notification() | {"Message": json.dumps(data)}, key), fetch)
+    assert alert.details["Trigger"]["MetricName"] == "5XXError"  # the whole Trigger, as sent
+    assert alert.details["AlarmActions"] == ["arn:aws:sns:eu-west-1:123456789012:tocsin-alarms"]
+    assert "AlarmName" not in alert.details and "NewStateReason" not in alert.details

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from chalicelib.api.idempotent import IDEMPOTENT, create_once
 from chalicelib.api.routing import ApiBlueprint, Call, Result
+from chalicelib.catalog.service import find_service
 from chalicelib.directory.rules import normalize_service_id
 from chalicelib.eventrule import service
 from chalicelib.eventrule.evaluate import evaluate
@@ -160,13 +161,15 @@ def dry_run_rules(call: Call) -> RuleDecisionV1:
     lists = [service.list_rules(organization_id=organization_id, integration_id=body.integration_id)]
     if body.integration_id is not None:
         lists.append(service.list_rules(organization_id=organization_id))
+    named = find_service(organization_id=organization_id, service_ref=body.service_id) if body.service_id else None
     facts = AlertFacts(
         title=body.title,
         source=body.source,
         severity=body.severity,
-        service_id=normalize_service_id(body.service_id) if body.service_id else None,
+        service_id=named.service_id if named else normalize_service_id(body.service_id) if body.service_id else None,
         integration_type=body.integration_type,
         labels=dict(body.labels),
+        service_key=named.service_key if named else None,
     )
     decision = evaluate(lists, facts)
     return RuleDecisionV1(

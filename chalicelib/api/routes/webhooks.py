@@ -124,7 +124,7 @@ def _ingest(admitted: Admitted, alert: NormalizedAlert, now: Any) -> IngestResul
 REPLAY_MESSAGE = "replay of an earlier delivery (same timestamp and signature); nothing new was done"
 
 
-def _accepted(result: IngestResult) -> StoredResponse:
+def _accepted(result: IngestResult, warnings: tuple[str, ...]) -> StoredResponse:
     alert = result.alert
     accepted = WebhookAcceptedV1(
         incident=_incident_body(result.incident),
@@ -136,6 +136,7 @@ def _accepted(result: IngestResult) -> StoredResponse:
         grouped=result.grouped,
         suppressed=result.suppressed,
         dropped=result.dropped,
+        warnings=list(warnings),
     )
     return StoredResponse(status=_status_of(result), body=accepted.model_dump())
 
@@ -187,7 +188,7 @@ def _deliver(request: Request, routing_key: str, source_type: str | None = None)
             signature=verified.signature,
             body=body,
             now=now,
-            deliver=lambda: _accepted(_ingest(verified, alert, now)),
+            deliver=lambda: _accepted(_ingest(verified, alert, now), alert.warnings),
         )
     except AppError as error:
         if admitted is not None:

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from chalicelib.errors import InvalidPayload
 from chalicelib.integration.normalized import stringify
 from chalicelib.json_body import JsonBodyError, read_json
-from chalicelib.severity import SEVERITIES, Severity
+from chalicelib.severity import SEVERITIES, Severity, severity_word
 
 URL_MAX: Final = 2048
 _SERVICE_ID_RE: Final = re.compile(r"SER-[0-9]{5,}", re.IGNORECASE)
@@ -173,13 +173,7 @@ def iso_time(value: object) -> datetime | None:
     return moment if 2000 <= moment.year <= 2200 else None
 
 
-def mapped(table: Mapping[str, Severity], value: object) -> Severity | None:
-    """Case-insensitive lookup of a provider's severity word; also accepts `SEVn` itself."""
-    word = text(value)
-    if word is None:
-        return None
-    key = word.lower()
-    if key in table:
-        return table[key]
-    upper = word.upper()
-    return next((severity for severity in SEVERITIES if severity == upper), None)
+def mapped(source: str, value: object) -> Severity | None:
+    """A provider's severity word read through the one table (chalicelib.severity), `source`
+    naming whose overrides apply; None for a word the table does not know (service default)."""
+    return severity_word(text(value), source)

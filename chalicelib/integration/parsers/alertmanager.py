@@ -2,9 +2,12 @@
 
 One delivery describes a whole alert group, re-sent on every change and repeat interval, so it
 maps to one incident keyed by `groupKey`: status firing -> trigger, resolved -> resolve. Severity
-comes from `commonLabels.severity`, else the first firing alert's `labels.severity`: critical SEV0,
-high SEV1, warning SEV2, info SEV3, none/low SEV4 (case-insensitive; `SEVn` itself also works);
-anything else leaves the service default.
+comes from `commonLabels.severity`, else the first firing alert's `labels.severity`, read through
+chalicelib.severity's one table with Alertmanager's overrides (critical SEV0, high SEV1, warning
+SEV2, info SEV3, none/low SEV4); a word the table does not know leaves the service default.
+Details: the first alert's labels and annotations (over the common ones) and the other alerts' (at
+most 10); `runbook_url` is that annotation; the title is the `summary` annotation (common, else the
+first alert's), else the alert name and group labels.
 """
 
 from __future__ import annotations
@@ -28,20 +31,12 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
-from chalicelib.severity import Severity
 
-SEVERITY_LABELS: Final[Mapping[str, Severity]] = {
-    "critical": "SEV0",
-    "high": "SEV1",
-    "warning": "SEV2",
-    "info": "SEV3",
-    "low": "SEV4",
-    "none": "SEV4",
-}
 STATUS_ACTION: Final[Mapping[str, Action]] = {"firing": "trigger", "resolved": "resolve"}
 GRAFANA_STATE_STATUS: Final[Mapping[str, str]] = {"alerting": "firing", "ok": "resolved"}
 ALERTS_LISTED: Final = 20
 LABELS_IN_METADATA: Final = 15
+OTHER_ALERTS_IN_DETAILS: Final = 10
 
 
 def parse_alertmanager(body: bytes | str) -> NormalizedAlert:
@@ -72,8 +67,9 @@ def parse_alertmanager(body: bytes | str) -> NormalizedAlert:
     firing = [a for a in alerts if (text(a.get("status")) or "").lower() == "firing"]
     resolved = [a for a in alerts if (text(a.get("status")) or "").lower() == "resolved"]
     first = firing[0] if firing else alerts[0] if alerts else {}
-    severity = mapped(SEVERITY_LABELS, common_labels.get("severity")) or mapped(
-        SEVERITY_LABELS, obj(first.get("labels")).get("severity")
+    first_labels, first_annotations = obj(first.get("labels")), obj(first.get("annotations"))
+    severity = mapped("alertmanager", common_labels.get("severity")) or mapped(
+        "alertmanager", first_labels.get("severity")
     )
     hint = service_hint(
         common_labels.get("service_id"),
@@ -83,6 +79,7 @@ def parse_alertmanager(body: bytes | str) -> NormalizedAlert:
     alertname = first_text(common_labels.get("alertname"), obj(first.get("labels")).get("alertname"))
     title = first_text(
         common_annotations.get("summary"),
+        first_annotations.get("summary"),
         payload.get("title") if grafana else None,
         _group_title(alertname, group_labels),
     )
@@ -118,7 +115,29 @@ def parse_alertmanager(body: bytes | str) -> NormalizedAlert:
         summary=summary,
         raw_details={k: v for k, v in payload.items() if k not in ("alerts", "message")} | {"alerts": alerts[:10]},
         occurred_at=_earliest(firing),
+        details=_details(alerts, first, common_labels, common_annotations),
+        runbook_url=http_url(common_annotations.get("runbook_url")) or http_url(first_annotations.get("runbook_url")),
     )
+
+
+def _details(
+    alerts: list[dict[str, Any]],
+    first: dict[str, Any],
+    common_labels: Mapping[str, Any],
+    common_annotations: Mapping[str, Any],
+) -> dict[str, Any]:
+    """What a responder reads beyond the title: the labels and annotations Alertmanager carried."""
+    details: dict[str, Any] = {
+        "labels": {**common_labels, **obj(first.get("labels"))},
+        "annotations": {**common_annotations, **obj(first.get("annotations"))},
+    }
+    others = [alert for alert in alerts if alert is not first][:OTHER_ALERTS_IN_DETAILS]
+    if others:
+        details["other_alerts"] = [
+            {key: alert[key] for key in ("status", "labels", "annotations", "startsAt") if key in alert}
+            for alert in others
+        ]
+    return {key: value for key, value in details.items() if value}
 
 
 def _group_title(alertname: str | None, group_labels: Mapping[str, Any]) -> str | None:

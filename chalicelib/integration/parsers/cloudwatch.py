@@ -6,7 +6,8 @@ The SNS signature is always verified first (`sns.verify_sns_message`). Then:
 - Notification -> the `Message` parsed as an alarm: NewStateValue ALARM -> trigger, OK -> resolve,
   INSUFFICIENT_DATA -> note. Dedup key: AlarmArn. Title "CloudWatch alarm: <AlarmName>".
   Severity: a SEV0..SEV4 token in AlarmDescription or AlarmName, else the service default.
-  Service hint: "service_id=SER-nnnnn" (or a svc_ key) in AlarmDescription.
+  Service hint: "service_id=SER-nnnnn" (or a svc_ key) in AlarmDescription. The alarm's other
+  fields (Trigger, AlarmRule, ...) are the alert's details.
 `delivery_id` is the SNS MessageId (stable across SNS retries).
 """
 
@@ -46,6 +47,21 @@ TITLE_PREFIX: Final = "CloudWatch alarm: "
 _SERVICE_ID_RE: Final = re.compile(r"service_id\s*[=:]\s*([A-Za-z0-9_-]+)", re.IGNORECASE)
 _ALARM_ARN_RE: Final = re.compile(r"arn:(aws[a-z-]*):cloudwatch:([a-z0-9-]+):([0-9]{12}):alarm:.+")
 CHILDREN_LISTED: Final = 10
+# Read into the title, description, state and metadata; everything else of the alarm (its Trigger,
+# composite rule, children, newer fields) is kept as the alert's details.
+ALARM_MAPPED: Final = frozenset(
+    {
+        "AlarmName",
+        "AlarmDescription",
+        "AlarmArn",
+        "AWSAccountId",
+        "NewStateValue",
+        "OldStateValue",
+        "NewStateReason",
+        "StateChangeTime",
+        "Region",
+    }
+)
 
 
 def parse_cloudwatch(
@@ -166,6 +182,7 @@ def alarm_to_alert(alarm: dict[str, Any], message: SnsMessage | None = None) -> 
         raw_details=alarm,
         occurred_at=iso_time(alarm.get("StateChangeTime")),
         delivery_id=message.message_id if message else None,
+        details={k: v for k, v in alarm.items() if k not in ALARM_MAPPED},
     )
 
 

@@ -1,157 +1,85 @@
 """Custom webhook payloads: the signed schema and the legacy schema, told apart by shape.
 
 Signed schema (spec "Custom webhook payload"): title, service_id, description, severity, status,
-source_url, dedup_key, metadata; unknown fields are refused. Legacy schema: title, description,
-severity (Critical/High/Medium/Low/Pre-emptive), service, affected_services, customer_impact, tags;
-any other field is kept as reference metadata.
+source_url, dedup_key, metadata. Legacy schema: title, description, severity, service,
+affected_services, customer_impact, tags; other fields are reference metadata.
 
-Shape detection (`detect_schema`):
-1. a severity that is a legacy word -> legacy (the signed schema would refuse it anyway);
-2. signed markers (service_id, dedup_key, status, metadata, source_url) without legacy markers
-   (service, affected_services, customer_impact, tags) -> signed; legacy markers alone -> legacy;
-3. both -> signed when service_id is present (its errors name the stray legacy fields), else legacy;
-4. neither (only title/description/severity) -> legacy (a title alone is a valid legacy payload:
-   the integration's default service, severity Medium = SEV2), unless the severity is a SEVn
-   name, which only the signed schema knows (its error then asks for service_id).
-Every path of the custom webhook (the legacy /v1/incidents one included) detects the shape the
-same way, so one body gets one answer wherever it is sent.
+Shape detection (`detect_schema`): any of service_id, dedup_key, status, metadata, source_url
+present -> signed; else legacy. The severity's vocabulary plays no part: both shapes read it
+through chalicelib.severity's one table (SEV0-SEV4, Critical..Pre-emptive, critical/error/
+warning/info, P1-P5), so routing (service_id) and dedup (dedup_key) never depend on it. Legacy
+fields sent with a signed body are kept as they are on a legacy one (labels).
 
-The signed schema's `service_id` is a service id (SER-00001) or a service key (svc_ and 10
-lower-case letters or digits), at most 50 characters.
+Nothing about a field's shape refuses the alert (chalicelib.integration.parsers._lenient): fields
+the schema does not define are kept as details, wrong types are converted or moved to details,
+values over a limit are cut, and each is a warning in the answer. Refused (400): no usable title,
+a service_id that is no service id or key (cutting or guessing would route elsewhere), a
+dedup_key over 255 characters (cutting it would merge distinct alerts). docs/INTAKE.md has the
+rules field by field. Every path of the custom webhook (the legacy /v1/incidents one included)
+detects the shape the same way, so one body gets one answer wherever it is sent.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Final, Literal
 
-from chalicelib.errors import InvalidPayload
 from chalicelib.integration.normalized import Action, NormalizedAlert, StatusHint, stringify
-from chalicelib.integration.parsers._common import http_url, json_type, load_json_object, service_hint
-from chalicelib.severity import SEVERITIES, Severity
+from chalicelib.integration.parsers._common import http_url, load_json_object, obj, service_hint
+from chalicelib.integration.parsers._lenient import Intake
+from chalicelib.severity import Severity
 
 Schema = Literal["signed", "legacy"]
 
 TITLE_MAX: Final = 500
 SERVICE_ID_MAX: Final = 50
 DESCRIPTION_MAX: Final = 5000
+LEGACY_DESCRIPTION_MAX: Final = 10_000
 DEDUP_KEY_MAX: Final = 255
 METADATA_MAX_KEYS: Final = 10
 LEGACY_EXTRA_MAX: Final = 25
+INCIDENT_TITLE_MAX: Final = 200
 SIGNED_FIELDS: Final = frozenset(
     {"title", "service_id", "description", "severity", "status", "source_url", "dedup_key", "metadata"}
 )
 SIGNED_MARKERS: Final = frozenset({"service_id", "dedup_key", "status", "metadata", "source_url"})
 LEGACY_MARKERS: Final = frozenset({"service", "affected_services", "customer_impact", "tags"})
 LEGACY_FIELDS: Final = frozenset({"title", "description", "severity"}) | LEGACY_MARKERS
-LEGACY_SEVERITIES: Final[dict[str, Severity]] = {
-    "critical": "SEV0",
-    "high": "SEV1",
-    "medium": "SEV2",
-    "low": "SEV3",
-    "preemptive": "SEV4",
-}
 LEGACY_DEFAULT_SEVERITY: Final[Severity] = "SEV2"
 CUSTOM_STATUSES: Final[tuple[StatusHint, ...]] = ("new", "investigating", "resolved")
-_SERVICE_ID_RE: Final = re.compile(r"SER-[0-9]{5,}|svc_[a-z0-9]{10}")
+_SERVICE_ID_RE: Final = re.compile(r"(?i:SER)-[0-9]{5,}|svc_[a-z0-9]{10}")
 
 
 def parse_custom(body: bytes | str, *, schema: Schema | None = None) -> NormalizedAlert:
-    """Parse a custom webhook body; `schema` forces a schema (the legacy /v1/incidents path)."""
+    """Parse a custom webhook body; `schema` forces a schema."""
     payload = load_json_object(body)
     chosen = schema or detect_schema(payload)
     return parse_legacy_payload(payload) if chosen == "legacy" else parse_signed_payload(payload)
 
 
 def detect_schema(payload: dict[str, Any]) -> Schema:
-    if _legacy_word(payload.get("severity")) is not None:
-        return "legacy"
-    keys = set(payload)
-    signed, legacy = bool(keys & SIGNED_MARKERS), bool(keys & LEGACY_MARKERS)
-    if legacy and (not signed or "service_id" not in keys):
-        return "legacy"
-    if not signed and not legacy and _canonical_severity(payload.get("severity")) is None:
-        return "legacy"
-    return "signed"
-
-
-def _legacy_word(value: object) -> Severity | None:
-    if not isinstance(value, str):
-        return None
-    key = re.sub(r"[\s_-]+", "", value).lower()
-    return LEGACY_SEVERITIES.get(key)
-
-
-def _canonical_severity(value: object) -> Severity | None:
-    if isinstance(value, str):
-        candidate = value.strip().upper()
-        for severity in SEVERITIES:
-            if candidate == severity:
-                return severity
-    return None
-
-
-def _string(
-    payload: dict[str, Any], name: str, problems: list[str], *, required: bool, max_len: int | None
-) -> str | None:
-    value = payload.get(name)
-    if value is None:
-        if required:
-            problems.append(f"'{name}' is required.")
-        return None
-    if not isinstance(value, str):
-        problems.append(f"'{name}' must be a string, not {json_type(value)}.")
-        return None
-    if required and not value.strip():
-        problems.append(f"'{name}' must not be blank.")
-        return None
-    if max_len is not None and len(value) > max_len:
-        problems.append(f"'{name}' must be at most {max_len} characters (got {len(value)}).")
-        return None
-    return value
+    return "signed" if payload.keys() & SIGNED_MARKERS else "legacy"
 
 
 # --- signed schema --------------------------------------------------------------------------------
 
 
 def parse_signed_payload(payload: dict[str, Any]) -> NormalizedAlert:
-    problems: list[str] = []
-    unknown = sorted(set(payload) - SIGNED_FIELDS)
-    if unknown:
-        names = ", ".join(f"'{name}'" for name in unknown[:20])
-        problems.append(f"Unknown field(s) {names}; allowed: {', '.join(sorted(SIGNED_FIELDS))}.")
-    title = _string(payload, "title", problems, required=True, max_len=TITLE_MAX)
-    service_id = _string(payload, "service_id", problems, required=True, max_len=SERVICE_ID_MAX)
-    if service_id is not None and not _SERVICE_ID_RE.fullmatch(service_id):
-        problems.append(
-            "'service_id' must be a service id like SER-00001 (SER- and at least 5 digits) or a service key (svc_...)."
-        )
-        service_id = None
-    description = _string(payload, "description", problems, required=False, max_len=DESCRIPTION_MAX)
-    severity: Severity | None = None
-    if payload.get("severity") is not None:
-        severity = _canonical_severity(payload["severity"])
-        if severity is None:
-            problems.append(f"'severity' must be one of {', '.join(SEVERITIES)}.")
-    status: StatusHint = "new"
-    raw_status = payload.get("status")
-    if raw_status is not None:
-        found = raw_status.strip().lower() if isinstance(raw_status, str) else None
-        if found not in CUSTOM_STATUSES:
-            problems.append(f"'status' must be one of {', '.join(CUSTOM_STATUSES)}.")
-        else:
-            status = CUSTOM_STATUSES[CUSTOM_STATUSES.index(found)]
-    source_url = _string(payload, "source_url", problems, required=False, max_len=None)
-    if source_url is not None and http_url(source_url) is None:
-        problems.append("'source_url' must be an absolute http or https URL (at most 2048 characters).")
-        source_url = None
-    dedup_key = _string(payload, "dedup_key", problems, required=False, max_len=DEDUP_KEY_MAX)
-    if dedup_key is not None and not dedup_key.strip():
-        problems.append("'dedup_key' must not be blank; omit it to always create a new incident.")
-    metadata = _metadata(payload.get("metadata"), problems)
-    if problems:
-        raise InvalidPayload.from_problems(problems)
-    assert title is not None and service_id is not None
+    intake = Intake()
+    title = intake.title(payload, max_len=INCIDENT_TITLE_MAX)
+    service_id = _service_id(payload.get("service_id"), intake)
+    description = intake.text(payload, "description", max_len=DESCRIPTION_MAX)
+    severity = intake.severity(payload)
+    status = _status(payload.get("status"), intake)
+    source_url = intake.url(payload, "source_url")
+    dedup_key = _dedup_key(payload.get("dedup_key"), intake)
+    metadata = _metadata(payload.get("metadata"), intake)
+    runbook_url = http_url(metadata.get("runbook_url"))
+    legacy, legacy_hint = _legacy_labels(payload, intake, always_impact=False)
+    metadata = legacy | metadata
+    intake.unknown(payload, SIGNED_FIELDS | LEGACY_MARKERS, "custom webhook payload")
+    intake.check()
     action: Action = "resolve" if status == "resolved" else "trigger"
     return NormalizedAlert(
         source="custom",
@@ -161,72 +89,151 @@ def parse_signed_payload(payload: dict[str, Any]) -> NormalizedAlert:
         severity=severity,
         dedup_key=dedup_key,
         source_url=source_url,
-        service_hint=service_id,
+        service_hint=service_id or legacy_hint,
         status_hint=status,
         metadata=metadata,
         summary=f"Custom webhook: {status}" + (f" ({severity})" if severity else ""),
         raw_details={"status": status, "metadata": metadata} if metadata else {"status": status},
+        details=intake.details,
+        warnings=tuple(intake.warnings),
+        runbook_url=runbook_url,
     )
 
 
-def _metadata(value: object, problems: list[str]) -> dict[str, str]:
+def _service_id(value: object, intake: Intake) -> str | None:
+    """The service the body names (a SER- id in any case, upper-cased). Refused when it names none
+    we could look up: routing the alert elsewhere would page the wrong people (docs/INTAKE.md)."""
+    if value is None:
+        return None
+    text = json.dumps(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(text, str) or len(text) > SERVICE_ID_MAX or not _SERVICE_ID_RE.fullmatch(text):
+        intake.refuse(
+            "'service_id' must be a service id like SER-00001 (SER- and at least 5 digits) or a service key "
+            f"(svc_...), at most {SERVICE_ID_MAX} characters."
+        )
+        return None
+    return text.upper() if text[:4].upper() == "SER-" else text
+
+
+def _status(value: object, intake: Intake) -> StatusHint:
+    text = intake.scalar_text("status", value)
+    if text is None:
+        return "new"
+    found = text.strip().lower()
+    for status in CUSTOM_STATUSES:
+        if found == status:
+            return status
+    intake.move("status", value, "must be new, investigating or resolved; read as new")
+    return "new"
+
+
+def _dedup_key(value: object, intake: Intake) -> str | None:
+    text = intake.scalar_text("dedup_key", value)
+    if text is None:
+        return None
+    if len(text) > DEDUP_KEY_MAX:
+        # Cutting it would merge distinct alerts that share their first 255 characters.
+        intake.refuse(f"'dedup_key' must be at most {DEDUP_KEY_MAX} characters (got {len(text)}); it is not cut.")
+        return None
+    if not text.strip():
+        intake.warn("'dedup_key' is blank; ignored, so every delivery opens a new alert.")
+        return None
+    return text
+
+
+def _metadata(value: object, intake: Intake) -> dict[str, str]:
+    """String pairs (labels), at most 10; numbers and booleans read as text; the rest to details."""
     if value is None:
         return {}
     if not isinstance(value, dict):
-        problems.append(f"'metadata' must be an object of string values, not {json_type(value)}.")
+        intake.move("metadata", value, "must be an object of string values")
         return {}
-    if len(value) > METADATA_MAX_KEYS:
-        problems.append(f"'metadata' may have at most {METADATA_MAX_KEYS} keys (got {len(value)}).")
-    bad = sorted(key for key, item in value.items() if not isinstance(item, str))
-    if bad:
-        problems.append(f"'metadata' values must be strings; not for {', '.join(repr(k) for k in bad[:10])}.")
-    if any(not key.strip() for key in value):
-        problems.append("'metadata' keys must not be blank.")
-    return {key: item for key, item in value.items() if isinstance(item, str)}
+    kept: dict[str, str] = {}
+    moved: dict[str, Any] = {}
+    converted: list[str] = []
+    for key, item in value.items():
+        if not key.strip() or len(kept) >= METADATA_MAX_KEYS:
+            moved[key] = item
+        elif isinstance(item, str):
+            kept[key] = item
+        elif isinstance(item, bool | int | float):
+            kept[key] = json.dumps(item)
+            converted.append(key)
+        else:
+            moved[key] = item
+    if converted:
+        intake.warn(f"'metadata' values must be strings; read as text: {', '.join(repr(k) for k in converted[:10])}.")
+    if moved:
+        intake.details["metadata"] = moved
+        intake.warn(
+            f"'metadata' holds at most {METADATA_MAX_KEYS} text values under non-blank keys; "
+            f"{len(moved)} other entr{'y' if len(moved) == 1 else 'ies'} kept in details."
+        )
+    return kept
+
+
+def _legacy_labels(
+    payload: dict[str, Any], intake: Intake, *, always_impact: bool
+) -> tuple[dict[str, str], str | None]:
+    """The legacy fields as reference metadata (labels): service, affected_services, customer_impact,
+    tags; and the service they name (tags.service_id, service, the first affected service)."""
+    metadata: dict[str, str] = {}
+    impact = payload.get("customer_impact")
+    if isinstance(impact, str) and impact.strip().lower() in ("true", "false"):
+        intake.warn("'customer_impact' was a string; read as a boolean.")
+        impact = impact.strip().lower() == "true"
+    elif impact is not None and not isinstance(impact, bool):
+        intake.move("customer_impact", impact, "must be true or false")
+        impact = None
+    if impact is not None or always_impact:
+        metadata["customer_impact"] = "true" if impact else "false"
+    service = intake.text(payload, "service")
+    if service:
+        metadata["service"] = service
+    affected = _affected(payload.get("affected_services"), intake)
+    if affected:
+        metadata["affected_services"] = ", ".join(affected)
+    tags = payload.get("tags")
+    if tags is not None and not isinstance(tags, dict):
+        intake.move("tags", tags, "must be an object of key-value pairs")
+        tags = None
+    tags = tags or {}
+    for key, tag in list(tags.items())[:LEGACY_EXTRA_MAX]:
+        metadata[f"tags.{key}"] = stringify(tag)
+    return metadata, service_hint(tags.get("service_id"), service, *affected[:1])
+
+
+def _affected(value: object, intake: Intake) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        intake.warn("'affected_services' was a string; read as a list of one.")
+        return [value.strip()] if value.strip() else []
+    if not isinstance(value, list):
+        intake.move("affected_services", value, "must be an array of strings")
+        return []
+    names = [item.strip() for item in value if isinstance(item, str) and item.strip()]
+    if any(not isinstance(item, str) for item in value):
+        intake.move("affected_services", value, "must hold strings only; its strings are kept as a label too")
+    return names
 
 
 # --- legacy schema --------------------------------------------------------------------------------
 
 
 def parse_legacy_payload(payload: dict[str, Any]) -> NormalizedAlert:
-    problems: list[str] = []
-    title = _string(payload, "title", problems, required=True, max_len=None)
-    description = _string(payload, "description", problems, required=False, max_len=None)
-    severity: Severity = LEGACY_DEFAULT_SEVERITY
-    if payload.get("severity") is not None:
-        word = _legacy_word(payload["severity"])
-        if word is None:
-            problems.append("'severity' must be one of Critical, High, Medium, Low or Pre-emptive.")
-        else:
-            severity = word
-    service = _string(payload, "service", problems, required=False, max_len=None)
-    affected = payload.get("affected_services")
-    if affected is not None and (not isinstance(affected, list) or not all(isinstance(s, str) for s in affected)):
-        problems.append("'affected_services' must be an array of strings.")
-        affected = None
-    impact = payload.get("customer_impact")
-    if impact is not None and not isinstance(impact, bool):
-        problems.append(f"'customer_impact' must be true or false, not {json_type(impact)}.")
-        impact = None
-    tags = payload.get("tags")
-    if tags is not None and not isinstance(tags, dict):
-        problems.append(f"'tags' must be an object of key-value pairs, not {json_type(tags)}.")
-        tags = None
-    if problems:
-        raise InvalidPayload.from_problems(problems)
-    assert title is not None
-    tags = tags or {}
-    metadata: dict[str, str] = {"customer_impact": "true" if impact else "false"}
-    if service:
-        metadata["service"] = service
-    if affected:
-        metadata["affected_services"] = ", ".join(s.strip() for s in affected if s.strip())
-    for key, value in list(tags.items())[:LEGACY_EXTRA_MAX]:
-        metadata[f"tags.{key}"] = stringify(value)
+    intake = Intake()
+    title = intake.title(payload, max_len=INCIDENT_TITLE_MAX)
+    description = intake.text(payload, "description", max_len=LEGACY_DESCRIPTION_MAX)
+    severity = intake.severity(payload, default=LEGACY_DEFAULT_SEVERITY)
+    metadata, hint = _legacy_labels(payload, intake, always_impact=True)
     extras = {k: v for k, v in payload.items() if k not in LEGACY_FIELDS}
     for key, value in list(extras.items())[:LEGACY_EXTRA_MAX]:
-        metadata.setdefault(key, stringify(value))
-    hint = service_hint(tags.get("service_id"), service, *(affected or [])[:1])
+        metadata.setdefault(key, stringify(value))  # the spec's reference metadata
+    intake.unknown(payload, LEGACY_FIELDS, "legacy payload")
+    intake.check()
+    tags = obj(payload.get("tags"))
+    impact = metadata.get("customer_impact") == "true"
     return NormalizedAlert(
         source="legacy",
         action="trigger",
@@ -235,6 +242,9 @@ def parse_legacy_payload(payload: dict[str, Any]) -> NormalizedAlert:
         severity=severity,
         service_hint=hint,
         metadata=metadata,
-        summary=f"Legacy webhook alert ({severity})" + (" with customer impact" if impact else ""),
+        summary=f"Legacy webhook alert ({severity or 'service default'})" + (" with customer impact" if impact else ""),
         raw_details={k: v for k, v in payload.items() if k not in ("title", "description")},
+        details=intake.details,
+        warnings=tuple(intake.warnings),
+        runbook_url=http_url(payload.get("runbook_url")) or http_url(tags.get("runbook_url")),
     )

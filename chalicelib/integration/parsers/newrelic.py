@@ -1,13 +1,16 @@
 """New Relic: alert workflow webhooks (default template) and the older notification channel format.
 
-Workflow (camelCase): `id` is the issue id and the dedup key; `priority` CRITICAL/HIGH/MEDIUM/LOW
--> SEV0..SEV3 (anything else: service default); `state` CREATED/ACTIVATED -> trigger, CLOSED ->
+Workflow (camelCase): `id` is the issue id and the dedup key; `priority` read through
+chalicelib.severity's one table (CRITICAL/HIGH/MEDIUM/LOW -> SEV0..SEV3; a word it does not know:
+the service default); `state` CREATED/ACTIVATED -> trigger, CLOSED ->
 resolve, ACKNOWLEDGED (or ACTIVATED with trigger USER_ACTION) -> acknowledge, another state ->
 note, no state -> trigger. The body is a user-editable template: missing keys are tolerated,
 wrongly typed core keys are refused.
 
 Channel (snake_case): `incident_id` is the dedup key; `current_state` open/acknowledged/closed;
-`severity` CRITICAL/WARNING/INFO -> SEV0/SEV2/SEV3.
+`severity` through the same table (CRITICAL/WARNING/INFO -> SEV0/SEV2/SEV3).
+Both: the fields not mapped are kept as the alert's details; `runbookUrl` / `runbook_url` (or the
+workflow's `accumulations.runbookUrl`) is the alert's runbook_url.
 """
 
 from __future__ import annotations
@@ -30,10 +33,50 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
-from chalicelib.severity import Severity
 
-PRIORITY_SEVERITY: Final[Mapping[str, Severity]] = {"critical": "SEV0", "high": "SEV1", "medium": "SEV2", "low": "SEV3"}
-CHANNEL_SEVERITY: Final[Mapping[str, Severity]] = {"critical": "SEV0", "warning": "SEV2", "info": "SEV3"}
+# Fields the parser maps; the rest of a (user-editable) template is kept as the alert's details.
+WORKFLOW_MAPPED: Final = frozenset(
+    {
+        "id",
+        "issueUrl",
+        "issuePageUrl",
+        "state",
+        "priority",
+        "title",
+        "trigger",
+        "impactedEntities",
+        "alertPolicyNames",
+        "alertConditionNames",
+        "totalIncidents",
+        "isCorrelated",
+        "accountId",
+        "workflowName",
+        "createdAt",
+        "updatedAt",
+        "description",
+        "details",
+        "sources",
+        "service_id",
+        "runbookUrl",
+        "runbook_url",
+    }
+)
+CHANNEL_MAPPED: Final = frozenset(
+    {
+        "incident_id",
+        "current_state",
+        "severity",
+        "condition_name",
+        "policy_name",
+        "details",
+        "targets",
+        "runbook_url",
+        "account_name",
+        "incident_url",
+        "timestamp",
+        "service_id",
+    }
+)
 STATE_ACTION: Final[Mapping[str, Action]] = {
     "CREATED": "trigger",
     "ACTIVATED": "trigger",
@@ -78,7 +121,7 @@ def _workflow(payload: dict[str, Any]) -> NormalizedAlert:
     if state == "ACTIVATED" and trigger == "USER_ACTION":
         action = "acknowledge"
     priority = text(payload.get("priority"))
-    severity = mapped(PRIORITY_SEVERITY, priority)
+    severity = mapped("newrelic", priority)
     issue_id = text(payload.get("id"))
     correlated = payload.get("isCorrelated")
     if isinstance(correlated, str):
@@ -122,7 +165,19 @@ def _workflow(payload: dict[str, Any]) -> NormalizedAlert:
         summary=summary,
         raw_details=payload,
         occurred_at=epoch_ms(payload.get("updatedAt")) or epoch_ms(payload.get("createdAt")),
+        details={k: v for k, v in payload.items() if k not in WORKFLOW_MAPPED},
+        runbook_url=first_url(payload.get("runbookUrl"), payload.get("runbook_url"), dig(accumulations, "runbookUrl")),
     )
+
+
+def first_url(*values: object) -> str | None:
+    """The first http(s) URL among the values (a list yields its items)."""
+    for value in values:
+        for item in value[:10] if isinstance(value, list) else [value]:
+            found = http_url(item)
+            if found:
+                return found
+    return None
 
 
 def _joined(value: object) -> str | None:
@@ -183,7 +238,7 @@ def _channel(payload: dict[str, Any]) -> NormalizedAlert:
         action=CHANNEL_STATE_ACTION[state],
         title=title or "",
         description=details,
-        severity=mapped(CHANNEL_SEVERITY, raw_severity),
+        severity=mapped("newrelic", raw_severity),
         dedup_key=incident_id,
         source_url=http_url(payload.get("incident_url")),
         service_hint=hint,
@@ -191,4 +246,6 @@ def _channel(payload: dict[str, Any]) -> NormalizedAlert:
         summary=f"New Relic incident {incident_id or ''} {state}" + (f" ({raw_severity})" if raw_severity else ""),
         raw_details=payload,
         occurred_at=epoch_ms(payload.get("timestamp")),
+        details={k: v for k, v in payload.items() if k not in CHANNEL_MAPPED},
+        runbook_url=http_url(payload.get("runbook_url")),
     )

@@ -2,8 +2,11 @@
 
 event_action trigger|acknowledge|resolve (case-insensitive). dedup_key <= 255, required for
 acknowledge/resolve; a trigger without one keeps None and the service generates one. For a
-trigger, payload.summary (<= 1024), payload.source and payload.severity (critical SEV0, error
-SEV1, warning SEV2, info SEV3) are required. Problems are reported all at once as PagerDuty-style
+trigger, payload.summary (<= 1024), payload.source and payload.severity are required; severity is
+one of PagerDuty's four words, read through chalicelib.severity's one table (critical SEV0, error
+SEV1, warning SEV2, info SEV3). payload.custom_details is kept as the alert's details (an object's
+keys; anything else under `custom_details`), and a link whose text names a runbook (or
+custom_details.runbook_url) is its runbook_url. Problems are reported all at once as PagerDuty-style
 strings in `InvalidPayload.details`, for the `{status: "invalid event", message: "Event object
 is invalid", errors: [...]}` answer. The routing key is only exposed (`routing_key`); the HTTP
 layer validates it (`routing_key_problems`) and it never reaches metadata or raw_details.
@@ -27,10 +30,9 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
-from chalicelib.severity import Severity
+from chalicelib.severity import PAGERDUTY_WORDS, Severity, severity_word
 
 EVENT_ACTIONS: Final[tuple[Action, ...]] = ("trigger", "acknowledge", "resolve")
-SEVERITY_MAP: Final[Mapping[str, Severity]] = {"critical": "SEV0", "error": "SEV1", "warning": "SEV2", "info": "SEV3"}
 ROUTING_KEY_LENGTH: Final = 32
 DEDUP_KEY_MAX: Final = 255
 SUMMARY_MAX: Final = 1024
@@ -94,7 +96,8 @@ def parse_pagerduty(body: bytes | str) -> NormalizedAlert:
         if not isinstance(raw_severity, str) or not raw_severity.strip():
             errors.append("'payload.severity' is missing or blank")
         else:
-            severity = SEVERITY_MAP.get(raw_severity.strip().lower())
+            word = raw_severity.strip().lower()
+            severity = severity_word(word, "pagerduty") if word in PAGERDUTY_WORDS else None
             if severity is None:
                 errors.append("'payload.severity' is invalid (must be one of 'critical', 'error', 'warning', 'info')")
     if errors or action is None:
@@ -134,7 +137,18 @@ def _alert(
         raw_details={k: v for k, v in event.items() if k != "routing_key"},
         occurred_at=iso_time(payload.get("timestamp")),
         routing_key=event.get("routing_key") if isinstance(event.get("routing_key"), str) else None,
+        details=details if isinstance(details, dict) else {"custom_details": details} if details is not None else {},
+        runbook_url=_runbook(links, details),
     )
+
+
+def _runbook(links: list[Any], details: object) -> str | None:
+    for link in links[:10]:
+        if "runbook" in (text(dig(link, "text")) or "").lower():
+            found = http_url(dig(link, "href"))
+            if found:
+                return found
+    return http_url(dig(details, "runbook_url"))
 
 
 def _description(payload: Mapping[str, Any], details: object) -> str | None:

@@ -1,7 +1,8 @@
 """Sentry integration-platform webhooks (resource in `Sentry-Hook-Resource`) and the legacy plugin.
 
 - issue: created/unresolved -> trigger, resolved -> resolve, assigned/archived (and others) -> note;
-  dedup key `data.issue.id`; level fatal SEV0, error SEV1, warning SEV2, info SEV3, debug/sample SEV4.
+  dedup key `data.issue.id`; level fatal SEV0, error SEV1, warning SEV2, info SEV3, debug/sample SEV4
+  (chalicelib.severity's one table, with Sentry's `sample`).
 - event_alert: triggered -> trigger; dedup key `data.event.issue_id` (the same key as the issue
   resource, so an issue `resolved` closes it); the `service_id` event tag is the service hint.
 - metric_alert: critical -> trigger SEV1, warning -> trigger SEV2, resolved -> resolve; dedup key
@@ -10,6 +11,7 @@
 - comment: a note on the issue (`data.issue_id`). installation, error and unknown resources: ignore.
 - No resource header: the legacy per-project WebHooks plugin body (`id`, `project`, `level`, ...).
 
+Details: the issue's other fields; an event's tags, extra data and contexts; a metric alert's rule.
 The signature (`signing.verify_sentry`) is checked separately, when a client secret is set.
 """
 
@@ -34,19 +36,15 @@ from chalicelib.integration.parsers._common import (
     service_hint,
     text,
 )
-from chalicelib.severity import Severity
 
 RESOURCE_HEADER: Final = "Sentry-Hook-Resource"
 REQUEST_ID_HEADER: Final = "Request-ID"
-LEVEL_SEVERITY: Final[Mapping[str, Severity]] = {
-    "fatal": "SEV0",
-    "error": "SEV1",
-    "warning": "SEV2",
-    "info": "SEV3",
-    "debug": "SEV4",
-    "sample": "SEV4",
-}
-METRIC_SEVERITY: Final[Mapping[str, Severity]] = {"critical": "SEV1", "warning": "SEV2"}
+METRIC_TRIGGERS: Final = ("critical", "warning")
+# Beyond what is mapped, what a responder reads: the issue's or event's own fields Sentry sends.
+ISSUE_MAPPED: Final = frozenset(
+    {"id", "shortId", "level", "culprit", "metadata", "assignedTo", "title", "web_url", "permalink", "firstSeen"}
+)
+EVENT_DETAILS: Final = ("tags", "extra", "contexts", "user", "request", "fingerprint", "platform", "sdk")
 ISSUE_ACTIONS: Final[Mapping[str, Action]] = {
     "created": "trigger",
     "unresolved": "trigger",
@@ -151,13 +149,14 @@ def _issue(action: str | None, data: dict[str, Any], payload: dict[str, Any]) ->
         action=ISSUE_ACTIONS.get(action or "", "note"),
         title=text(issue.get("title")) or error_value or "",
         description="\n".join(line for line in lines if line) or None,
-        severity=mapped(LEVEL_SEVERITY, level),
+        severity=mapped("sentry", level),
         dedup_key=issue_id,
         source_url=http_url(issue.get("web_url")) or http_url(issue.get("permalink")),
         metadata=compact(metadata),
         summary=summary,
         raw_details=issue,
         occurred_at=iso_time(issue.get("firstSeen")),
+        details={k: v for k, v in issue.items() if k not in ISSUE_MAPPED},
     )
 
 
@@ -184,7 +183,7 @@ def _event_alert(action: str | None, data: dict[str, Any], payload: dict[str, An
         action="trigger" if action in (None, "triggered") else "note",
         title=title or "",
         description=text(event.get("message")) if text(event.get("message")) != title else None,
-        severity=mapped(LEVEL_SEVERITY, level),
+        severity=mapped("sentry", level),
         dedup_key=text(event.get("issue_id")),
         source_url=http_url(event.get("web_url")) or http_url(event.get("url")),
         service_hint=service_hint(tags.get("service_id"), tags.get("service")),
@@ -192,6 +191,7 @@ def _event_alert(action: str | None, data: dict[str, Any], payload: dict[str, An
         summary=f"Sentry alert rule {rule!r} triggered" if rule else "Sentry event alert triggered",
         raw_details={k: v for k, v in event.items() if k not in ("entries", "contexts", "sdk", "_meta")},
         occurred_at=iso_time(event.get("datetime")),
+        details=_event_details(event, tags),
     )
 
 
@@ -202,14 +202,14 @@ def _metric_alert(action: str | None, data: dict[str, Any], payload: dict[str, A
     alert_id = text(alert.get("id"))
     if alert_id is None:
         raise InvalidPayload("'data.metric_alert.id' is required for a metric_alert webhook.")
-    kind: Action = "resolve" if action == "resolved" else "trigger" if action in METRIC_SEVERITY else "note"
+    kind: Action = "resolve" if action == "resolved" else "trigger" if action in METRIC_TRIGGERS else "note"
     title = first_text(data.get("description_title"), alert.get("title"), dig(alert, "alert_rule", "name"))
     return NormalizedAlert(
         source="sentry",
         action=kind,
         title=title or "Sentry metric alert",
         description=text(data.get("description_text")),
-        severity=METRIC_SEVERITY.get(action or ""),
+        severity=mapped("sentry_metric", action) if action in METRIC_TRIGGERS else None,
         dedup_key=f"metric_alert:{alert_id}",
         source_url=http_url(data.get("web_url")),
         metadata={
@@ -224,6 +224,7 @@ def _metric_alert(action: str | None, data: dict[str, Any], payload: dict[str, A
         summary=f"Sentry metric alert {action or 'update'}",
         raw_details=alert,
         occurred_at=iso_time(alert.get("date_started")),
+        details={k: v for k, v in alert.items() if k not in ("id", "title", "date_started")},
     )
 
 
@@ -290,11 +291,18 @@ def _plugin(payload: dict[str, Any]) -> NormalizedAlert:
         title=title or "",
         description="\n".join(x for x in (message if message != title else None, culprit and f"in {culprit}") if x)
         or None,
-        severity=mapped(LEVEL_SEVERITY, level),
+        severity=mapped("sentry", level),
         dedup_key=text(payload.get("id")),
         source_url=http_url(payload.get("url")),
         service_hint=service_hint(tags.get("service_id"), tags.get("service")),
         metadata=compact(metadata),
         summary=f"Sentry alert for {text(payload.get('project_name')) or text(payload.get('project')) or 'a project'}",
         raw_details={k: v for k, v in payload.items() if k != "event"} | {"event_tags": tags},
+        details=_event_details(event, tags),
     )
+
+
+def _event_details(event: dict[str, Any], tags: dict[str, str]) -> dict[str, Any]:
+    details: dict[str, Any] = {"tags": tags} if tags else {}
+    details |= {key: event[key] for key in EVENT_DETAILS if key != "tags" and event.get(key)}
+    return details
