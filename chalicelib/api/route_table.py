@@ -198,6 +198,13 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
+        method="PATCH",
+        path="/api/v1/users/{user_id}/profile",
+        operation_id="updateUserProfile",
+        module="chalicelib.api.routes.directory",
+        content_types=("*/*",),
+    ),
+    RouteRow(
         method="GET",
         path="/api/v1/teams",
         operation_id="listTeams",
@@ -566,6 +573,20 @@ ROUTES: tuple[RouteRow, ...] = (
         path="/api/v1/on-call/current",
         operation_id="getCurrentOnCall",
         module="chalicelib.api.routes.oncall",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
+        path="/api/v1/settings/organization",
+        operation_id="getOrganizationSettings",
+        module="chalicelib.api.routes.organization_settings",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="PATCH",
+        path="/api/v1/settings/organization",
+        operation_id="updateOrganizationSettings",
+        module="chalicelib.api.routes.organization_settings",
         content_types=("*/*",),
     ),
     RouteRow(
@@ -1552,6 +1573,13 @@ ROUTES: tuple[RouteRow, ...] = (
         method="GET",
         path="/app/profile",
         operation_id="console_show_profile",
+        module="chalicelib.console.pages.profile",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="POST",
+        path="/app/profile/time-zone",
+        operation_id="console_set_time_zone",
         module="chalicelib.console.pages.profile",
         content_types=("*/*",),
     ),

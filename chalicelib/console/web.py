@@ -36,9 +36,10 @@ from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import ROLE_SCOPES, ROLES
 from chalicelib.console import sessions
 from chalicelib.console.sessions import ConsoleSession
-from chalicelib.directory.users import User, get_user
+from chalicelib.directory.users import User, get_user, zone_of
 from chalicelib.errors import AppError, Forbidden, NotFound, PayloadTooLarge, ValidationFailed
 from chalicelib.settings import get_settings
+from chalicelib.zones import DEFAULT_ZONE
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -113,6 +114,10 @@ class Ctx:
     def can(self, scope: str) -> bool:
         return self.principal is not None and scope in self.principal.scopes
 
+    @property
+    def zone(self) -> str:  # the zone the person reads times in; UTC before sign-in
+        return zone_of(self.user) if self.user is not None else DEFAULT_ZONE
+
     def arg(self, name: str, default: str = "") -> str:
         values = self.query.get(name)
         return values[0] if values else default
@@ -176,6 +181,7 @@ def render_page(ctx: Ctx, page: Page, *, error: AppError | None = None, status: 
         notice=NOTICES.get(notice_key) if notice_key else None,
         error=error,
         error_fields=_fields_of(error),
+        viewer_zone=ctx.zone,  # every time on the page is shown in it (macros.html `when`)
         **page.context,
     )
     headers: dict[str, str | list[str]] = {**console_headers()}

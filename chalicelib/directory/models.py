@@ -9,9 +9,10 @@ from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.directory import rules
 from chalicelib.directory.teams import Team
-from chalicelib.directory.users import User
+from chalicelib.directory.users import User, zone_of
 from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, SingleLine, StrictBool
 from chalicelib.pagination import PageQuery
+from chalicelib.zones import ZONE_KEY_PATTERN, ZONE_MAX
 
 Role = Literal["owner", "admin", "responder", "viewer"]
 Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX), SingleLine]
@@ -20,6 +21,17 @@ Email = Annotated[str, Field(max_length=rules.EMAIL_MAX, pattern=rules.EMAIL_PAT
 SlackUserId = Annotated[str, Field(max_length=rules.SLACK_ID_MAX, pattern=r"^\S+$"), SingleLine]
 SearchText = Annotated[str, SingleLine]
 ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+# Checked against the zone database by the service, so an unknown name is a 400 naming the field.
+TimeZone = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=ZONE_MAX,
+        description="IANA time zone, e.g. Europe/Paris; a name the time zone database lacks is a 400.",
+        json_schema_extra={"pattern": ZONE_KEY_PATTERN.pattern},
+    ),
+    SingleLine,
+]
 MemberIds = Annotated[list[ItemId], Field(max_length=500)]
 # A service named either way: its SER-nnnnn id (any case) or its svc_ key. Every operation that
 # takes a service accepts both (docs/INTAKE.md, "One way to name a service").
@@ -56,9 +68,16 @@ class UserV1(ApiModel):
     is_active: bool
     slack_user_id: str | None
     role: Role
+    time_zone: str = Field(
+        description="The IANA zone the person reads times in (notifications, the console): their own choice, "
+        "else the organization's."
+    )
+    time_zone_is_own: bool = Field(
+        description="True when the person chose the zone; false when it is the organization's."
+    )
 
     @classmethod
-    def of(cls, user: User) -> UserV1:
+    def of(cls, user: User, organization_zone: str) -> UserV1:
         return cls(
             id=user.user_id,
             name=user.name,
@@ -66,6 +85,8 @@ class UserV1(ApiModel):
             is_active=user.is_active,
             slack_user_id=user.slack_user_id,
             role=user.role,
+            time_zone=zone_of(user, organization_zone),
+            time_zone_is_own=user.time_zone is not None,
         )
 
 
@@ -74,16 +95,26 @@ class UserCreate(_Request):
     email: Email = Field(description="Unique within the organization, case-insensitively; stored lower-cased.")
     slack_user_id: SlackUserId | None = None
     role: Role = "responder"
+    time_zone: TimeZone | None = Field(default=None, description="Left out or null: the organization's zone.")
 
 
 class UserPatch(_Patch):
-    nullable = frozenset({"name", "slack_user_id"})
+    nullable = frozenset({"name", "slack_user_id", "time_zone"})
 
     name: Name | None = None
     email: Email | SkipJsonSchema[None] = None
     slack_user_id: SlackUserId | None = None
     is_active: StrictBool | SkipJsonSchema[None] = None
     role: Role | SkipJsonSchema[None] = None
+    time_zone: TimeZone | None = Field(default=None, description="null: follow the organization's zone again.")
+
+
+class ProfilePatch(_Patch):
+    """What a person changes on their own profile, whatever their role."""
+
+    nullable = frozenset({"time_zone"})
+
+    time_zone: TimeZone | None = Field(default=None, description="null: follow the organization's zone again.")
 
 
 class UserListQuery(ActiveFilter):

@@ -49,6 +49,8 @@ class UserRecord(TocsinModel):
     slack_user_id = UnicodeAttribute(null=True)
     role = UnicodeAttribute(default="responder")
     is_active = BooleanAttribute(default=True)
+    # An IANA zone name the person chose; null: the organization's zone.
+    time_zone = UnicodeAttribute(null=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute(null=True)
 

@@ -1,4 +1,8 @@
-"""Users: people who can be paged, assigned and put on call. Email is unique per organization."""
+"""Users: people who can be paged, assigned and put on call. Email is unique per organization.
+
+A person may choose a time zone (an IANA name): notifications and the console show their times in
+it. Without one (`time_zone` None) they follow their organization's (`zone_of`).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from chalicelib.apikey.service import revoke_keys_of_user
 from chalicelib.directory import rules
 from chalicelib.directory.tables import UserRecord
 from chalicelib.errors import Conflict, NotFound
+from chalicelib.organization.service import check_time_zone, organization_time_zone
 from chalicelib.queue.messages import Message, publish
 from chalicelib.store import (
     RetryableConflict,
@@ -37,6 +42,7 @@ class User:
     role: str
     is_active: bool
     created_at: datetime
+    time_zone: str | None = None  # the person's own choice; None: the organization's
 
 
 USER_CREATED = "directory.user_created"
@@ -52,7 +58,15 @@ def _to_domain(record: UserRecord) -> User:
         role=record.role or rules.DEFAULT_ROLE,
         is_active=bool(record.is_active),
         created_at=record.created_at,
+        time_zone=record.time_zone or None,
     )
+
+
+def zone_of(user: User, organization_zone: str | None = None) -> str:
+    """The zone the person reads times in: their own, else the organization's (read when not given)."""
+    if user.time_zone:
+        return user.time_zone
+    return organization_zone if organization_zone is not None else organization_time_zone(user.organization_id)
 
 
 def _email_key(organization_id: str, email: str) -> str:
@@ -78,12 +92,15 @@ def create_user(
     now: datetime,
     slack_user_id: str | None = None,
     role: str = rules.DEFAULT_ROLE,
+    time_zone: str | None = None,
 ) -> User:
-    """Email is lower-cased; a second user with the same email in the organization is a 409."""
+    """Email is lower-cased; a second user with the same email in the organization is a 409.
+    No `time_zone`: the person follows the organization's."""
     clean_name = rules.clean_name(name) if name is not None else None
     clean_email = rules.normalize_email(email)
     clean_slack = rules.clean_slack_user_id(slack_user_id)
     rules.check_role(role)
+    zone = check_time_zone(time_zone) if time_zone is not None else None
     record = UserRecord(
         organization_id,
         str(uuid.uuid4()),
@@ -93,6 +110,7 @@ def create_user(
         slack_user_id=clean_slack,
         role=role,
         is_active=True,
+        time_zone=zone,
         created_at=now,
     )
 
@@ -208,8 +226,10 @@ def update_user(
     slack_user_id: str | EllipsisType | None = ...,
     is_active: bool | EllipsisType = ...,
     role: str | EllipsisType = ...,
+    time_zone: str | EllipsisType | None = ...,
 ) -> User:
-    """Change only the arguments given (`...` means unchanged). A new email moves its guard atomically."""
+    """Change only the arguments given (`...` means unchanged). A new email moves its guard atomically.
+    `time_zone` None: the person follows the organization's zone again."""
     actions: list[Action] = [assign(UserRecord.updated_at, now)]
     if name is not ...:
         actions.append(assign(UserRecord.name, rules.clean_name(name) if name is not None else None))
@@ -219,6 +239,8 @@ def update_user(
         actions.append(assign(UserRecord.is_active, bool(is_active)))
     if role is not ...:
         actions.append(assign(UserRecord.role, rules.check_role(role)))
+    if time_zone is not ...:
+        actions.append(assign(UserRecord.time_zone, check_time_zone(time_zone) if time_zone is not None else None))
     new_email = rules.normalize_email(email) if email is not ... else None
 
     def attempt() -> User:

@@ -219,10 +219,16 @@ def ses_messages() -> list[dict[str, Any]]:
     return _ses_messages_from_server(endpoint) if endpoint else _ses_messages_in_process()
 
 
+def _link_text(link: re.Match[str]) -> str:
+    """`Label (url)`; just the url when the label is the url itself."""
+    url, label = link.group(1), link.group(2)
+    return url if unescape(_TAG.sub("", label)).strip() == unescape(url) else f"{label} ({url})"
+
+
 def html_to_text(body: str) -> str:
     if "<" not in body:
         return body.strip()
-    text = _LINK.sub(lambda link: f"{link.group(2)} ({link.group(1)})", body)
+    text = _LINK.sub(_link_text, body)
     text = _BLOCK_END.sub("\n", text)
     text = unescape(_TAG.sub("", text))
     return "\n".join(line.strip() for line in text.splitlines() if line.strip())

@@ -31,7 +31,10 @@ class Notification:
     """What to tell the person. `url` is the incident's page in the responder console; `at` is
     when the page was asked for (the email shows it); `assigned_to` is the assignee's name or
     email (None: unassigned); `organization_id` lets a channel sign links that act on the incident
-    (the email's one-click links; None: no such links)."""
+    (the email's one-click links; None: no such links). The rest is what a responder needs besides
+    (docs/PAGES.md): the incident's description, its alert's labels, source and runbook links
+    (http(s) only, chalicelib/notification/page_facts.py), when it opened, and the recipient's
+    time zone every time is shown in."""
 
     incident_number: str
     title: str
@@ -44,6 +47,13 @@ class Notification:
     assigned_to: str | None = None
     # The incident's organization: answerable pages carry it (Slack's buttons, a call's keys, email links).
     organization_id: str | None = None
+    description: str | None = None
+    labels: tuple[tuple[str, str], ...] = ()
+    source_url: str | None = None
+    source_name: str | None = None  # "Alertmanager": the source link's label
+    runbook_url: str | None = None
+    opened_at: datetime | None = None
+    time_zone: str = "UTC"  # the recipient's (chalicelib.directory.users.zone_of)
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,7 @@ class Recipient:
     email: str | None
     slack_user_id: str | None
     phone: str | None = None  # E.164, for SMS and voice
+    time_zone: str | None = None  # the person's own (None: the organization's)
 
     @property
     def display_name(self) -> str:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import aws, clock, templates
-from chalicelib.notification import email_links
+from chalicelib import aws, clock, templates, zones
+from chalicelib.notification import email_links, page_facts
 from chalicelib.notification.channels import (
     PROVIDER_ERROR,
     ChannelName,
@@ -31,6 +31,9 @@ logger = logging.getLogger("tocsin.notification")
 # Text colours of the urgency line, both over 4.5:1 on white (WCAG AA).
 HIGH_URGENCY_ACCENT = "#b42318"
 LOW_URGENCY_ACCENT = "#1f2328"
+# An email has room for the whole description an API caller may write (10 000 characters) but
+# not for a wall of alert text: past this it is cut, and the console page has the rest.
+MAX_DESCRIPTION = 4000
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,13 @@ def action_links(notification: Notification, recipient: Recipient, now: datetime
 
 def render(notification: Notification, recipient: Recipient, now: datetime | None = None) -> RenderedEmail:
     """Subject, text part and HTML part (templates email/incident_page.txt and .html); both link
-    to the incident's page in the responder console, and carry the one-click action links."""
+    to the incident's page in the responder console, carry the one-click action links, the
+    description, labels, source and runbook links, and show times in the recipient's zone."""
     links = action_links(notification, recipient, now or clock.now())
+    zone = notification.time_zone
+    description = notification.description
+    if description and len(description) > MAX_DESCRIPTION:
+        description = page_facts.shorten(description, MAX_DESCRIPTION) + "\n(The rest is on the incident's page.)"
     values = {
         "acknowledge_url": links.get("acknowledge"),
         "resolve_url": links.get("resolve"),
@@ -76,7 +84,14 @@ def render(notification: Notification, recipient: Recipient, now: datetime | Non
         "service_name": notification.service_name,
         "assigned_to": assignee_label(notification),
         "accent": HIGH_URGENCY_ACCENT if notification.urgency == "high" else LOW_URGENCY_ACCENT,
-        "paged_at": clock.isoformat(notification.at) if notification.at is not None else None,
+        "paged_at": zones.message_time(notification.at, zone) if notification.at is not None else None,
+        "paged_at_iso": clock.isoformat(notification.at) if notification.at is not None else None,
+        "opened_at": zones.message_time(notification.opened_at, zone) if notification.opened_at else None,
+        "description": description,
+        "labels": list(notification.labels),
+        "source_url": notification.source_url,
+        "source_name": notification.source_name,
+        "runbook_url": notification.runbook_url,
     }
     return RenderedEmail(
         subject=subject_line(notification),

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import aws, clock, templates
+from chalicelib import aws, clock, templates, zones
 from chalicelib.notification import slack
 from chalicelib.notification.channels import PROVIDER_ERROR, ChannelName, DeliveryResult, one_line
 from chalicelib.notification.sms import SMS_LIMIT, SnsSmsChannel, gsm7, is_phone_number, shorten
@@ -67,6 +67,7 @@ class Notice:
     url: str | None = None  # a page of the responder console, never the JSON API
     link_label: str = "Open in Tocsin"
     sent_at: datetime | None = None
+    time_zone: str | None = None  # the recipient's, for `sent_at` (None: UTC, named)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,8 @@ def render_email(notice: Notice) -> RenderedEmail:
         "text": notice.text.strip(),
         "url": notice.url,
         "link_label": notice.link_label,
-        "sent_at": clock.isoformat(notice.sent_at) if notice.sent_at is not None else None,
+        "sent_at": zones.message_time(notice.sent_at, notice.time_zone) if notice.sent_at is not None else None,
+        "sent_at_iso": clock.isoformat(notice.sent_at) if notice.sent_at is not None else None,
     }
     return RenderedEmail(
         subject=subject_of(notice),

@@ -32,6 +32,7 @@ from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
+from chalicelib.notification import page_facts
 from chalicelib.notification.channels import (
     CHANNEL_NAMES,
     Channel,
@@ -41,6 +42,7 @@ from chalicelib.notification.channels import (
     Recipient,
     classify,
 )
+from chalicelib.organization.service import organization_time_zone
 from chalicelib.settings import get_settings
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
 
@@ -92,8 +94,14 @@ def service_name_of(incident: IncidentRecord) -> str | None:
 
 
 def build_notification(
-    incident: IncidentRecord, message: str | None, now: datetime, *, service_name: str | None = None
+    incident: IncidentRecord,
+    message: str | None,
+    now: datetime,
+    *,
+    service_name: str | None = None,
+    time_zone: str | None = None,
 ) -> Notification:
+    """What a page about `incident` says to one person; `time_zone` is theirs (None: the organization's)."""
     return Notification(
         incident_number=incident.incident_number,
         title=incident.title,
@@ -105,6 +113,13 @@ def build_notification(
         service_name=service_name,
         assigned_to=incident.assigned_name or incident.assigned_email or None,
         organization_id=incident.organization_id,
+        description=(incident.description or "").strip() or None,
+        labels=page_facts.incident_labels(incident, page_facts.LABELS_SHOWN),
+        source_url=page_facts.source_link(incident),
+        source_name=page_facts.source_name(incident),
+        runbook_url=page_facts.runbook_link(incident),
+        opened_at=incident.created_at,
+        time_zone=time_zone or organization_time_zone(incident.organization_id),
     )
 
 
@@ -165,7 +180,7 @@ def notify_targets(
     available = providers if providers is not None else default_channels()
     if service_name is None:
         service_name = service_name_of(incident)
-    notification = build_notification(incident, message, now, service_name=service_name)
+    notification = build_notification(incident, message, now, service_name=service_name, time_zone=recipient.time_zone)
     results = []
     for target in targets:
         if target.channel not in available:
@@ -302,7 +317,7 @@ def page(
         raise ValidationFailed.for_field("email", "no person with this email in the organization")
     if not user.is_active:
         raise ValidationFailed.for_field("email", "this person is deactivated and cannot be paged")
-    recipient = Recipient(user.user_id, user.name, user.email, user.slack_user_id)
+    recipient = Recipient(user.user_id, user.name, user.email, user.slack_user_id, time_zone=user.time_zone)
     results = notify(
         organization_id=organization_id,
         incident=incident,

@@ -15,10 +15,13 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import re
 import urllib.error
 import urllib.request
 from typing import Any
 
+from chalicelib import zones
+from chalicelib.notification import page_facts
 from chalicelib.notification.channels import (
     ChannelName,
     DeliveryResult,
@@ -32,14 +35,21 @@ from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.notification")
 
+_PARTIAL_ENTITY = re.compile(r"&[a-z]*$")  # an escape a cut would split
 UNAVAILABLE = "SLACK_UNAVAILABLE"
 NOT_CONFIGURED = "SLACK_NOT_CONFIGURED"
 MAX_ANSWER_BYTES = 1 << 20
 METADATA_EVENT = "tocsin_incident_paged"
-# Block Kit limits: a section's text 3000 characters, a field's 2000.
+# Block Kit limits: a section's text 3000 characters, a field's 2000, 10 fields a section, 10
+# elements a context block. The caps below are before escaping; an escape is at most 5 characters
+# ("&amp;"), so the description is capped well under 3000 / 5 would be too short to read: its cap
+# leaves room and `_section` cuts what escaping made longer.
 MAX_TITLE = 500
 MAX_FIELD = 200
 MAX_MESSAGE = 2800
+MAX_DESCRIPTION = 1500
+MAX_SECTION = 3000
+MAX_LABEL = 80
 # The page's buttons: action_id -> (the action, its label). The button's value is
 # "<organization id>/<incident number>" (see button_value); what it may do is decided by who clicked.
 ACTION_BUTTONS = {
@@ -76,33 +86,66 @@ def _field(label: str, value: str) -> dict[str, str]:
     return {"type": "mrkdwn", "text": f"*{label}*\n{escape(one_line(value, MAX_FIELD))}"}
 
 
+def _section(text: str) -> dict[str, Any]:
+    """A mrkdwn section, its (escaped) text within Block Kit's 3000 characters."""
+    if len(text) > MAX_SECTION:
+        text = _PARTIAL_ENTITY.sub("", text[: MAX_SECTION - 1]) + "\u2026"
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def link(url: str, label: str) -> str:
+    """A mrkdwn link to a URL someone else wrote: escaped, and `|` (which would end the URL) encoded."""
+    return f"<{escape(url).replace('|', '%7C')}|{escape(label)}>"
+
+
+def _fact_blocks(notification: Notification) -> list[dict[str, Any]]:
+    """The description, the labels and the source and runbook links, each when the page has it."""
+    blocks: list[dict[str, Any]] = []
+    if notification.description:
+        description = page_facts.shorten(notification.description, MAX_DESCRIPTION)
+        blocks.append(_section(f"*Description*\n{escape(description)}"))
+    if notification.labels:
+        shown = [f"`{escape(one_line(f'{key}={value}', MAX_LABEL))}`" for key, value in notification.labels]
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": "*Labels*  " + "  ".join(shown)}]})
+    links = []
+    if notification.source_url:
+        links.append(link(notification.source_url, f"Source: {notification.source_name or 'the alert'}"))
+    if notification.runbook_url:
+        links.append(link(notification.runbook_url, "Runbook"))
+    if links:
+        blocks.append(_section("  \u00b7  ".join(links)))
+    return blocks
+
+
 def render(notification: Notification, recipient: Recipient) -> dict[str, Any]:
     """The chat.postMessage arguments: Block Kit blocks (the headline linking to the incident's
-    console page, the facts as fields, the message, the Acknowledge, Resolve and Escalate buttons
-    and an "Open incident" link button) and `text`, the
-    fallback notifications and screen readers show. Every value is mrkdwn-escaped; the only
-    links are ours."""
+    console page, the facts as fields with the time it opened in the recipient's zone, the message,
+    the description, the labels, the source and runbook links, the Acknowledge, Resolve and
+    Escalate buttons and an "Open incident" link button) and `text`, the fallback notifications
+    and screen readers show. Every value is mrkdwn-escaped; the only links are the console's and
+    the alert's own http(s) source and runbook links (docs/PAGES.md)."""
     e = escape
     icon = ":rotating_light:" if notification.urgency == "high" else ":warning:"
     title = e(one_line(notification.title, MAX_TITLE))
     headline = f"{icon} *<{e(notification.url)}|{e(notification.incident_number)}>*: {title}"
+    fields = [
+        _field("Severity", notification.severity),
+        _field("Urgency", notification.urgency.capitalize()),
+        _field("Service", notification.service_name or "None"),
+        _field("Assignee", assignee_label(notification)),
+    ]
+    if notification.opened_at is not None:
+        fields.append(_field("Opened", zones.message_time(notification.opened_at, notification.time_zone)))
     blocks: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": headline}},
-        {
-            "type": "section",
-            "fields": [
-                _field("Severity", notification.severity),
-                _field("Urgency", notification.urgency.capitalize()),
-                _field("Service", notification.service_name or "None"),
-                _field("Assignee", assignee_label(notification)),
-            ],
-        },
+        {"type": "section", "fields": fields},
     ]
     text = e(subject_line(notification))
     if notification.message:
         message = notification.message[:MAX_MESSAGE]
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": e(message)}})
+        blocks.append(_section(e(message)))
         text += f"\n{e(message)}"
+    blocks.extend(_fact_blocks(notification))
     blocks.append(
         {
             "type": "actions",

@@ -4,9 +4,17 @@ The text is one SMS: at most 160 GSM-7 characters (the 7-bit alphabet every phon
 character outside it would switch the whole message to UCS-2 and its 70-character segments).
 `gsm7` makes any string fit that alphabet: typographic punctuation is replaced, accented letters
 outside the alphabet lose their accent, anything else (emoji, most scripts) is dropped.
-`page_text` is the page: `[SEV1] INC-2026-0042 Checkout 500s. Reply 4 to ack, 6 to resolve.`,
-the title shortened with `...` when the whole would not fit. The reply codes are fixed here;
-replies are read by a later issue.
+`page_text` is the page, three lines in one SMS (docs/PAGES.md):
+
+    [SEV1] INC-2026-0042 Checkout: Checkout 500s.
+    https://tocsin.example/app/incidents/INC-2026-0042
+    Reply 4 to ack, 6 to resolve.
+
+Severity, number and the reply words always fit; the console link is never cut (a cut link is
+a wrong link): it is left out when it is longer than MAX_LINK; the service name is cut to
+MAX_SERVICE and left out when the title would get less than MIN_TITLE; the title takes the rest,
+shortened with `...`. The description, labels and other links do not fit one SMS: the email and
+the console page have them. The reply codes are read by chalicelib/paging/sms_reply.py.
 
 A ClientError becomes `SNS_<Code>` (e.g. SNS_InvalidParameter, SNS_OptedOut), a connection
 problem or timeout PROVIDER_ERROR; both are provider failures. No phone number: missing contact.
@@ -26,6 +34,9 @@ from chalicelib.settings import get_settings
 logger = logging.getLogger("tocsin.notification")
 
 SMS_LIMIT = 160
+MAX_LINK = 80  # septets: a console link longer than this leaves too little room for the title
+MAX_SERVICE = 24
+MIN_TITLE = 24
 REPLY_ACK = "4"
 REPLY_RESOLVE = "6"
 REPLY_HINT = f"Reply {REPLY_ACK} to ack, {REPLY_RESOLVE} to resolve."
@@ -111,16 +122,31 @@ def shorten(text: str, limit: int) -> str:
     return "".join(cut).rstrip(" .,;:-") + ELLIPSIS
 
 
+def _link_line(url: str) -> str | None:
+    """The console link as its own line, when it is all GSM-7 and short enough to keep whole."""
+    link = url.strip()
+    if not link or gsm7(link) != link or septets(link) > MAX_LINK:
+        return None
+    return link
+
+
 def page_text(notification: Notification) -> str:
-    """The page as one SMS: `[SEV1] INC-2026-0042 Checkout 500s. Reply 4 to ack, 6 to resolve.`"""
+    """The page as one SMS (at most 160 GSM-7 septets, newlines included)."""
     head = gsm7(f"[{notification.severity}] {notification.incident_number}")
+    link = _link_line(notification.url)
+    tail = f"\n{link}\n{REPLY_HINT}" if link else f" {REPLY_HINT}"
+    if septets(head) + septets(tail) + 2 > SMS_LIMIT:  # an absurd number or severity: keep the reply words
+        return shorten(f"{head}.", SMS_LIMIT - septets(f" {REPLY_HINT}")) + f" {REPLY_HINT}"
     title = gsm7(notification.title)
+    service = shorten(gsm7(notification.service_name or ""), MAX_SERVICE)
+    room = SMS_LIMIT - septets(f"{head} .{tail}")
+    if service and room - septets(f"{service}: ") >= min(MIN_TITLE, max(septets(title), 1)):
+        head, room = f"{head} {service}:", room - septets(f"{service}: ")
     if not title:
-        return shorten(f"{head}. {REPLY_HINT}", SMS_LIMIT)
-    room = SMS_LIMIT - septets(f"{head} . {REPLY_HINT}")
+        return f"{head.rstrip(':')}.{tail}"
     title = shorten(title, max(room, len(ELLIPSIS)))
     end = "" if title.endswith((".", "!", "?")) else "."
-    return shorten(f"{head} {title}{end} {REPLY_HINT}", SMS_LIMIT)
+    return shorten(f"{head} {title}{end}", SMS_LIMIT - septets(tail)) + tail
 
 
 def is_phone_number(value: str | None) -> bool:

@@ -8,8 +8,9 @@ number, VOICE_20003 for bad credentials). Any other HTTP error, a timeout or an 
 answer is VOICE_UNAVAILABLE; missing settings outside the local stage VOICE_NOT_CONFIGURED. All
 are provider failures. The auth token is never logged nor put in a result message.
 
-The page call reads the incident (severity, number digit by digit in groups, title) and gathers
-one key: 4 acknowledge, 6 resolve, 8 escalate, posted to `{public_base_url}/integrations/voice/
+The page call reads the incident (severity, service, number digit by digit in groups, title, the
+first sentence of its description without web addresses: docs/PAGES.md) and gathers one key:
+4 acknowledge, 6 resolve, 8 escalate, posted to `{public_base_url}/integrations/voice/
 callback` with the incident, the organization, the person called and our own token in the URL
 (notification/voice_link.py; answered by paging/voice_callback.py). Every value goes into the
 TwiML through ElementTree, which escapes it; characters XML cannot carry are removed first.
@@ -32,6 +33,7 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.notification.channels import ChannelName, DeliveryResult, Notification, Recipient
+from chalicelib.notification.page_facts import first_sentence
 from chalicelib.notification.sms import is_phone_number
 from chalicelib.notification.voice_link import (
     PRESS_ACK,
@@ -51,6 +53,8 @@ NOT_CONFIGURED = "VOICE_NOT_CONFIGURED"
 MAX_ANSWER_BYTES = 1 << 20
 GATHER_TIMEOUT_SECONDS = 10
 MAX_SPOKEN_TITLE = 200
+MAX_SPOKEN_SERVICE = 60
+MAX_SPOKEN_DESCRIPTION = 200
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _SPACES = re.compile(r"\s+")
 _SEVERITY = re.compile(r"^SEV(\d)$")
@@ -81,12 +85,23 @@ def spoken_severity(severity: str) -> str:
 KEYS_SPEECH = f"Press {PRESS_ACK} to acknowledge, {PRESS_RESOLVE} to resolve, {PRESS_ESCALATE} to escalate."
 
 
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 def page_speech(notification: Notification, *, keys: bool = True) -> str:
+    """`This is Tocsin. A severity 1 incident on Checkout, number I N C, ...: Checkout 500s. Error
+    rate above 5 percent. Press 4 ...`: what a voice can say, no links."""
     title = speakable(notification.title) or "no title"
+    service = speakable(notification.service_name or "", MAX_SPOKEN_SERVICE)
+    on_service = f" on {service}" if service else ""
     speech = (
-        f"This is Tocsin. A {spoken_severity(notification.severity)} incident, "
+        f"This is Tocsin. A {spoken_severity(notification.severity)} incident{on_service}, "
         f"number {spoken_digits(notification.incident_number)}: {title}."
     )
+    detail = speakable(first_sentence(notification.description, MAX_SPOKEN_DESCRIPTION) or "")
+    if detail:
+        speech += f" {_sentence(detail)}"
     return f"{speech} {KEYS_SPEECH}" if keys else speech
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 
+from chalicelib.directory.users import get_users
 from chalicelib.oncall.fields import format_moment
 from chalicelib.oncall.handoff_text import render_notice
 from chalicelib.oncall.handoffs import Handoff, NoticePlan, changes_at, next_notice
@@ -68,10 +69,11 @@ def notice_id(schedule_id: str, handoff: Handoff) -> str:
     return f"{schedule_id}#{format_moment(handoff.at)}#{handoff.user_id}#{handoff.kind}"
 
 
-def notice_message(stored: StoredSchedule, handoff: Handoff) -> Message:
-    """The `oncall.handoff_notice` message for one person at one boundary."""
+def notice_message(stored: StoredSchedule, handoff: Handoff, person_zone: str | None = None) -> Message:
+    """The `oncall.handoff_notice` message for one person at one boundary. Its words show times in
+    the person's own zone when they chose one, else in the schedule's (the zone is always named)."""
     schedule = stored.schedule
-    words = render_notice(handoff, schedule_name=schedule.name, time_zone=schedule.time_zone)
+    words = render_notice(handoff, schedule_name=schedule.name, time_zone=person_zone or schedule.time_zone)
     payload: dict[str, Any] = {
         "user_id": handoff.user_id,
         "schedule_id": schedule.schedule_id,
@@ -127,7 +129,12 @@ def _step(record: ScheduleRecord, now: datetime, run: NoticeRun) -> bool:
         & (ScheduleRecord.notice_boundary == boundary)
         & (ScheduleRecord.version == record.version)
     )
-    messages = [notice_message(stored, handoff) for handoff in changes_at(schedule, boundary)]
+    handoffs = changes_at(schedule, boundary)
+    people = get_users(organization_id=stored.organization_id, user_ids=[handoff.user_id for handoff in handoffs])
+    messages = [
+        notice_message(stored, handoff, people[handoff.user_id].time_zone if handoff.user_id in people else None)
+        for handoff in handoffs
+    ]
     for message in messages:
         publish(message)  # a failure leaves the claim standing: a run after LEASE publishes again
     run.boundaries += 1

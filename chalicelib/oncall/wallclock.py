@@ -19,10 +19,11 @@ import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
+# One rule for what a zone name is, for schedules, support hours and people alike (re-exported).
+from chalicelib.zones import ZONE_KEY_PATTERN as ZONE_KEY_PATTERN
+from chalicelib.zones import is_valid_zone as is_valid_zone
+
 HHMM_PATTERN = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
-ZONE_KEY_PATTERN = re.compile(r"^[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+)*$")
-# Keys zoneinfo can load that are not real, portable IANA zones.
-_REJECTED_ZONE_KEYS = frozenset({"localtime", "posixrules", "Factory"})
 _ONE_SECOND = timedelta(seconds=1)
 # Offset probes are this far apart; zones never change offset twice within it.
 _PROBE_STEP = timedelta(hours=6)
@@ -46,19 +47,6 @@ def minutes_of(value: str) -> int:
     """Minutes after local midnight of an 'HH:MM' time."""
     moment = parse_hhmm(value)
     return moment.hour * 60 + moment.minute
-
-
-def is_valid_zone(name: object) -> bool:
-    """True for an IANA zone key zoneinfo can load ("Europe/Berlin", "UTC"); False otherwise."""
-    if not isinstance(name, str) or len(name) > 64 or name in _REJECTED_ZONE_KEYS:
-        return False
-    if not ZONE_KEY_PATTERN.match(name):
-        return False
-    try:
-        ZoneInfo(name)
-    except (KeyError, ValueError, OSError):  # ZoneInfoNotFoundError is a KeyError
-        return False
-    return True
 
 
 def zone_for(zone: str | tzinfo) -> tzinfo:

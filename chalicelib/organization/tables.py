@@ -17,4 +17,6 @@ class OrganizationRecord(TocsinModel):
     # Incident settings; null means the defaults in README, "Incidents".
     workflow = JSONAttribute(null=True)
     sla_settings = JSONAttribute(null=True)
+    # An IANA zone name; null means UTC (chalicelib.organization.service).
+    time_zone = UnicodeAttribute(null=True)
     version = VersionAttribute()

@@ -7,7 +7,10 @@ back; an acknowledge that also moved the status is `incident.acknowledged` plus
 `incident.status_changed`. The event id is derived from the message id and the event type, so a
 redelivered message means the same events with the same ids (receivers deduplicate on it).
 
-Body: {"id", "type", "occurred_at", "organization": {"id", "name"}, "data": {...}}.
+Body: {"id", "type", "occurred_at", "organization": {"id", "name"}, "data": {...}}. An incident
+event's data also carries what a responder needs besides the incident (docs/PAGES.md): `service`
+({service_key, name} or null), `labels` (the alert's, up to 20), and `links` ({console, source,
+runbook}: the console page, the alert's source and runbook, null when absent).
 """
 
 from __future__ import annotations
@@ -204,11 +207,15 @@ def event_document(
     incident: Mapping[str, Any] | None,
     incident_category: str | None,
     include_sync_status: bool,
+    responder: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The event as sent. `incident` is IncidentV1 as JSON; `include_sync_status` for sync targets."""
+    """The event as sent. `incident` is IncidentV1 as JSON; `include_sync_status` for sync targets;
+    `responder` the incident's service, labels and links (`responder_fields`)."""
     data: dict[str, Any] = {}
     if event.is_incident_event:
         data["incident"] = dict(incident) if incident is not None else None
+        if responder is not None:
+            data.update(responder)
     data.update(event.data)
     if include_sync_status and event.is_incident_event and incident is not None:
         current = str(incident.get("status") or "")
@@ -223,6 +230,22 @@ def event_document(
         "occurred_at": event.occurred_at,
         "organization": {"id": organization_id, "name": organization_name},
         "data": data,
+    }
+
+
+def responder_fields(
+    *,
+    service: tuple[str, str] | None,
+    labels: tuple[tuple[str, str], ...],
+    console_url: str,
+    source_url: str | None,
+    runbook_url: str | None,
+) -> dict[str, Any]:
+    """An incident event's `service`, `labels` and `links` (service: its key and name)."""
+    return {
+        "service": {"service_key": service[0], "name": service[1]} if service is not None else None,
+        "labels": dict(labels),
+        "links": {"console": console_url, "source": source_url, "runbook": runbook_url},
     }
 
 

@@ -2,7 +2,8 @@
 
 Per message: one Query for the organization's subscriptions (most organizations have none, and
 then nothing else is read), then, when some enabled subscription wants one of the message's
-events, one GetItem for the incident and one for the organization's name. Each (event,
+events, one GetItem for the incident, one for the organization's name and one BatchGetItem for
+the incident's service (its name in the event's `service`). Each (event,
 subscription) becomes a WebhookDeliveryRecord written with a conditional put, keyed by the event,
 and a "webhook.deliver" message for its first attempt.
 
@@ -23,10 +24,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib import clock
+from chalicelib.catalog.service import get_services
 from chalicelib.delivery import attempts
 from chalicelib.errors import NotFound
 from chalicelib.incident import repository
 from chalicelib.incident.presenters import incident_v1
+from chalicelib.incident.tables import IncidentRecord
+from chalicelib.notification import page_facts
+from chalicelib.notification.service import console_url
 from chalicelib.organization.service import find_organization
 from chalicelib.outbound import events
 from chalicelib.outbound.delivery import DELIVER, SubscriptionDelivery
@@ -37,6 +42,7 @@ from chalicelib.queue.messages import Message
 # DELIVER: the message type of every first attempt published here.
 __all__ = ["DELIVER", "DELIVERY_LIFETIME", "FanOutResult", "fan_out", "handle", "wanted_by"]
 DELIVERY_LIFETIME = timedelta(days=30)
+LABELS_SENT = 20  # a receiver has room for more labels than a page
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,7 @@ def fan_out(message: Message, *, now: datetime) -> FanOutResult:
             incident=context.incident,
             incident_category=context.incident_category,
             include_sync_status=subscription.sync_integration_id is not None,
+            responder=context.responder,
         )
         begun = _begin_delivery(message.organization_id, subscription, event, document, now)
         created += int(begun.created)
@@ -90,6 +97,7 @@ class _Context:
     organization_name: str
     incident: dict[str, Any] | None
     incident_category: str | None
+    responder: dict[str, Any] | None = None
 
 
 def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context | None:
@@ -105,7 +113,21 @@ def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context
         record = repository.get_incident(organization_id, number)
     except NotFound:
         return None
-    return _Context(organization.name, incident_v1(record).model_dump(mode="json"), record.status_category)
+    incident = incident_v1(record).model_dump(mode="json")
+    return _Context(organization.name, incident, record.status_category, _responder(record))
+
+
+def _responder(record: IncidentRecord) -> dict[str, Any]:
+    """The incident's first service (one BatchGetItem), labels and links."""
+    keys = [str(key) for key in record.service_keys or []][:1]
+    found = get_services(organization_id=record.organization_id, service_keys=keys).get(keys[0]) if keys else None
+    return events.responder_fields(
+        service=(found.service_key, found.name) if found is not None else None,
+        labels=page_facts.incident_labels(record, LABELS_SENT),
+        console_url=console_url(record.incident_number),
+        source_url=page_facts.source_link(record),
+        runbook_url=page_facts.runbook_link(record),
+    )
 
 
 def _begin_delivery(

@@ -64,6 +64,27 @@ _PER_TYPE: dict[str, dict[str, Any]] = {
         "level": {"type": ["integer", "null"], "description": "The escalation level now notified (1-based)."}
     },
 }
+_LINK = {"type": ["string", "null"], "format": "uri"}
+# What a responder needs besides the incident (docs/PAGES.md); absent from events sent before them.
+RESPONDER: dict[str, Any] = {
+    "service": {
+        "type": ["object", "null"],
+        "description": "The incident's first service (null when it has none or it was deleted).",
+        "properties": {"service_key": {"type": "string"}, "name": {"type": "string"}},
+    },
+    "labels": {
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "description": "The labels of the alert that opened the incident (up to 20; empty for an incident "
+        "created through the API).",
+    },
+    "links": {
+        "type": "object",
+        "description": "console: the incident's page in the responder console; source and runbook: the "
+        "alert's own http(s) links, null when it gave none.",
+        "properties": {"console": {"type": "string", "format": "uri"}, "source": _LINK, "runbook": _LINK},
+    },
+}
 SYNC_STATUS = {
     "type": "string",
     "enum": list(events.SYNC_STATUSES),
@@ -121,6 +142,7 @@ def _data_schema(event_type: str, schemas: dict[str, Any]) -> dict[str, Any]:
         "required": ["incident", *_PER_TYPE.get(event_type, {})],
         "properties": {
             "incident": _ensure(schemas, IncidentV1) | {"description": "The incident as it is after the change."},
+            **RESPONDER,
             **_PER_TYPE.get(event_type, {}),
             "sync_status": SYNC_STATUS,
         },

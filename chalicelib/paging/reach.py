@@ -56,7 +56,7 @@ class Page:
 
 
 def recipient_of(user: User) -> Recipient:
-    return Recipient(user.user_id, user.name, user.email, user.slack_user_id)
+    return Recipient(user.user_id, user.name, user.email, user.slack_user_id, time_zone=user.time_zone)
 
 
 def target_of(user: User, method: ContactMethod) -> Target:

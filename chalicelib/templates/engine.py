@@ -16,12 +16,16 @@ first rendering, so this module may import Jinja2 at the top.
   line. Text is never touched.
 - Undefined variables raise (StrictUndefined): a template and its caller cannot drift apart
   silently.
+- Times are shown in a reader's zone with the zone named, by two filters (chalicelib/zones.py):
+  `{{ moment | console_time(zone) }}` "27 Nov 2026, 14:05 CET" and `{{ moment | message_time(zone) }}`
+  "Thu 27 Nov 2026, 14:05 CET". A moment may be a datetime or an RFC 3339 string.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,8 @@ import jinja2
 from jinja2.ext import Extension
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
+
+from chalicelib import zones
 
 AUTOESCAPE_BY_SUFFIX = {".html": True, ".xml": True, ".txt": False}
 # `>`/`}` ends an HTML tag or a Jinja tag; `<`/`{` starts one.
@@ -58,8 +64,20 @@ class CompactHtml(Extension):
         return _BREAK_BETWEEN_TAGS.sub("", source).rstrip("\n")
 
 
+def _moment(value: datetime | str) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def console_time(value: datetime | str, zone: str | None) -> str:
+    return zones.console_time(_moment(value), zone)
+
+
+def message_time(value: datetime | str, zone: str | None) -> str:
+    return zones.message_time(_moment(value), zone)
+
+
 def build_environment(directory: Path) -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(directory),
         extensions=[CompactHtml],
         autoescape=autoescape_for,
@@ -72,3 +90,6 @@ def build_environment(directory: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
         auto_reload=False,
     )
+    environment.filters["console_time"] = console_time
+    environment.filters["message_time"] = message_time
+    return environment

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.api.test_directory_services import call, error_of
 from tests.conftest import make_org
 
-USER_FIELDS = {"id", "name", "email", "is_active", "slack_user_id", "role"}
+USER_FIELDS = {"id", "name", "email", "is_active", "slack_user_id", "role", "time_zone", "time_zone_is_own"}
 
 
 def test_user_lifecycle(client, org):

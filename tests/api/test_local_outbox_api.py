@@ -216,3 +216,182 @@ def test_a_page_on_the_local_stack_shows_up_in_the_outbox(served: str, org: Org)
     assert status == 200 and still["data"]["acknowledged_at"] is None
     slack = next(i for i in items if i["channel"] == "slack")
     assert slack["incident_number"] == number and "Pay <down>" in slack["text"]  # mrkdwn escapes undone
+
+
+# ---------------------------------------------------------------- what a page carries, as sent
+
+
+ALERTMANAGER_DELIVERY = {
+    "version": "4",
+    "groupKey": '{}:{alertname="HighErrorRate"}',
+    "status": "firing",
+    "receiver": "tocsin",
+    "groupLabels": {"alertname": "HighErrorRate"},
+    "commonLabels": {"alertname": "HighErrorRate", "severity": "critical", "env": "prod", "job": "checkout-api"},
+    "commonAnnotations": {
+        "summary": "High error rate on checkout",
+        "runbook_url": "https://runbooks.example/checkout/high-error-rate",
+    },
+    "externalURL": "https://alertmanager.example",
+    "alerts": [
+        {
+            "status": "firing",
+            "labels": {"alertname": "HighErrorRate", "instance": "checkout-api-1", "severity": "critical"},
+            "annotations": {"description": "Error rate above 5% for 10 minutes. Customers see 500s."},
+            "startsAt": "2026-11-22T11:58:00Z",
+            "generatorURL": "https://prometheus.example/graph?g0.expr=rate",
+        }
+    ],
+}
+
+
+@pytest.fixture
+def frozen_clock() -> Iterator[None]:
+    """The server's thread reads the same clock: the page's times are NOW's."""
+    from chalicelib import clock
+
+    with clock.frozen(NOW):
+        yield
+
+
+@pytest.mark.usefixtures("frozen_clock")
+def test_a_page_about_an_alert_carries_what_a_responder_needs_on_every_channel(served: str, org: Org) -> None:
+    from chalicelib.catalog import service as services
+    from chalicelib.directory import users
+    from chalicelib.incident import repository
+    from chalicelib.integration import admin
+    from chalicelib.local import outbox
+    from chalicelib.notification import service
+    from chalicelib.notification.channels import Recipient
+
+    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    issued = admin.create_integration(
+        organization_id=org.organization_id,
+        integration_type="alertmanager",
+        name="Prometheus",
+        now=NOW,
+        default_service_key=svc.service_key,
+    )
+    ana = users.create_user(
+        organization_id=org.organization_id,
+        name="Ana",
+        email="ana@example.com",
+        slack_user_id="U0ANA",
+        time_zone="Europe/Paris",
+        now=NOW,
+    )
+    request = urllib.request.Request(
+        f"{served}/webhooks/{issued.routing_key}",
+        data=json.dumps(ALERTMANAGER_DELIVERY).encode(),
+        headers={"Content-Type": "application/json", "X-Forwarded-Proto": "https"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as delivered:
+        number = json.loads(delivered.read())["incident"]["id"]
+    status, paged = http(
+        "POST",
+        f"{served}/api/v1/incidents/{number}/page",
+        org.owner_key,
+        {"email": "ana@example.com", "channels": ["email", "slack"], "message": "Join the bridge"},
+    )
+    assert status == 200, paged
+    incident = repository.get_incident(org.organization_id, number)
+    phone = Recipient(ana.user_id, "Ana", None, None, "+15551230001", time_zone=ana.time_zone)
+    service.notify(
+        organization_id=org.organization_id,
+        incident=incident,
+        recipient=phone,
+        channels=["sms", "voice"],
+        message=None,
+        now=NOW,
+        actor="escalation",
+    )
+
+    console = f"{served}/app/incidents/{number}"
+    items = {item.channel: item for item in outbox.list_outbox(incident_number=number)}
+    assert set(items) == {"email", "slack", "sms", "voice"}
+
+    email = items["email"]
+    assert email.subject == f"[SEV0][high] {number}: High error rate on checkout"
+    text = email.text
+    for line in (
+        "Service: Checkout",
+        "Severity SEV0, high urgency.",
+        "Join the bridge",
+        "[firing] HighErrorRate checkout-api-1: Error rate above 5% for 10 minutes. Customers see 500s.",
+        "alertname: HighErrorRate",
+        "env: prod",
+        "job: checkout-api",
+        f"Open the incident ({console})",
+        "Source: Alertmanager (https://alertmanager.example)",
+    ):
+        assert line in text.splitlines(), line
+    assert "severity: critical" not in text  # shown as SEV0 already
+    # Times in Ana's zone (Paris, CET in November), each action link on a line of its own.
+    assert any(line.startswith("Opened: Sun 22 Nov 2026, 13:00 CET") for line in text.splitlines())
+    assert text.splitlines()[-1] == "Paged by Tocsin on Sun 22 Nov 2026, 13:00 CET."
+    assert [line.split(" (")[0] for line in text.splitlines() if "/email-actions/" in line] == [
+        "Acknowledge",
+        "Resolve",
+    ]
+    assert email.sent_at == "2026-11-22T12:00:00.000Z"
+
+    slack = items["slack"]
+    blocks = json.dumps(slack.blocks)
+    assert "Error rate above 5%" in blocks and "`env=prod`" in blocks and "Sun 22 Nov 2026, 13:00 CET" in blocks
+    assert "<https://alertmanager.example|Source: Alertmanager>" in blocks
+
+    assert (
+        items["sms"].text
+        == f"[SEV0] {number} Checkout: High error rate on checkout.\n{console}\nReply 4 to ack, 6 to resolve."
+    )
+    spoken = items["voice"].text
+    assert "on Checkout" in spoken and "Error rate above 5% for 10 minutes." in spoken
+    assert "Customers see" not in spoken and "http" not in spoken
+
+
+@pytest.mark.usefixtures("frozen_clock")
+def test_a_runbook_the_source_gives_is_linked_on_the_page(served: str, org: Org) -> None:
+    from chalicelib.catalog import service as services
+    from chalicelib.directory import users
+    from chalicelib.integration import admin
+    from chalicelib.local import outbox
+
+    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    issued = admin.create_integration(
+        organization_id=org.organization_id,
+        integration_type="custom",
+        name="Scripts",
+        now=NOW,
+        default_service_key=svc.service_key,
+    )
+    users.create_user(organization_id=org.organization_id, name="Bo", email="bo@example.com", now=NOW)
+    body = {
+        "title": "Disk almost full",
+        "service_id": svc.service_id,
+        "description": "db-1 /var at 93%.",
+        "source_url": "https://grafana.example/d/disks",
+        "metadata": {"host": "db-1", "runbook_url": "https://runbooks.example/disk-full"},
+    }
+    request = urllib.request.Request(
+        f"{served}/webhooks/{issued.routing_key}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "X-Forwarded-Proto": "https"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as delivered:
+        number = json.loads(delivered.read())["incident"]["id"]
+    status, _ = http(
+        "POST",
+        f"{served}/api/v1/incidents/{number}/page",
+        org.owner_key,
+        {"email": "bo@example.com", "channels": ["email"]},
+    )
+    assert status == 200
+    [email] = outbox.list_outbox(incident_number=number)
+    lines = email.text.splitlines()
+    assert "Runbook: https://runbooks.example/disk-full" in lines
+    assert "Source: Custom webhook (https://grafana.example/d/disks)" in lines
+    assert "host: db-1" in lines and "runbook_url: https://runbooks.example/disk-full" not in lines
+    # Bo chose no zone and the organization has none: UTC, named.
+    assert lines[-1] == "Paged by Tocsin on Sun 22 Nov 2026, 12:00 UTC."

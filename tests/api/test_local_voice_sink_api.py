@@ -207,7 +207,8 @@ def test_sms_and_voice_pages_on_the_local_stack_show_up_in_the_outbox(served: st
 
     items = {item.channel: item for item in outbox.list_outbox(incident_number=number)}
     assert set(items) == {"sms", "voice"}
-    assert items["sms"].text == f"[SEV1] {number} Pay <down> & out. Reply 4 to ack, 6 to resolve."
+    console = f"{served}/app/incidents/{number}"
+    assert items["sms"].text == f"[SEV1] {number} Checkout: Pay <down> & out.\n{console}\nReply 4 to ack, 6 to resolve."
     assert items["voice"].to == "+15551230001"
     assert "Pay <down> & out" in items["voice"].text and "Press 4 to acknowledge" in items["voice"].text
     assert items["voice"].voice is not None and f"{served}/integrations/voice/callback" in items["voice"].voice["twiml"]

@@ -71,7 +71,7 @@ def test_the_list_shows_each_alert_newest_first_with_why_it_was_suppressed(
     assert "grouped" in incident.text()
     assert db2.find("td", **{"data-label": "Count"}).text() == "2"
     received = db2.find("td", **{"data-label": "Received"}).text()
-    assert "first 2026-11-22 11:35 UTC" in received and "last 2026-11-22 11:40 UTC" in received
+    assert "first 22 Nov 2026, 11:35 UTC" in received and "last 22 Nov 2026, 11:40 UTC" in received
     assert "resolved" in db1.find("td", cls="badge-cell").text()
     assert reboot.find("td", cls="badge-cell").text() == "suppressedby maintenance window mw_upgrade"
     assert reboot.find("td", **{"data-label": "Incident"}).text() == "—"
@@ -168,8 +168,8 @@ def test_one_alert_shows_every_field(world: AlertWorld, signed_in: Browser) -> N
         f"Incident {world.checkout_incident}",
         "Service Checkout SER-00001",
         "Count 1 event",
-        "First received 2026-11-22 11:30 UTC",
-        "Resolved 2026-11-22 11:50 UTC",
+        "First received 22 Nov 2026, 11:30 UTC",
+        "Resolved 22 Nov 2026, 11:50 UTC",
         "Source alertmanager",
         "Integration prom alertmanager",
         "Dedup key db1",

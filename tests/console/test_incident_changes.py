@@ -51,7 +51,7 @@ def test_the_changes_before_an_incident_show_on_its_page(
     assert answer.status == 200
     section = answer.dom().find("section", **{"aria-labelledby": "h-changes"})
     text = section.text()
-    assert "Deployed checkout 1.4.2" in text and "ci" in text and "2026-11-22 09:50 UTC" in text
+    assert "Deployed checkout 1.4.2" in text and "ci" in text and "22 Nov 2026, 09:50 UTC" in text
     assert "Deployed checkout 1.4.1" not in text and "Reindexed search" not in text
     assert section.find("a", href=link["href"]).text() == "Build 142"
     shown = [c["summary"] for c in incident_via_api(client, org, world.checkout_down)["recent_changes"]]

@@ -73,8 +73,8 @@ def test_the_followers_page_renders_for_every_role(
     assert counts["Confirmed"] == "2" and counts["Pending"].startswith("1 ")
     assert (counts["By email"], counts["By webhook"]) == ("2", "1")
     rows = [[td.text() for td in tr.find_all("td")][:4] for tr in dom.find("tbody").find_all("tr")]
-    assert rows[0] == ["person1@example.com", "The whole page", "confirmed", "2026-11-21 12:00 UTC"]
-    assert rows[1] == ["person2@example.com", "API", "pending", "2026-11-20 12:00 UTC"]
+    assert rows[0] == ["person1@example.com", "The whole page", "confirmed", "21 Nov 2026, 12:00 UTC"]
+    assert rows[1] == ["person2@example.com", "API", "pending", "20 Nov 2026, 12:00 UTC"]
     assert rows[2][0] == "Webhook https://hooks.example.com/acme · failures told to person3@example.com"
     assert rows[2][1] == "Web"
     assert "Showing 1\u20133 of 3, oldest first." in answer.text()

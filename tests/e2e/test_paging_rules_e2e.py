@@ -75,7 +75,11 @@ def test_high_urgency_texts_at_once_then_calls(stack: LocalStack, ada_service: s
     number = open_incident(stack, ada_service, "SEV1")
     texts = wait_for(lambda: sent(stack, "sms", number), 20)
     assert [(t["to"], t["text"]) for t in texts] == [
-        ("+15555550100", f"[SEV1] {number} Checkout SEV1. Reply 4 to ack, 6 to resolve.")
+        (
+            "+15555550100",
+            f"[SEV1] {number} Phone checks: Checkout SEV1.\n{stack.base_url}/app/incidents/{number}\n"
+            "Reply 4 to ack, 6 to resolve.",
+        )
     ]
     assert sent(stack, "voice", number) == []  # not before its 5 minutes
     calls = wait_for(lambda: sent(stack, "voice", number), VOICE_STEP_SECONDS + 20)

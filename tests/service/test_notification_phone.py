@@ -40,7 +40,7 @@ def test_an_sms_page_is_published_to_the_phone_number_and_listed_in_the_outbox(a
     assert (result.channel, result.sent, result.error_code) == ("sms", True, None)
     assert result.provider_message_id
     assert list(sms_backend().sms_messages.values()) == [
-        ("+15551234567", "[SEV1] INC-2026-0042 Checkout 500s. Reply 4 to ack, 6 to resolve.")
+        ("+15551234567", f"[SEV1] INC-2026-0042 Checkout 500s.\n{CONSOLE}\nReply 4 to ack, 6 to resolve.")
     ]
     [item] = outbox.list_outbox(channel="sms")
     assert (item.channel, item.to, item.incident_number, item.id) == (
@@ -49,7 +49,7 @@ def test_an_sms_page_is_published_to_the_phone_number_and_listed_in_the_outbox(a
         "INC-2026-0042",
         result.provider_message_id,
     )
-    assert item.text == "[SEV1] INC-2026-0042 Checkout 500s. Reply 4 to ack, 6 to resolve."
+    assert item.text == f"[SEV1] INC-2026-0042 Checkout 500s.\n{CONSOLE}\nReply 4 to ack, 6 to resolve."
     assert item.sent_at is None and item.as_json()["channel"] == "sms" and "blocks" not in item.as_json()
 
 

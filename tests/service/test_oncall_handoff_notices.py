@@ -138,6 +138,26 @@ def test_the_lead_is_0_to_1440_minutes(org, people, lead):
 # --- the scheduled step ------------------------------------------------------------------------
 
 
+def test_a_person_with_a_zone_of_their_own_reads_the_times_in_it(org, people):
+    users.update_user(organization_id=org.organization_id, user_id=people["bob"], now=NOW, time_zone="America/New_York")
+    # The organization's zone is not a person's own: alice keeps the schedule's.
+    from chalicelib.organization.service import set_time_zone
+
+    set_time_zone(organization_id=org.organization_id, time_zone="Asia/Tokyo")
+    make(org, people)
+    notices.send_due_notices(now=HANDOFF + timedelta(seconds=20))
+    off, on = sorted(drain(), key=lambda m: m.payload["kind"])
+    assert on.payload["user_id"] == people["bob"]
+    assert on.payload["subject"] == "You are on call for Primary from Mon 23 Nov 03:00 (America/New_York)"
+    assert on.payload["text"] == (
+        "You are on call for the schedule Primary.\nFrom: Mon 23 Nov 2026 03:00 EST\n"
+        "Until: Mon 30 Nov 2026 03:00 EST\nTimes are in America/New_York."
+    )
+    assert on.payload["short_text"].endswith("from Mon 23 Nov 03:00 to Mon 30 Nov 03:00 (America/New_York).")
+    assert on.payload["time_zone"] == "Europe/Berlin"  # the schedule's, as the message always said
+    assert off.payload["subject"] == "You are off call for Primary from Mon 23 Nov 09:00 (Europe/Berlin)"
+
+
 def test_notices_go_out_at_the_boundary_once(org, people):
     created = make(org, people)
     assert notices.send_due_notices(now=HANDOFF - MINUTE) == notices.NoticeRun()

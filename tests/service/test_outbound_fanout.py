@@ -109,6 +109,15 @@ def test_an_incident_goes_to_every_enabled_subscription_of_the_type(
     incident = body["data"]["incident"]
     assert (incident["incident_number"], incident["status"], incident["severity"]) == (number, "new", "SEV1")
     assert "sync_status" not in body["data"]
+    # What a responder needs besides the incident: an API-made incident has no labels or alert links.
+    assert body["data"]["service"] == {"service_key": svc.service_key, "name": "Checkout"}
+    assert body["data"]["labels"] == {}
+    assert body["data"]["links"] == {
+        "console": f"http://127.0.0.1:8000/app/incidents/{number}",
+        "source": None,
+        "runbook": None,
+    }
+    assert list(body["data"]) == ["incident", "service", "labels", "links"]  # the incident first, as before
     # The same event (same id, same body) for both subscriptions.
     (other,) = deliveries(triggered_only.record.subscription_id)
     assert other.body == record.body
@@ -320,6 +329,53 @@ def test_the_tools_own_updates_do_not_echo_back_to_it(
         "incident.status_changed",
         "incident.triggered",
     ]
+
+
+def test_an_alerts_labels_and_links_travel_with_every_incident_event(
+    org: Org, receiver: Receiver, sqs: RecordingSqs, tool: Any
+) -> None:
+    everything = subscribe(org, receiver.url("/all"))
+    sqs.take()
+    labelled = NormalizedAlert(
+        source="alertmanager",
+        action="trigger",
+        title="High error rate",
+        dedup_key="g-1",
+        source_url="https://alertmanager.example/#/alerts",
+        metadata={
+            "receiver": "tocsin",
+            "labels.alertname": "HighErrorRate",
+            "labels.env": "prod",
+            "labels.severity": "critical",
+            "annotations.runbook_url": "https://runbooks.example/high-error-rate",
+            **{f"labels.l{i:02d}": str(i) for i in range(30)},
+        },
+    )
+    with clock.frozen(NOW):
+        opened = ingest(AlertOrigin.of(tool), labelled, now=NOW)
+    assert opened.incident is not None
+    number = opened.incident.incident_number
+    commands.change_status(
+        organization_id=org.organization_id,
+        incident_number=number,
+        status="identified",
+        comment=None,
+        now=NOW,
+        principal=principal(org),
+    )
+    fan_out_all(sqs, "incident.created", "incident.status_changed")
+    found = bodies(everything.record.subscription_id)
+    assert [body["type"] for body in found] == ["incident.status_changed", "incident.triggered"]
+    for body in found:
+        data = body["data"]
+        assert data["service"]["name"] == "Checkout"
+        assert data["links"] == {
+            "console": f"http://127.0.0.1:8000/app/incidents/{number}",
+            "source": "https://alertmanager.example/#/alerts",
+            "runbook": "https://runbooks.example/high-error-rate",
+        }
+        assert list(data["labels"])[:2] == ["alertname", "env"] and "severity" not in data["labels"]
+        assert len(data["labels"]) == fanout.LABELS_SENT
 
 
 def test_an_acknowledge_from_the_tool_is_not_echoed_either(

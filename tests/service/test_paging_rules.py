@@ -139,7 +139,10 @@ def run_step(step: Message, at: timedelta) -> None:
 
 def test_high_urgency_texts_at_once_and_calls_after_five_minutes(org: Org, ada: dict[str, Any]) -> None:
     number, left = open_incident(org, ada, "SEV1")
-    assert sent_sms() == [(ADA_PHONE, f"[SEV1] {number} Checkout 500s. Reply 4 to ack, 6 to resolve.")]
+    console = f"http://127.0.0.1:8000/app/incidents/{number}"
+    assert sent_sms() == [
+        (ADA_PHONE, f"[SEV1] {number} Checkout: Checkout 500s.\n{console}\nReply 4 to ack, 6 to resolve.")
+    ]
     assert ada["slack"].requests == []  # Slack is not among Ada's high-urgency steps
     (step,) = [m for m in left if m.message_type == reach.RULE_STEP]
     assert step.payload["contact_method_id"] == ada["voice"].contact_method_id

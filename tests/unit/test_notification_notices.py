@@ -4,6 +4,7 @@ the Slack message (escaped), the SMS and the spoken words. No AWS, no network.""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -33,7 +34,10 @@ def test_the_email_text_part_carries_the_words_as_they_are_and_the_link() -> Non
     assert email.text.startswith("Hi Ana <Ops>,\n\nYou are on call for the schedule Primary <b>")
     assert "From: Mon 23 Nov 2026 09:00 CET\nTimes are in Europe/Berlin." in email.text
     assert "Open the schedule: https://tocsin.example/app/schedules/sch_1" in email.text
-    assert "Sent by Tocsin at 2026-11-23T08:00:00.000Z." in email.text
+    assert "Sent by Tocsin on Mon 23 Nov 2026, 08:00 UTC." in email.text
+    assert '<time datetime="2026-11-23T08:00:00.000Z">Mon 23 Nov 2026, 08:00 UTC</time>' in email.html
+    in_paris = notices.render_email(replace(NOTICE, time_zone="Europe/Paris"))
+    assert "Sent by Tocsin on Mon 23 Nov 2026, 09:00 CET." in in_paris.text
     assert "/api/" not in email.text + email.html
 
 

@@ -243,3 +243,78 @@ def test_body_is_compact_json_of_the_document():
     assert "Caf\u00e9 is back \u2615" in body  # UTF-8 as is, not \u-escaped: what is signed is what is read
     assert json.loads(body) == document(event, sync=False)
     assert body == events.event_body(document(event, sync=False))
+
+
+RESPONDER = events.responder_fields(
+    service=("svc_0123456789", "Checkout"),
+    labels=(("env", "prod"), ("job", "api")),
+    console_url="https://tocsin.example/app/incidents/INC-2026-0001",
+    source_url="https://alertmanager.example/#/alerts",
+    runbook_url=None,
+)
+
+
+def test_responder_fields_are_added_to_incident_events_and_remove_nothing():
+    assert RESPONDER == {
+        "service": {"service_key": "svc_0123456789", "name": "Checkout"},
+        "labels": {"env": "prod", "job": "api"},
+        "links": {
+            "console": "https://tocsin.example/app/incidents/INC-2026-0001",
+            "source": "https://alertmanager.example/#/alerts",
+            "runbook": None,
+        },
+    }
+    _, resolved = plan(
+        "incident.status_changed",
+        previous_status="monitoring",
+        status="resolved",
+        previous_category="active",
+        category="resolved",
+    )
+    plain = document(resolved, sync=True)
+    with_responder = events.event_document(
+        resolved,
+        organization_id="org-1",
+        organization_name="Acme",
+        incident=INCIDENT,
+        incident_category="active",
+        include_sync_status=True,
+        responder=RESPONDER,
+    )
+    # Every field the event had is still there, with the same value; the new ones come after the incident.
+    assert {key: with_responder["data"][key] for key in plain["data"]} == plain["data"]
+    assert list(with_responder["data"]) == [
+        "incident",
+        "service",
+        "labels",
+        "links",
+        "previous_status",
+        "status",
+        "sync_status",
+    ]
+    assert events.responder_fields(
+        service=None, labels=(), console_url="https://x/app/incidents/INC-1", source_url=None, runbook_url=None
+    ) == {
+        "service": None,
+        "labels": {},
+        "links": {"console": "https://x/app/incidents/INC-1", "source": None, "runbook": None},
+    }
+
+
+def test_events_about_no_incident_carry_no_responder_fields():
+    (published,) = plan_events(
+        message_type="postmortem.published",
+        message_id=MESSAGE_ID,
+        occurred_at=OCCURRED_AT,
+        payload={"postmortem": {"id": "pm-1"}, "incident_number": "INC-2026-0001"},
+    )
+    data = events.event_document(
+        published,
+        organization_id="org-1",
+        organization_name="Acme",
+        incident=None,
+        incident_category=None,
+        include_sync_status=False,
+        responder=RESPONDER,
+    )["data"]
+    assert set(data) == {"postmortem", "incident_number"}

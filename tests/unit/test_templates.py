@@ -100,7 +100,7 @@ def test_incident_email_text_part_carries_the_values_unescaped() -> None:
     assert text.startswith("Hi Ana <Ops>,\n\n")
     assert f"INC-2026-0001: {EVIL}\n" in text and f"\n{EVIL}\n" in text
     assert "Open the incident: https://tocsin.example/i/1?a=1&b=2\n" in text
-    assert text.endswith("Paged by Tocsin at 2026-11-22T12:00:00.000Z.\n")
+    assert text.endswith("Paged by Tocsin on Sun 22 Nov 2026, 12:00 UTC.\n")
 
 
 def test_webhook_disabled_text_part_carries_the_values_unescaped() -> None:

@@ -7,6 +7,7 @@ from chalicelib.catalog import service as services
 from chalicelib.catalog.models import ServiceCreate, ServiceListQuery, ServicePatch, ServiceV1
 from chalicelib.directory import teams, users
 from chalicelib.directory.models import (
+    ProfilePatch,
     TeamCreate,
     TeamListQuery,
     TeamPatch,
@@ -16,6 +17,7 @@ from chalicelib.directory.models import (
     UserPatch,
     UserV1,
 )
+from chalicelib.organization.service import organization_time_zone
 from chalicelib.pagination import Page, paginate
 
 api = ApiBlueprint(__name__, tag="directory")
@@ -135,8 +137,10 @@ def update_service(call: Call) -> ServiceV1:
 )
 def list_users(call: Call) -> Page[UserV1]:
     query: UserListQuery = call.query
-    found = users.list_users(organization_id=call.principal.organization_id, search=query.q, is_active=query.is_active)
-    return paginate([UserV1.of(u) for u in found], limit=query.limit, offset=query.offset)
+    organization_id = call.principal.organization_id
+    found = users.list_users(organization_id=organization_id, search=query.q, is_active=query.is_active)
+    zone = organization_time_zone(organization_id)
+    return paginate([UserV1.of(u, zone) for u in found], limit=query.limit, offset=query.offset)
 
 
 @api.operation(
@@ -159,8 +163,9 @@ def create_user(call: Call) -> UserV1:
         now=call.now,
         slack_user_id=body.slack_user_id,
         role=body.role,
+        time_zone=body.time_zone,
     )
-    return UserV1.of(user)
+    return _user_v1(user)
 
 
 @api.operation(
@@ -173,7 +178,7 @@ def create_user(call: Call) -> UserV1:
     errors=(404,),
 )
 def get_user(call: Call) -> UserV1:
-    return UserV1.of(users.get_user(organization_id=call.principal.organization_id, user_id=call.path["user_id"]))
+    return _user_v1(users.get_user(organization_id=call.principal.organization_id, user_id=call.path["user_id"]))
 
 
 @api.operation(
@@ -194,7 +199,33 @@ def update_user(call: Call) -> UserV1:
         now=call.now,
         **body.changes(),
     )
-    return UserV1.of(user)
+    return _user_v1(user)
+
+
+@api.operation(
+    "PATCH",
+    "/api/v1/users/{user_id}/profile",
+    operation_id="updateUserProfile",
+    summary="Change a person's own settings (their time zone); a person may change their own with any role",
+    scope="users:write",
+    self_param="user_id",
+    body=ProfilePatch,
+    response=UserV1,
+    errors=(400, 404),
+)
+def update_profile(call: Call) -> UserV1:
+    body: ProfilePatch = call.body
+    user = users.update_user(
+        organization_id=call.principal.organization_id,
+        user_id=call.path["user_id"],
+        now=call.now,
+        **body.changes(),
+    )
+    return _user_v1(user)
+
+
+def _user_v1(user: users.User) -> UserV1:
+    return UserV1.of(user, organization_time_zone(user.organization_id))
 
 
 # --- teams -------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 The list reads through `alert.listing.list_alerts` with the API's own `AlertListQuery`, and shows
 each alert as the API's `AlertV1`, so a filter means what it means on GET /api/v1/alerts (scope
 incidents:read, which every role has) and is refused with the same words. As on the incident
-list, the time range is given as whole UTC days (a date input); without one, the API's default
+list, the time range is given as whole days in the viewer's zone (a date input); without one, the API's default
 (the last 30 days) applies and the page says so.
 """
 
@@ -50,7 +50,7 @@ def list_query(ctx: Ctx, filters: dict[str, list[str]]) -> AlertListQuery:
             data[name] = filters[name][0]
     for name in DAY_FILTERS:
         if name in filters:
-            data[name] = day_bound(name, filters[name][0], end_of_day=name == "until")
+            data[name] = day_bound(name, filters[name][0], end_of_day=name == "until", zone=ctx.zone)
     return ctx.model(AlertListQuery, data)
 
 

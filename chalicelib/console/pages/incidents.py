@@ -2,20 +2,21 @@
 
 The list reads through `incident.listing.list_incidents` with the API's own `IncidentListQuery`,
 so a filter means what it means on GET /api/v1/incidents (and is refused with the same words).
-Two differences are only about the form: the created range is given as whole UTC days (a date
-input), and no ticked status means the API's default, the open incidents.
+Two differences are only about the form: the created range is given as whole days in the viewer's
+zone (a date input), and no ticked status means the API's default, the open incidents.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-from datetime import UTC, date, datetime, time
+from datetime import date
 from typing import Any
 
 from chalicelib import clock
 from chalicelib.catalog import service as catalog
 from chalicelib.console import list_links
+from chalicelib.console.form_times import day_end, day_start
 from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.directory.teams import list_teams
 from chalicelib.directory.users import list_users
@@ -26,6 +27,7 @@ from chalicelib.incident.models import IncidentCreate, IncidentListQuery
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.severity import SEVERITIES
+from chalicelib.zones import DEFAULT_ZONE
 
 console = ConsoleBlueprint(__name__, notices={"incident_created": "Incident created."})
 
@@ -36,15 +38,16 @@ URGENCIES = ("high", "low")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def day_bound(name: str, raw: str, *, end_of_day: bool) -> str:
-    """A date input's day as the API's inclusive bound (RFC 3339); anything else as typed, for the model to judge."""
+def day_bound(name: str, raw: str, *, end_of_day: bool, zone: str = DEFAULT_ZONE) -> str:
+    """A date input's day on the zone's calendar as the API's inclusive bound (RFC 3339); anything
+    else as typed, for the model to judge."""
     if not _DAY.match(raw):
         return raw
     try:
         day = date.fromisoformat(raw)
     except ValueError:
         raise ValidationFailed.for_field(name, "must be a day of the calendar, as YYYY-MM-DD") from None
-    return clock.isoformat(datetime.combine(day, time.max if end_of_day else time.min, UTC))
+    return clock.isoformat(day_end(day, zone) if end_of_day else day_start(day, zone))
 
 
 def filters_of(ctx: Ctx) -> dict[str, list[str]]:
@@ -64,7 +67,7 @@ def list_query(ctx: Ctx, filters: dict[str, list[str]]) -> IncidentListQuery:
             data[name] = filters[name][0]
     for name in ("created_after", "created_before"):
         if name in filters:
-            data[name] = day_bound(name, filters[name][0], end_of_day=name == "created_before")
+            data[name] = day_bound(name, filters[name][0], end_of_day=name == "created_before", zone=ctx.zone)
     data["limit"] = LIST_LIMIT
     data["offset"] = ctx.arg("offset") or 0
     return ctx.model(IncidentListQuery, data)

@@ -3,7 +3,7 @@ windows by state, schedule one, end an ongoing one now, delete a future one.
 
 The same scopes as /api/v1/maintenance-windows (`services:read` to read, `services:write` to
 change), the same service functions (`maintenance.service`) and request model. Times on the form
-are UTC, as the status pages' maintenance form takes them (console/form_times.py).
+are in the viewer's zone, as the status pages' maintenance form takes them (console/form_times.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from chalicelib.catalog.service import list_services
 from chalicelib.console.form_problems import on_the_form
-from chalicelib.console.form_times import utc_from_form
+from chalicelib.console.form_times import from_form
 from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
 from chalicelib.errors import ValidationFailed
 from chalicelib.idempotency.service import StoredResponse, run_once
@@ -80,11 +80,11 @@ def _field(path: str) -> str:
 
 @console.action("/maintenance", scope=WRITE, on_error=maintenance_page)
 def create_maintenance(ctx: Ctx) -> Redirect:
-    """Schedule a maintenance window (times in UTC), as POST /api/v1/maintenance-windows."""
+    """Schedule a maintenance window (times in the viewer's zone), as POST /api/v1/maintenance-windows."""
     data: dict[str, Any] = {
         "service_ids": ctx.values("service_ids"),
-        "start": utc_from_form(ctx.value("start")),
-        "end": utc_from_form(ctx.value("end")),
+        "start": from_form(ctx.value("start"), ctx.zone),
+        "end": from_form(ctx.value("end"), ctx.zone),
     }
     if ctx.value("description"):
         data["description"] = ctx.value("description")

@@ -36,6 +36,7 @@ console = ConsoleBlueprint(
     },
 )
 
+MINE = "mine"  # ?in=mine: a schedule's page in the viewer's zone
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
@@ -75,12 +76,24 @@ def show_schedules(ctx: Ctx) -> Page:
     )
 
 
+def wants_mine(ctx: Ctx) -> bool:
+    return MINE in (ctx.arg("in"), ctx.value("in"))
+
+
+def shown_zone(ctx: Ctx, schedule_zone: str) -> str:
+    """The zone a schedule's page shows its times in: the schedule's own (its layers and handoffs
+    are defined there), or the viewer's when they asked for it (`?in=mine`)."""
+    return ctx.zone if wants_mine(ctx) else schedule_zone
+
+
 def schedule_page(ctx: Ctx) -> Page:
-    """A schedule: its layers, two weeks of final shifts from today (its zone), its overrides."""
+    """A schedule: its layers, two weeks of final shifts from today, its overrides; in the
+    schedule's zone, or the viewer's (`?in=mine`)."""
     organization_id, schedule_id = ctx.organization_id, ctx.path["schedule_id"]
     stored = service.get_schedule(organization_id=organization_id, schedule_id=schedule_id)
     schedule = stored.schedule
-    zone = zone_for(schedule.time_zone)
+    zone_name = shown_zone(ctx, schedule.time_zone)
+    zone = zone_for(zone_name)
     today = window_start(zone, ctx.now)[0]
     first_day, since, until = window_start(zone, ctx.now, parse_day(ctx.arg("from"), field="from"))
     shifts = service.schedule_shifts(organization_id=organization_id, schedule_id=schedule_id, since=since, until=until)
@@ -96,6 +109,9 @@ def schedule_page(ctx: Ctx) -> Page:
         context={
             "stored": stored,
             "zone": zone,
+            "shown_zone": zone_name,
+            "in_mine": wants_mine(ctx),
+            "mine": MINE,
             "schedule": schedule,
             "days": days_of(zone, first_day, shifts.shifts, today=today),
             "days_shown": DAYS_SHOWN,
@@ -135,7 +151,7 @@ def add_schedule_override(ctx: Ctx) -> Redirect:
     """Put a person on call for an interval (POST /api/v1/schedules/{id}/overrides)."""
     organization_id, schedule_id = ctx.organization_id, ctx.path["schedule_id"]
     stored = service.get_schedule(organization_id=organization_id, schedule_id=schedule_id)
-    zone = zone_for(stored.schedule.time_zone)
+    zone = zone_for(shown_zone(ctx, stored.schedule.time_zone))  # the zone the form showed
     moments: dict[str, datetime] = {}
     problems: list[dict[str, str]] = []
     for name in ("start", "end"):
@@ -156,7 +172,8 @@ def add_schedule_override(ctx: Ctx) -> Redirect:
         end=body.end,
         now=ctx.now,
     )
-    return Redirect(app_path(f"/schedules/{schedule_id}"), notice="override_added")
+    back = f"/schedules/{schedule_id}" + (f"?in={MINE}" if wants_mine(ctx) else "")
+    return Redirect(app_path(back), notice="override_added")
 
 
 @console.action(

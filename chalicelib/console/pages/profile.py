@@ -1,4 +1,4 @@
-"""My profile: the signed-in person's own contact methods and notification rules.
+"""My profile: the signed-in person's own time zone, contact methods and notification rules.
 
 A person manages their own with any role (the API's `self_param` rule), so these actions need no
 scope and only ever act on `ctx.principal.user_id`: no form field names a user. Each action calls
@@ -14,7 +14,11 @@ from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Re
 from chalicelib.contact import rules, service, verification
 from chalicelib.contact.models import ContactMethodCreate, NotificationRulesPut, VerificationCode
 from chalicelib.contact.profile import NotificationProfile
+from chalicelib.directory.models import ProfilePatch
+from chalicelib.directory.users import update_user
 from chalicelib.errors import ValidationFailed
+from chalicelib.organization.service import organization_time_zone
+from chalicelib.zones import offered_zones
 
 console = ConsoleBlueprint(
     __name__,
@@ -26,9 +30,12 @@ console = ConsoleBlueprint(
         "profile_method_verified": "Number verified. It can be paged now.",
         "profile_method_removed": "Contact method removed, with the notification rule steps that used it.",
         "profile_rules_saved": "Notification rules saved.",
+        "profile_zone_saved": "Time zone saved. Times are shown in it from now on.",
     },
 )
 
+# The select's value for "no zone of my own": the person follows the organization's.
+ORGANIZATION_ZONE = ""
 TYPE_NAMES = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
 URGENCY_NAMES = {"high": "High urgency", "low": "Low urgency"}
 
@@ -51,6 +58,7 @@ def profile_page(ctx: Ctx) -> Page:
         "contact_method_id": ctx.value("contact_method_id"),
         "delay_minutes": ctx.value("delay_minutes", "0"),
         "method": ctx.path.get("contact_method_id", ""),
+        "time_zone": ctx.value("time_zone", ctx.user.time_zone or ORGANIZATION_ZONE if ctx.user else ""),
     }
     return Page(
         "console/self_service/profile.html",
@@ -64,6 +72,8 @@ def profile_page(ctx: Ctx) -> Page:
             "phone_types": rules.PHONE_TYPES,
             "max_delay": rules.MAX_DELAY_MINUTES,
             "typed": typed,
+            "zone_choices": _zone_choices(typed["time_zone"], organization_time_zone(organization_id)),
+            "now": ctx.now,
         },
     )
 
@@ -72,6 +82,22 @@ def profile_page(ctx: Ctx) -> Page:
 def show_profile(ctx: Ctx) -> Page:
     """My contact methods and notification rules."""
     return profile_page(ctx)
+
+
+def _zone_choices(chosen: str, organization_zone: str) -> list[tuple[str, str]]:
+    """The organization's zone first, then every zone; a typed value the list lacks stays shown."""
+    names = list(offered_zones())
+    if chosen and chosen not in names:
+        names.insert(0, chosen)
+    return [(ORGANIZATION_ZONE, f"The organization's zone ({organization_zone})"), *((name, name) for name in names)]
+
+
+@console.action("/profile/time-zone", scope=None, on_error=profile_page)
+def set_time_zone(ctx: Ctx) -> Redirect:
+    """Choose my time zone, or follow the organization's again (PATCH /api/v1/users/{id}/profile)."""
+    body = ctx.model(ProfilePatch, {"time_zone": ctx.value("time_zone") or None})
+    update_user(organization_id=ctx.organization_id, user_id=_me(ctx), now=ctx.now, **body.changes())
+    return Redirect(app_path("/profile"), notice="profile_zone_saved")
 
 
 @console.action("/profile/contact-methods", scope=None, on_error=profile_page)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.form_times import utc_from_form
+from chalicelib.console.form_times import from_form
 from chalicelib.console.status_forms import (
     COMPONENT_STATUSES,
     IMPACTS,
@@ -215,12 +215,12 @@ def post_update(ctx: Ctx) -> Redirect:
 
 @console.action("/status-pages/{page_id}/maintenance", scope=SCOPE, on_error=show_status_page)
 def schedule_maintenance(ctx: Ctx) -> Redirect:
-    """Schedule a maintenance window (times in UTC)."""
+    """Schedule a maintenance window (times in the viewer's zone)."""
     page = page_item(ctx)
     data = {
         "title": ctx.value("title"),
-        "scheduled_start": utc_from_form(ctx.value("scheduled_start")),
-        "scheduled_end": utc_from_form(ctx.value("scheduled_end")),
+        "scheduled_start": from_form(ctx.value("scheduled_start"), ctx.zone),
+        "scheduled_end": from_form(ctx.value("scheduled_end"), ctx.zone),
         "component_ids": ctx.values("component_ids"),
     }
     body = ctx.model(MaintenanceCreate, data)
