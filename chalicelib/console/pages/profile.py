@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.contact import rules, service, verification
 from chalicelib.contact.models import ContactMethodCreate, NotificationRulesPut, VerificationCode
 from chalicelib.contact.profile import NotificationProfile
 from chalicelib.errors import ValidationFailed
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "profile_method_added": "Contact method added.",
