@@ -20,7 +20,7 @@ from chalicelib.settings import Settings, get_settings
 # codes: ProvisionedThroughputExceeded, ThrottlingException, RequestLimitExceeded, ...) with
 # botocore's "standard" mode: jittered exponential backoff (base 1 s, at most 20 s) and a retry
 # quota. 4 attempts: at most ~7 s of waiting, inside API Gateway's 29 s. What still fails is
-# answered 503 with Retry-After (chalicelib.api.routing) or redelivered by SQS (workers).
+# answered 503 with Retry-After (chalicelib.api.pipeline) or redelivered by SQS (workers).
 RETRIES: dict[str, Any] = {"mode": "standard", "total_max_attempts": 4}
 
 _lock = threading.Lock()

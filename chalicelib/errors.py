@@ -4,12 +4,14 @@ Each error carries its code, HTTP status and a default message. Domain code and 
 them; the API layer renders them, one renderer per route family (the API envelope, the
 webhook body, the PagerDuty Events body, the public status page), chosen in
 `chalicelib.api.error_render`. Nothing here imports Chalice: the view wrapper in
-`chalicelib.api.routing` catches `AppError` before Chalice could turn it into its own 500.
+`chalicelib.api.pipeline` catches `AppError` before Chalice could turn it into its own 500.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar, Self
 
 # A dict for the API envelope's `error.details` (e.g. `{"fields": [...]}`), or the list of
 # problems an inbound delivery had (PagerDuty-style strings, the Events API's `errors`).
@@ -27,17 +29,33 @@ class AppError(Exception):
         *,
         details: Details | None = None,
         user_message: str | None = None,
-        headers: dict[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
         retryable: bool = False,
     ) -> None:
         self.message = message or self.default_message
         self.details = details
         self.user_message = user_message
-        self.headers = headers or {}
+        # Read-only: an error may be raised, caught and rendered by several hands; a copy with more
+        # headers is `with_headers`, never a change to this one.
+        self._headers: Mapping[str, str] = MappingProxyType(dict(headers or {}))
         # Not the sender's fault (e.g. a certificate fetch failed): the webhook routes answer 5xx
         # so the provider retries, where a 4xx would make it drop the delivery.
         self.retryable = retryable
         super().__init__(self.message)
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The headers its answer carries (e.g. Retry-After); read-only."""
+        return self._headers
+
+    def with_headers(self, more: Mapping[str, str]) -> Self:
+        """A copy of this error whose answer also carries `more`. Its own headers win: they say
+        more precisely what happened (a nested budget's Retry-After over the request's bucket)."""
+        copy = type(self).__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy.args = self.args
+        copy._headers = MappingProxyType({**more, **self._headers})
+        return copy
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!r}, {self.message!r})"
@@ -190,7 +208,7 @@ class ServiceUnavailable(AppError):
     default_message = "The service is busy; retry after the number of seconds in Retry-After."
     retry_after_seconds: ClassVar[int] = 2
 
-    def __init__(self, message: str | None = None, *, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, message: str | None = None, *, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message, headers={**(headers or {}), "Retry-After": str(self.retry_after_seconds)})
 
 
@@ -242,7 +260,7 @@ class DeliveryRejected(AppError):
         message: str | None = None,
         *,
         details: list[str] | None = None,
-        headers: dict[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
         retryable: bool = False,
     ) -> None:
         super().__init__(message, headers=headers, retryable=retryable)

@@ -7,6 +7,8 @@ dependency; hiding a cycle in a function does not remove it). A node is a packag
 
 1. Each node sits in a layer; it imports only from its own layer or the layers below.
 2. Within a layer, the nodes form no cycle.
+3. Within a package, the modules form no cycle either (a package is its `__init__`): no cycle is
+   allowed anywhere, at any level.
 
 `tests/unit/test_import_layers.py` runs `check()` and fails on any violation.
 """
@@ -110,6 +112,64 @@ def edges(root: Path = ROOT) -> list[Edge]:
     return sorted(found.values(), key=lambda edge: (edge.source, edge.target))
 
 
+def _module_paths(root: Path) -> dict[str, Path]:
+    """Every module of the package by dotted name below it (`api.lazy`; a package: `api`)."""
+    found: dict[str, Path] = {}
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(root / PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            found[".".join(parts)] = path
+    return found
+
+
+def _module_targets(node: ast.AST, modules: dict[str, Path]) -> list[str]:
+    """The modules of the package one import statement loads (a package's `__init__` included)."""
+    targets: list[str] = []
+    names = [alias.name for alias in node.names] if isinstance(node, ast.ImportFrom) else []
+    for module in _imported_modules(node):
+        if not module.startswith(PACKAGE + "."):
+            continue
+        dotted = module.removeprefix(PACKAGE + ".")
+        if isinstance(node, ast.ImportFrom) and node.module != PACKAGE:
+            targets.extend(f"{dotted}.{name}" for name in names if f"{dotted}.{name}" in modules)
+        while dotted and dotted not in modules:  # `import chalicelib.x.y` of a name that is no module
+            dotted = dotted.rpartition(".")[0]
+        if dotted:
+            targets.append(dotted)
+    return targets
+
+
+def module_edges(root: Path = ROOT) -> list[Edge]:
+    """Every import from one module of the package to another, function-local ones too."""
+    modules = _module_paths(root)
+    found: dict[tuple[str, str], Edge] = {}
+    for source, path in modules.items():
+        relative = path.relative_to(root)
+        for node in ast.walk(ast.parse(path.read_text(), str(relative))):
+            for target in _module_targets(node, modules):
+                if target != source and (source, target) not in found:
+                    found[(source, target)] = Edge(source, target, f"{relative}:{getattr(node, 'lineno', 0)}")
+    return sorted(found.values(), key=lambda edge: (edge.source, edge.target))
+
+
+def _module_cycles(root: Path) -> list[str]:
+    """Cycles among the modules of one package (a cycle across packages is a package cycle)."""
+    all_edges = module_edges(root)
+    graph: dict[str, set[str]] = defaultdict(set)
+    for edge in all_edges:
+        graph[edge.source].add(edge.target)
+    problems = []
+    for component in _cycles(set(_module_paths(root)), graph):
+        if len({member.split(".")[0] for member in component}) > 1:
+            continue
+        members = set(component)
+        links = [f"{e.source}->{e.target} ({e.where})" for e in all_edges if {e.source, e.target} <= members]
+        problems.append("module cycle between " + ", ".join(component) + ": " + "; ".join(links))
+    return problems
+
+
 def _cycles(nodes: set[str], graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one node (Tarjan)."""
     index: dict[str, int] = {}
@@ -170,6 +230,7 @@ def check(root: Path = ROOT) -> list[str]:
         members = set(component)
         links = [f"{e.source}->{e.target} ({e.where})" for e in all_edges if {e.source, e.target} <= members]
         problems.append("cycle between " + ", ".join(component) + ": " + "; ".join(links))
+    problems.extend(_module_cycles(root))
     return problems
 
 
@@ -201,7 +262,7 @@ def main() -> int:
     problems = check()
     for problem in problems:
         print(f"VIOLATION {problem}")
-    print(f"{len(edges())} package edges, {len(problems)} violations")
+    print(f"{len(edges())} package edges, {len(module_edges())} module edges, {len(problems)} violations")
     return 1 if problems else 0
 
 

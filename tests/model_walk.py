@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from chalicelib.api import routing
+from chalicelib.api import lazy
 from chalicelib.errors import AppError
 
 Leaf = tuple[str, str, tuple[Any, ...], Any]  # model, field, location, document builder input
@@ -33,7 +33,7 @@ DOCUMENTATION_ONLY = frozenset({"PagerDutyEventV1", "PagerDutyChangeEventV1", "W
 def request_models(*, exclude: frozenset[str] = frozenset()) -> list[type[BaseModel]]:
     """Every body and query model of an operation, except those named in `exclude`."""
     found: dict[str, type[BaseModel]] = {}
-    for operation in routing.operations():
+    for operation in lazy.documented_operations():
         for model in (operation.body, operation.query):
             if model is not None and model.__name__ not in exclude:
                 found[f"{model.__module__}.{model.__qualname__}"] = model

@@ -1,9 +1,11 @@
 """How each family of routes answers an error: the only place an `AppError` becomes a response.
 
 Every route family raises the same errors (chalicelib.errors); they differ only in the body they
-answer with. A route declares its family with its operation (`ApiBlueprint.operation` is always
-the API envelope; `raw_operation(..., error_family=...)` picks another), and the view wrapper in
-chalicelib.api.routing catches every error of every view and calls `render` with that family.
+answer with. A route declares its family with its operation (`OperationGroup.operation` is always
+the API envelope; `OperationGroup.raw(..., family=...)` picks one), and the request pipeline
+(chalicelib.api.pipeline) catches every error of every operation and calls `render` with that
+family, the request's rate-limit headers already on the error. The route table names each
+route's family too, so the middleware renders Chalice's own errors (405, 415) the same way.
 
 - API: `/api/v1`, the error envelope with `meta` (chalicelib.api.envelope).
 - WEBHOOK: inbound webhooks, the legacy `/v1/incidents` path and the calendar feed:
@@ -48,7 +50,7 @@ def render(family: ErrorFamily, error: AppError, path_params: Mapping[str, str] 
     return _RENDERERS[family](error, path_params or {})
 
 
-def _json(status: int, body: dict[str, Any], headers: dict[str, str]) -> Response:
+def _json(status: int, body: dict[str, Any], headers: Mapping[str, str]) -> Response:
     return Response(
         body=json.dumps(body, default=str),
         status_code=status,

@@ -1,14 +1,14 @@
 """HTTP middleware: request ids, structured access logs, and enveloping Chalice's own errors.
 
-Errors raised in views never reach here: the view wrapper (chalicelib.api.routing) renders them.
-What is left is Chalice's own answers (405 with Allow for a method the route lacks, any method
-included, 400 on bad JSON, 415, its 500), rendered in the family of the route they came from
-(the API envelope, the webhook body, PagerDuty's...), and the rate limit of unrouted requests.
-A method the catch-all route lacks is a 404: no route matches that path at all."""
+Errors raised in views never reach here: the request pipeline (chalicelib.api.pipeline) renders
+them. What is left is Chalice's own answers (405 with Allow for a method the route lacks, any
+method included, 400 on bad JSON, 415, its 500), rendered in the family the route table gives
+the route they came from (the API envelope, the webhook body, PagerDuty's...), and the rate limit
+of answers no operation counted (unrouted requests). A method the catch-all route lacks is a 404:
+no route matches that path at all."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import time
@@ -18,7 +18,6 @@ from chalice.app import Request, Response
 
 from chalicelib.api.context import accept_or_generate_request_id, set_current_request, set_request_id
 from chalicelib.api.error_render import ErrorFamily, render
-from chalicelib.api.route_table import RouteRow
 from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, RateLimited, ValidationFailed
 
 logger = logging.getLogger("tocsin.access")
@@ -65,7 +64,7 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
         if resource == CATCH_ALL and isinstance(replacement, MethodNotAllowed):
             replacement = NotFound(f"No route matches {path}.")
         else:
-            replacement.headers.update(_keep_allow(response))
+            replacement = replacement.with_headers(_keep_allow(response))
         response = render(_family_of(resource), replacement)
     if "X-RateLimit-Category" not in response.headers and response.status_code in (404, 405):
         response = _charge_unrouted(event, response)
@@ -84,28 +83,21 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
 
 
 def _family_of(resource_path: str) -> ErrorFamily:
-    """How the operations of a route answer errors (the API envelope when the route has none)."""
-    from chalicelib.api import lazy, routing
+    """How the operations of a route answer errors, from its row (the API envelope when no row has it)."""
+    from chalicelib.api import lazy
 
-    row: RouteRow | None = next((row for row in lazy.mounted_rows() if row.path == resource_path), None)
-    if row is None:
-        return ErrorFamily.API
-    entry = routing.bound(row.method, row.path)
-    if entry is None:
-        importlib.import_module(row.module)  # not requested yet in this process (chalicelib.api.lazy)
-        entry = routing.bound(row.method, row.path)
-    return entry.operation.error_family if entry is not None else ErrorFamily.API
+    row = next((row for row in lazy.mounted_rows() if row.path == resource_path), None)
+    return ErrorFamily(row.family) if row is not None else ErrorFamily.API
 
 
 def _charge_unrouted(event: Request, response: Response) -> Response:
-    """Responses the operation pipeline did not produce (404, 405, the OpenAPI document) count
-    against the caller's address, so they carry the rate-limit headers too."""
+    """Answers the operation pipeline did not count (404, 405) count against the caller's address,
+    so they carry the rate-limit headers too."""
     from chalicelib import clock
-    from chalicelib.api import ratelimits
-    from chalicelib.api.routing import source_ip
+    from chalicelib.api.admission import charge_unrouted
 
     try:
-        decision = ratelimits.charge_anonymous(source_ip(event), clock.now())
+        decision = charge_unrouted(event, clock.now())
     except RateLimited as limited:
         return render(ErrorFamily.API, limited)
     response.headers.update(decision.headers())

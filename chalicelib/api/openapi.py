@@ -10,7 +10,8 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_jso
 from pydantic_core import core_schema
 
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import Operation, operations
+from chalicelib.api.lazy import documented_operations
+from chalicelib.api.operation import Operation
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.errors import ERROR_TYPES
 from chalicelib.model_base import NOT_BLANK
@@ -193,7 +194,7 @@ def _collect_models(ops: list[Operation]) -> list[type[BaseModel]]:
 
 
 def build_document(base_url: str | None = None) -> dict[str, Any]:
-    ops = sorted(operations(), key=lambda o: (o.path, o.method))
+    ops = sorted(documented_operations(), key=lambda o: (o.path, o.method))
     models = _collect_models(ops)
     refs, definitions = models_json_schema(
         [(m, "validation") for m in models],
@@ -254,7 +255,7 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     statuses = set(op.errors) | {400, 429, 500, 503}
     if not op.public:
         statuses |= {401, 403}
-    error_schema = {"$ref": f"#/components/schemas/{_ERROR_SCHEMAS.get(op.error_family, 'WebhookError')}"}
+    error_schema = {"$ref": f"#/components/schemas/{_ERROR_SCHEMAS.get(op.family, 'WebhookError')}"}
     # An HTML page answers its errors as small HTML pages too; other routes (TwiML) in JSON.
     error_content = (
         {op.content_type: {"schema": {"type": "string"}}}

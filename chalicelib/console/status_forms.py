@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.web import Ctx, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Ctx
 from chalicelib.statuspage.repository import get_page
 from chalicelib.statuspage.rules import COMPONENT_STATUS_ORDER
 from chalicelib.statuspage.tables import StatusPageItem

@@ -1,7 +1,8 @@
 """A ping: GET or POST /heartbeats/{token}, no bearer (the token is the credential).
 
 One GetItem by the heartbeat id in the token, the secret checked against its stored hash, HTTPS
-required (as for inbound webhooks), the heartbeat's rate-limit bucket charged, then one
+required (as for inbound webhooks): `admit`, the ping token credential's authenticator (the
+request pipeline then charges the heartbeat's rate-limit bucket, `bucket`). Then one
 conditional UpdateItem on the state read (retried after a concurrent check or edit). A paused
 heartbeat accepts the ping and ignores it. When the ping ends an outage, the outage is listed as
 unresolved in that same write, and resolved after it (chalicelib.heartbeat.outages): a crash in
@@ -13,12 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib.errors import AppError, HttpsRequired, NotFound, RateLimited
+from chalicelib.errors import HttpsRequired, NotFound
 from chalicelib.heartbeat import outages, repository, rules
 from chalicelib.heartbeat.rules import Beat
 from chalicelib.heartbeat.tables import HeartbeatRecord
-from chalicelib.ratelimit import buckets
-from chalicelib.ratelimit.window import RateLimitDecision
+from chalicelib.ratelimit.buckets import Bucket
 from chalicelib.settings import get_settings
 from chalicelib.store import RetryableConflict, retry_on_conflict, update_unversioned_if
 
@@ -29,7 +29,6 @@ PING_BUCKET = "webhook"  # the inbound webhook's bucket and limit, per heartbeat
 class Pinged:
     heartbeat_id: str
     beat: Beat
-    rate: RateLimitDecision
     ignored: bool  # paused
     resolved_outages: list[int]
 
@@ -51,11 +50,9 @@ def _find(token: str) -> HeartbeatRecord:
     return record
 
 
-def _charge(heartbeat_id: str, now: datetime) -> RateLimitDecision:
-    try:
-        return buckets.charge(category=PING_BUCKET, identity=f"heartbeat#{heartbeat_id}", now=now)
-    except RateLimited as limited:
-        raise RateLimited("More than the allowed pings per minute; retry later.", headers=limited.headers) from None
+def bucket(heartbeat_id: str) -> Bucket:
+    """Where a ping counts: the inbound webhook's category and limit, per heartbeat."""
+    return Bucket(PING_BUCKET, f"heartbeat#{heartbeat_id}", "More than the allowed pings per minute; retry later.")
 
 
 def https_allowed(forwarded_proto: str | None) -> bool:
@@ -67,11 +64,16 @@ def https_allowed(forwarded_proto: str | None) -> bool:
     return settings.is_local and settings.local_allow_http_webhooks
 
 
-def record_ping(*, token: str, now: datetime, forwarded_proto: str | None) -> Pinged:
+def admit(*, token: str, forwarded_proto: str | None) -> HeartbeatRecord:
+    """The heartbeat a ping URL names, over HTTPS: 404 for an unknown token, 403 for plain HTTP."""
     record = _find(token)
     if not https_allowed(forwarded_proto):
         raise HttpsRequired("Ping URLs work over HTTPS only.")
-    rate = _charge(record.heartbeat_id, now)
+    return record
+
+
+def record_ping(*, record: HeartbeatRecord, now: datetime) -> Pinged:
+    """The ping of an admitted heartbeat (`admit`)."""
     state: dict[str, HeartbeatRecord] = {"record": record}
 
     def attempt() -> rules.PingOutcome:
@@ -93,11 +95,7 @@ def record_ping(*, token: str, now: datetime, forwarded_proto: str | None) -> Pi
         state["record"] = latest
         raise RetryableConflict()
 
-    try:
-        outcome = retry_on_conflict(attempt, what="heartbeat")
-    except AppError as error:
-        error.headers.update(rate.headers())
-        raise
+    outcome = retry_on_conflict(attempt, what="heartbeat")
     written = state["record"]
     resolved = [] if outcome.ignored else outages.resolve_pending(written, now)
-    return Pinged(written.heartbeat_id, outcome.beat, rate, outcome.ignored, resolved)
+    return Pinged(written.heartbeat_id, outcome.beat, outcome.ignored, resolved)

@@ -1,4 +1,6 @@
-"""The checks every inbound delivery passes, in the order README ("Inbound webhooks") gives:
+"""The checks every inbound delivery passes, in the order README ("Inbound webhooks") gives: the
+routing-key credential's authenticator (chalicelib.api.routing_keys calls it; the request pipeline
+charges the buckets it names).
 
 1. route: the routing key names an integration (and, on the legacy /v1/incidents path, a custom one);
 2. not revoked;
@@ -6,11 +8,11 @@
 4. IP allow-list;
 5. body size (256 KiB);
 6. HMAC signature, where the integration has a secret (custom webhook, Sentry). A delivery whose
-   signature fails (missing, wrong, or expired) is charged to the `webhook_unverified` bucket of
-   its routing key and address, not to the routing key's own: forgeries from whoever knows the
-   URL cannot spend the budget of the real alerts, and the forger is still rate limited. HMAC is
-   cheap, so checking it before any bucket costs nothing;
-7. rate limit: the routing key's `webhook` bucket (verified or unsigned deliveries).
+   signature fails (missing, wrong, or expired) counts against the `webhook_unverified` bucket of
+   its routing key and address (`unverified_bucket`), not the routing key's own: forgeries from
+   whoever knows the URL cannot spend the budget of the real alerts, and the forger is still rate
+   limited. HMAC is cheap, so checking it before any bucket costs nothing;
+7. rate limit: the routing key's `webhook` bucket (`delivery_bucket`; verified or unsigned deliveries).
 SNS signatures (they may fetch a certificate) and payloads come after, in the route.
 Each refusal is an error of chalicelib.errors; the route renders it in its own body shape."""
 
@@ -21,48 +23,33 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib.errors import (
-    DeliveryRejected,
-    HttpsRequired,
-    IpNotAllowed,
-    PayloadTooLarge,
-    RateLimited,
-    RouteNotFound,
-    WebhookRevoked,
-)
+from chalicelib.errors import HttpsRequired, IpNotAllowed, PayloadTooLarge, RouteNotFound, WebhookRevoked
 from chalicelib.integration import signing
 from chalicelib.integration.admin import find_by_routing_key, reveal_client_secret, reveal_signing_secret
 from chalicelib.integration.normalized import get_header
 from chalicelib.integration.tables import IntegrationRecord
-from chalicelib.ratelimit import buckets
-from chalicelib.ratelimit.window import RateLimitDecision
+from chalicelib.ratelimit.buckets import Bucket
 from chalicelib.settings import get_settings
 
 MAX_BODY_BYTES = 256 * 1024
+DELIVERY_BUCKET = "webhook"
 UNVERIFIED_BUCKET = "webhook_unverified"
 
 
 @dataclass(frozen=True)
 class Admitted:
+    """A delivery past the gate: its integration and, for a signed custom delivery, the verified
+    X-Service-Signature (lower-case hex), the key that recognises a replay of the same request
+    (chalicelib.integration.replay)."""
+
     integration: IntegrationRecord
-    rate: RateLimitDecision
-    # The verified X-Service-Signature (lower-case hex) of a signed custom delivery: the key that
-    # recognises a replay of the same request (chalicelib.integration.replay).
     signature: str | None = None
 
 
-def admit(
-    *,
-    routing_key: str,
-    forwarded_proto: str | None,
-    source_ip: str,
-    body_size: int,
-    now: datetime,
-    headers: Mapping[str, str] | None = None,
-    body: bytes = b"",
-    source_type: str | None = None,
-) -> Admitted:
-    """`source_type` is the path's ("legacy" for /v1/incidents), else the integration's type."""
+def route(
+    *, routing_key: str, forwarded_proto: str | None, source_ip: str, body_size: int, source_type: str | None = None
+) -> IntegrationRecord:
+    """Checks 1-5. `source_type` is the path's ("legacy" for /v1/incidents), else the integration's type."""
     integration = find_by_routing_key(routing_key)
     if integration is None or integration.state == "superseded":
         raise RouteNotFound("No integration has this routing key (invalid or expired).")
@@ -78,50 +65,40 @@ def admit(
         raise IpNotAllowed(f"Deliveries from {source_ip} are not allowed for this webhook.")
     if body_size > MAX_BODY_BYTES:
         raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KiB.")
-    signature = _verified_signature(
-        integration, source_type or integration.integration_type, headers, body, source_ip=source_ip, now=now
-    )
-    try:
-        decision = buckets.charge(category="webhook", identity=integration.integration_id, now=now)
-    except RateLimited as limited:
-        raise RateLimited(
-            "More than the allowed webhook deliveries per minute; retry later.", headers=limited.headers
-        ) from None
-    return Admitted(integration, decision, signature)
+    return integration
 
 
-def _verified_signature(
-    integration: IntegrationRecord,
-    source_type: str,
-    headers: Mapping[str, str] | None,
-    body: bytes,
-    *,
-    source_ip: str,
-    now: datetime,
+def verify_signature(
+    integration: IntegrationRecord, source_type: str, headers: Mapping[str, str] | None, body: bytes, now: datetime
 ) -> str | None:
-    """Check the HMAC signature the integration calls for; the custom webhook's verified signature.
-    A failure is charged to the unverified bucket (429 once it is spent), then raised."""
-    try:
-        if source_type in ("custom", "legacy"):
-            secret = reveal_signing_secret(integration)
-            if secret:
-                signing.verify_custom(secret, headers, body, now=now)
-                return (get_header(headers, signing.SIGNATURE_HEADER) or "").lower()
-        elif source_type == "sentry":
-            client_secret = reveal_client_secret(integration)
-            if client_secret:
-                signing.verify_sentry(client_secret, headers, body)
-        return None
-    except DeliveryRejected as failed:
-        identity = f"{integration.integration_id}#{source_ip}"
-        try:
-            decision = buckets.charge(category=UNVERIFIED_BUCKET, identity=identity, now=now)
-        except RateLimited as limited:
-            raise RateLimited(
-                "Too many deliveries with a bad signature from this address; retry later.", headers=limited.headers
-            ) from None
-        failed.headers.update(decision.headers())
-        raise
+    """Check 6: the HMAC signature the integration calls for (a DeliveryRejected when it fails);
+    the custom webhook's verified signature."""
+    if source_type in ("custom", "legacy"):
+        secret = reveal_signing_secret(integration)
+        if secret:
+            signing.verify_custom(secret, headers, body, now=now)
+            return (get_header(headers, signing.SIGNATURE_HEADER) or "").lower()
+    elif source_type == "sentry":
+        client_secret = reveal_client_secret(integration)
+        if client_secret:
+            signing.verify_sentry(client_secret, headers, body)
+    return None
+
+
+def delivery_bucket(integration: IntegrationRecord) -> Bucket:
+    """Check 7: where a delivery past the signature counts (per routing key)."""
+    return Bucket(
+        DELIVERY_BUCKET, integration.integration_id, "More than the allowed webhook deliveries per minute; retry later."
+    )
+
+
+def unverified_bucket(integration: IntegrationRecord, source_ip: str) -> Bucket:
+    """Where a delivery whose signature failed counts (per routing key and address)."""
+    return Bucket(
+        UNVERIFIED_BUCKET,
+        f"{integration.integration_id}#{source_ip}",
+        "Too many deliveries with a bad signature from this address; retry later.",
+    )
 
 
 def _scheme_allowed(forwarded_proto: str | None) -> bool:

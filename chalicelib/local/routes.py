@@ -29,16 +29,19 @@ from __future__ import annotations
 
 import json
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 from chalice.app import Chalice, Request, Response
 from pydantic import ValidationError as PydanticValidationError
 
 from chalicelib import clock
-from chalicelib.api import envelope, lazy, routing
+from chalicelib.api import envelope, lazy, operation
+from chalicelib.api.credential_kinds import PUBLIC
 from chalicelib.api.error_render import ErrorFamily
+from chalicelib.api.operation import NO_BUCKET, Call, Handler, OperationGroup, query_lists
+from chalicelib.api.route_index import row_of
 from chalicelib.api.route_table import RouteRow
-from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation
 from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, ValidationFailed
 from chalicelib.json_body import JsonBodyError, read_json
@@ -54,7 +57,7 @@ from chalicelib.local.models import (
 )
 from chalicelib.settings import get_settings
 
-api = ApiBlueprint(__name__, tag="local")
+api = OperationGroup(__name__, tag="local")
 
 SLACK_SINK_PATH = "/local/slack/api/chat.postMessage"
 SLACK_UPDATE = "chat.update"
@@ -69,6 +72,13 @@ OUTBOX_CHANNELS = ("email", "slack", "sms", "voice", "webhook")
 FAILING_SLACK_USER = "U_FAIL"
 OUTBOX_QUERY = ("channel", "incident_number", "to", "limit")
 MAX_LIMIT = 500
+
+
+def local_route(
+    method: str, path: str, *, family: ErrorFamily = ErrorFamily.API, **declared: Any
+) -> Callable[[Handler], Handler]:
+    """A local route: no credential and no bucket (the local stage is bound to loopback)."""
+    return api.raw(method, path, credential=PUBLIC, bucket=NO_BUCKET, family=family, **declared)
 
 
 def _not_here(request: Request) -> Response:
@@ -147,8 +157,7 @@ _SINK_ERRORS = (
 )
 
 
-@raw_operation(
-    api,
+@local_route(
     "POST",
     SLACK_SINK_PATH,
     operation_id="localSlackPostMessage",
@@ -159,12 +168,11 @@ _SINK_ERRORS = (
     response=SlackAnswerV1,
     errors=(404,),
 )
-def slack_post_message(request: Request, path: dict[str, str]) -> Response:
-    return _accept_slack(request, "chat.postMessage")
+def slack_post_message(call: Call) -> Response:
+    return _accept_slack(call.request, "chat.postMessage")
 
 
-@raw_operation(
-    api,
+@local_route(
     "POST",
     SLACK_UPDATE_PATH,
     operation_id="localSlackUpdate",
@@ -175,12 +183,11 @@ def slack_post_message(request: Request, path: dict[str, str]) -> Response:
     response=SlackAnswerV1,
     errors=(404,),
 )
-def slack_update(request: Request, path: dict[str, str]) -> Response:
-    return _accept_slack(request, SLACK_UPDATE)
+def slack_update(call: Call) -> Response:
+    return _accept_slack(call.request, SLACK_UPDATE)
 
 
-@raw_operation(
-    api,
+@local_route(
     "POST",
     SLACK_EPHEMERAL_PATH,
     operation_id="localSlackPostEphemeral",
@@ -191,8 +198,8 @@ def slack_update(request: Request, path: dict[str, str]) -> Response:
     response=SlackAnswerV1,
     errors=(404,),
 )
-def slack_post_ephemeral(request: Request, path: dict[str, str]) -> Response:
-    return _accept_slack(request, SLACK_EPHEMERAL)
+def slack_post_ephemeral(call: Call) -> Response:
+    return _accept_slack(call.request, SLACK_EPHEMERAL)
 
 
 def _outbox_query(request: Request) -> dict[str, Any]:
@@ -215,8 +222,7 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     }
 
 
-@raw_operation(
-    api,
+@local_route(
     "GET",
     OUTBOX_PATH,
     operation_id="listLocalOutbox",
@@ -231,7 +237,8 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     response=LocalOutboxResponseV1,
     errors=(404,),
 )
-def list_outbox(request: Request, path: dict[str, str]) -> Response:
+def list_outbox(call: Call) -> Response:
+    request = call.request
     if not get_settings().is_local:
         return _not_here(request)
     try:
@@ -242,8 +249,7 @@ def list_outbox(request: Request, path: dict[str, str]) -> Response:
     return envelope.success_response({"items": [item.as_json() for item in items], "total": len(items)})
 
 
-@raw_operation(
-    api,
+@local_route(
     "POST",
     WEBHOOK_SINK_PATH,
     operation_id="localWebhookSink",
@@ -256,13 +262,14 @@ def list_outbox(request: Request, path: dict[str, str]) -> Response:
     status=204,
     errors=(400, 404, 413),
 )
-def webhook_sink(request: Request, path: dict[str, str]) -> Response:
+def webhook_sink(call: Call) -> Response:
+    request = call.request
     if not get_settings().is_local:
         return _not_here(request)
     raw = request.raw_body or b""
     body = raw if isinstance(raw, bytes) else str(raw).encode()
     try:
-        sink_name = sink.check_sink_name(path.get("sink_name", ""))
+        sink_name = sink.check_sink_name(call.path.get("sink_name", ""))
         status = sink.answer_status(query_lists(request))
         if len(body) > sink.MAX_BODY_BYTES:
             raise PayloadTooLarge(f"The sink keeps bodies up to {sink.MAX_BODY_BYTES} bytes.")
@@ -276,8 +283,7 @@ def webhook_sink(request: Request, path: dict[str, str]) -> Response:
     return Response(body=json.dumps(answer), status_code=status, headers={"Content-Type": "application/json"})
 
 
-@raw_operation(
-    api,
+@local_route(
     "POST",
     VOICE_SINK_PATH,
     operation_id="localVoiceCreateCall",
@@ -291,14 +297,15 @@ def webhook_sink(request: Request, path: dict[str, str]) -> Response:
     response=VoiceCallAnswerV1,
     status=201,
     errors=(401, 404),
-    error_family=ErrorFamily.WEBHOOK,
+    family=ErrorFamily.WEBHOOK,
 )
-def voice_create_call(request: Request, path: dict[str, str]) -> Response:
+def voice_create_call(call: Call) -> Response:
+    request = call.request
     if not get_settings().is_local:
         return _not_here(request)
     raw = request.raw_body or b""
     checked = voice_sink.check_call(
-        account_sid=path.get("account_sid", ""),
+        account_sid=call.path.get("account_sid", ""),
         authorization=str(request.headers.get("authorization") or ""),
         body=raw if isinstance(raw, bytes) else str(raw).encode(),
     )
@@ -309,8 +316,7 @@ def voice_create_call(request: Request, path: dict[str, str]) -> Response:
     return _json(201, voice_sink.call_answer(checked, call_sid, now))
 
 
-@raw_operation(
-    api,
+@local_route(
     "POST",
     VOICE_PRESS_PATH,
     operation_id="localVoicePressKey",
@@ -323,9 +329,10 @@ def voice_create_call(request: Request, path: dict[str, str]) -> Response:
     body=VoicePressV1,
     response=VoicePressAnswerV1,
     errors=(400, 401, 404),
-    error_family=ErrorFamily.WEBHOOK,
+    family=ErrorFamily.WEBHOOK,
 )
-def voice_press_key(request: Request, path: dict[str, str]) -> Response:
+def voice_press_key(call: Call) -> Response:
+    request = call.request
     if not get_settings().is_local:
         return _not_here(request)
     try:
@@ -335,7 +342,7 @@ def voice_press_key(request: Request, path: dict[str, str]) -> Response:
         raise ValidationFailed(f"The body is not JSON: {problem.problem}.") from None
     except PydanticValidationError:
         raise ValidationFailed('The body must be {"digits": "4"}: one to four of 0-9, * and #.') from None
-    pressed = voice_press.press(call_sid=path.get("call_sid", ""), digits=wanted.digits, now=clock.now())
+    pressed = voice_press.press(call_sid=call.path.get("call_sid", ""), digits=wanted.digits, now=clock.now())
     answer = VoicePressAnswerV1(
         call_sid=pressed.call_sid,
         digits=pressed.digits,
@@ -355,13 +362,7 @@ def _json(status: int, body: dict[str, Any]) -> Response:
 
 def local_rows() -> list[RouteRow]:
     """This module's operations, as rows like the route table's."""
-    return [
-        RouteRow(
-            entry.operation.method, entry.operation.path, entry.operation.operation_id, __name__, entry.content_types
-        )
-        for entry in routing.bound_operations()
-        if entry.module == __name__
-    ]
+    return [row_of(entry) for entry in operation.bound_operations() if entry.module == __name__]
 
 
 def mount(app: Chalice) -> None:

@@ -60,11 +60,21 @@ def find_by_ical_token(token: str) -> StoredSchedule | None:
     return None
 
 
-def ical_feed(*, token: str, now: datetime) -> str:
-    """The RFC 5545 feed (FEED_PAST back to FEED_FUTURE ahead) for a feed token; 404 when unknown."""
+def find_calendar(token: str) -> StoredSchedule:
+    """The schedule a feed token names (the feed URL's credential); 404 when unknown."""
     stored = find_by_ical_token(token)
     if stored is None:
         raise NotFound("No calendar has this address.")
+    return stored
+
+
+def ical_feed(*, token: str, now: datetime) -> str:
+    """The RFC 5545 feed (FEED_PAST back to FEED_FUTURE ahead) for a feed token; 404 when unknown."""
+    return render_feed(find_calendar(token), token=token, now=now)
+
+
+def render_feed(stored: StoredSchedule, *, token: str, now: datetime) -> str:
+    """The RFC 5545 feed of the schedule `token` named (`find_calendar`)."""
     schedule = stored.schedule
     shifts = final_shifts(schedule, now - FEED_PAST, now + FEED_FUTURE)
     users = get_users(organization_id=stored.organization_id, user_ids=[shift.user_id for shift in shifts])

@@ -20,6 +20,7 @@ from chalicelib.errors import InvalidSignature, NotFound
 from chalicelib.notification.voice import KEYS_SPEECH, say_twiml, speakable
 from chalicelib.notification.voice_link import (
     KEY_ACTIONS,
+    CallbackTarget,
     build_callback_url,
     requested_url,
     signature_matches,
@@ -49,6 +50,14 @@ def keys_twiml(speech: str, action_url: str) -> str:
 
 def answer_key(*, query: Mapping[str, str], form: Sequence[tuple[str, str]], signature: str, now: datetime) -> str:
     """The TwiML answer to one callback; raises InvalidSignature when it is not genuine."""
+    return answer_press(verify_callback(query=query, form=form, signature=signature, now=now), form, now)
+
+
+def verify_callback(
+    *, query: Mapping[str, str], form: Sequence[tuple[str, str]], signature: str, now: datetime
+) -> CallbackTarget:
+    """Both checks (Twilio's signature, our token in the URL): the person and incident called, or
+    InvalidSignature. The callback route's credential (chalicelib.api.provider_signatures)."""
     settings = get_settings()
     credentials = settings.voice_credentials()
     if credentials is None:
@@ -56,10 +65,16 @@ def answer_key(*, query: Mapping[str, str], form: Sequence[tuple[str, str]], sig
     auth_token = credentials[1]
     if not signature_matches(auth_token, requested_url(settings.public_base_url, query), form, signature):
         raise InvalidSignature("The X-Twilio-Signature header is missing or does not verify.")
-    key = token_key(settings.api_key_hmac_secret)
-    target = target_from_query(query, key, now)
+    target = target_from_query(query, token_key(settings.api_key_hmac_secret), now)
     if target is None:
         raise InvalidSignature("The callback URL was not issued by Tocsin for this call, or it has expired.")
+    return target
+
+
+def answer_press(target: CallbackTarget, form: Sequence[tuple[str, str]], now: datetime) -> str:
+    """The TwiML answer to the key pressed on a verified callback (`verify_callback`)."""
+    settings = get_settings()
+    key = token_key(settings.api_key_hmac_secret)
     try:
         person = get_user(organization_id=target.organization_id, user_id=target.user_id)
     except NotFound:

@@ -4,10 +4,14 @@ api_key (per key), session (per user), webhook (per integration, verified delive
 webhook_unverified (per integration and address: deliveries whose signature failed),
 anonymous (per address: requests without a valid credential), public_status (per address:
 public status page reads), status_subscribe (per address: subscribing to a status page).
+
+Which bucket a request counts against is the request pipeline's to decide (chalicelib.api.admission);
+this module only counts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib.errors import RateLimited
@@ -28,7 +32,20 @@ def limit_for(category: str) -> int:
     }.get(category, settings.rate_limit_anonymous)
 
 
-def charge(*, category: str, identity: str, now: datetime) -> RateLimitDecision:
+@dataclass(frozen=True)
+class Bucket:
+    """One bucket: its category (which sets the limit) and whose it is (a key, a user, an address)."""
+
+    category: str
+    identity: str
+    refusal: str | None = None  # what its 429 says; None: RATE_LIMITED's own message
+
+
+def charge_bucket(bucket: Bucket, now: datetime) -> RateLimitDecision:
+    return charge(category=bucket.category, identity=bucket.identity, now=now, message=bucket.refusal)
+
+
+def charge(*, category: str, identity: str, now: datetime, message: str | None = None) -> RateLimitDecision:
     """Count one request; raise RATE_LIMITED (with the headers) when the window is spent."""
     decision = ratelimit.hit(
         category=category,
@@ -38,5 +55,5 @@ def charge(*, category: str, identity: str, now: datetime) -> RateLimitDecision:
         now=now,
     )
     if not decision.allowed:
-        raise RateLimited(headers=decision.headers())
+        raise RateLimited(message, headers=decision.headers())
     return decision

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from chalicelib.api.routing import operations
+from chalicelib.api.lazy import documented_operations as operations
 from chalicelib.auth.scopes import ALL_SCOPES
 
 DOCUMENT_PATH = "/api/v1/openapi.json"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.api.routing import operations
+from chalicelib.api.lazy import documented_operations as operations
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 # No post-generation hooks: they would run ruff from PATH, which says nothing about the document.

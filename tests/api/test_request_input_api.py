@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.api import routing
+from chalicelib.api import lazy
+from chalicelib.api.operation import Operation
 from chalicelib.json_body import MAX_DEPTH
 from tests.conftest import Org
 
@@ -30,12 +31,12 @@ def send(client: Any, method: str, path: str, headers: dict[str, str], body: str
     return client.http.request(method=method, path=path, headers=headers, body=body.encode())
 
 
-def json_body_operations() -> list[routing.Operation]:
-    return [op for op in routing.operations() if op.body is not None and not op.raw]
+def json_body_operations() -> list[Operation]:
+    return [op for op in lazy.documented_operations() if op.body is not None and not op.raw]
 
 
-def bodiless_operations() -> list[routing.Operation]:
-    return [op for op in routing.operations() if op.body is None and not op.raw and op.method != "GET"]
+def bodiless_operations() -> list[Operation]:
+    return [op for op in lazy.documented_operations() if op.body is None and not op.raw and op.method != "GET"]
 
 
 def assert_body_refused(response: Any, what: str) -> dict[str, Any]:

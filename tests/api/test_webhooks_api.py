@@ -257,7 +257,7 @@ def test_ip_allowlist(client: Any, org: Org, services: list[Service]) -> None:
 
 
 def test_rate_limit_per_routing_key(client: Any, org: Org, services: list[Service]) -> None:
-    from chalicelib.api import ratelimits
+    from chalicelib.ratelimit import buckets
 
     reconfigure(RATE_LIMIT_WEBHOOK="3")
     first = integrate(client, org, "custom", default_service=services[0].service_key)
@@ -291,7 +291,7 @@ def test_rate_limit_per_routing_key(client: Any, org: Org, services: list[Servic
         response = post(client, locked["routing_key"], body)
         assert_error(response, "IP_NOT_ALLOWED")
         assert "X-RateLimit-Remaining" not in response.headers
-    decision = ratelimits.charge(category="webhook", identity=locked["id"], now=NOW)
+    decision = buckets.charge(category="webhook", identity=locked["id"], now=NOW)
     assert decision.remaining == 2  # only this charge was counted
 
 

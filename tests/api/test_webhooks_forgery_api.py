@@ -57,28 +57,26 @@ def test_forged_signatures_do_not_spend_the_routing_keys_budget(client: Any, org
 
 
 def test_forgeries_from_one_address_do_not_limit_another(client: Any, org: Org, services: list[Service]) -> None:
-    from chalicelib.errors import InvalidSignature, RateLimited
-    from chalicelib.integration.gate import admit
+    from chalicelib.api import operation, pipeline
+    from tests.unit.test_pipeline import FakeRequest
 
     reconfigure(RATE_LIMIT_WEBHOOK_UNVERIFIED="2")
     hook = integrate(client, org, "custom", signing=True)
     body = body_for(services[0]).encode()
     forged = {"X-Service-Timestamp": str(STAMP), "X-Service-Signature": "sha256=" + "0" * 64}
+    deliver = operation.bound("POST", "/webhooks/{routing_key}")
+    assert deliver is not None
 
     def attempt(address: str) -> str:
-        try:
-            admit(
-                routing_key=hook["routing_key"],
-                forwarded_proto="https",
-                source_ip=address,
-                body_size=len(body),
-                now=NOW,
-                headers=forged,
-                body=body,
-            )
-        except (InvalidSignature, RateLimited) as refused:
-            return refused.code
-        return "admitted"
+        # The test client cannot choose its address: the pipeline itself, with a request from `address`.
+        request = FakeRequest(
+            method="POST",
+            headers={"x-forwarded-proto": "https", **{name.lower(): value for name, value in forged.items()}},
+            raw_body=body,
+            context={"identity": {"sourceIp": address}},
+        )
+        answer = pipeline.answer(deliver, request, {"routing_key": hook["routing_key"]})  # type: ignore[arg-type]
+        return str(json.loads(answer.body)["error"]["code"]) if answer.status_code >= 400 else "admitted"
 
     assert [attempt("198.51.100.1") for _ in range(3)] == ["INVALID_SIGNATURE", "INVALID_SIGNATURE", "RATE_LIMITED"]
     assert attempt("198.51.100.2") == "INVALID_SIGNATURE"

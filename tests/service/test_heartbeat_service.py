@@ -62,7 +62,7 @@ def due_ids(now: Any) -> set[str]:
 
 
 def ping_at(token: str, at: Any) -> ping.Pinged:
-    return ping.record_ping(token=token, now=at, forwarded_proto=HTTPS)
+    return ping.record_ping(record=ping.admit(token=token, forwarded_proto=HTTPS), now=at)
 
 
 def race(count: int, work: Callable[[int], Any]) -> list[Any]:
@@ -328,20 +328,13 @@ def test_regenerate_and_delete_end_the_old_url(org: Org, svc: Any) -> None:
         heartbeats.delete_heartbeat(organization_id=org.organization_id, heartbeat_id=heartbeat_id)
 
 
-def test_a_url_regenerated_while_a_ping_is_on_its_way_stops_at_once(
-    org: Org, svc: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_url_regenerated_while_a_ping_is_on_its_way_stops_at_once(org: Org, svc: Any) -> None:
     heartbeat_id, token = make(org, svc)
-    real_charge = ping._charge
-
-    def charge_then_regenerate(*args: Any) -> Any:
-        decision = real_charge(*args)  # between the ping's read and its write
-        heartbeats.regenerate_ping_url(organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW)
-        return decision
-
-    monkeypatch.setattr(ping, "_charge", charge_then_regenerate)
+    admitted = ping.admit(token=token, forwarded_proto=HTTPS)  # the ping's read
+    # Between the ping's read and its write (while the pipeline charges its bucket).
+    heartbeats.regenerate_ping_url(organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW)
     with pytest.raises(NotFound):
-        ping_at(token, NOW + MINUTE)
+        ping.record_ping(record=admitted, now=NOW + MINUTE)
     assert (stored(heartbeat_id).state, stored(heartbeat_id).last_ping_at) == ("waiting", None)
 
 

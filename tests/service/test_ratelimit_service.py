@@ -57,27 +57,38 @@ def test_window_item_expires_a_window_after_its_end(aws_env: None) -> None:
 
 
 def test_charge_raises_rate_limited_with_headers(aws_env: None) -> None:
-    from chalicelib.api import ratelimits
+    from chalicelib.ratelimit import buckets
 
     reconfigure(RATE_LIMIT_API_KEY="2")
-    ratelimits.charge(category="api_key", identity="k", now=NOW)
-    ratelimits.charge(category="api_key", identity="k", now=NOW)
+    buckets.charge(category="api_key", identity="k", now=NOW)
+    buckets.charge(category="api_key", identity="k", now=NOW)
     with pytest.raises(RateLimited) as caught:
-        ratelimits.charge(category="api_key", identity="k", now=NOW + timedelta(seconds=15))
+        buckets.charge(category="api_key", identity="k", now=NOW + timedelta(seconds=15))
     assert caught.value.status == 429
     assert caught.value.headers["Retry-After"] == "45"
     assert caught.value.headers["X-RateLimit-Category"] == "api_key"
     assert caught.value.headers["X-RateLimit-Remaining"] == "0"
 
 
+def test_a_bucket_says_what_its_429_says(aws_env: None) -> None:
+    from chalicelib.ratelimit import buckets
+
+    reconfigure(RATE_LIMIT_WEBHOOK="1")
+    pings = buckets.Bucket("webhook", "heartbeat#hb_1", "More than the allowed pings per minute; retry later.")
+    assert buckets.charge_bucket(pings, NOW).remaining == 0
+    with pytest.raises(RateLimited) as caught:
+        buckets.charge_bucket(pings, NOW)
+    assert (caught.value.message, caught.value.headers["X-RateLimit-Category"]) == (pings.refusal, "webhook")
+
+
 def test_limits_per_category_come_from_settings(aws_env: None) -> None:
-    from chalicelib.api import ratelimits
+    from chalicelib.ratelimit import buckets
 
     reconfigure(RATE_LIMIT_SESSION="7", RATE_LIMIT_ANONYMOUS="5", RATE_LIMIT_WEBHOOK="9", RATE_LIMIT_API_KEY="11")
-    assert ratelimits.charge(category="session", identity="u", now=NOW).limit == 7
-    assert ratelimits.charge(category="anonymous", identity="1.2.3.4", now=NOW).limit == 5
-    assert ratelimits.charge(category="webhook", identity="rk", now=NOW).limit == 9
-    assert ratelimits.charge(category="api_key", identity="k", now=NOW).limit == 11
+    assert buckets.charge(category="session", identity="u", now=NOW).limit == 7
+    assert buckets.charge(category="anonymous", identity="1.2.3.4", now=NOW).limit == 5
+    assert buckets.charge(category="webhook", identity="rk", now=NOW).limit == 9
+    assert buckets.charge(category="api_key", identity="k", now=NOW).limit == 11
 
 
 def test_a_model_imported_after_binding_is_bound_too(aws_env: None) -> None:

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 from chalice.app import Response
 
+from chalicelib.api import pipeline
+from chalicelib.api.credential_kinds import PUBLIC
 from chalicelib.api.error_render import ErrorFamily, render
-from chalicelib.api.routing import Operation, _guarded
+from chalicelib.api.operation import NO_BUCKET, BoundOperation, Call, Envelope, Operation
 from chalicelib.errors import (
     AppError,
     InternalError,
@@ -84,19 +86,24 @@ def test_public_families_carry_the_public_headers() -> None:
     assert "Content-Security-Policy" in as_html.headers and as_json.headers["X-RateLimit-Remaining"] == "7"
 
 
-def _operation(family: ErrorFamily) -> Operation:
-    return Operation("GET", "/x", "getX", "x", "test", None, error_family=family)
+def _answer(family: ErrorFamily, handler: Any) -> Response:
+    from tests.unit.test_pipeline import FakeRequest
+
+    operation = Operation(
+        "GET", "/x", "getX", "x", "test", credential=PUBLIC, bucket=NO_BUCKET, family=family, envelope=Envelope.RAW
+    )
+    return pipeline.answer(BoundOperation(operation, handler, "tests"), FakeRequest(), {})  # type: ignore[arg-type]
 
 
-def test_the_view_wrapper_renders_every_error_in_the_operations_family() -> None:
-    def refuses(request: Any, path: dict[str, str]) -> Response:
+def test_the_pipeline_renders_every_error_in_the_operations_family() -> None:
+    def refuses(call: Call) -> Response:
         raise RouteNotFound()
 
-    def explodes(request: Any, path: dict[str, str]) -> Response:
+    def explodes(call: Call) -> Response:
         raise RuntimeError("secret internal detail")
 
-    refused = _guarded(_operation(ErrorFamily.WEBHOOK), refuses)(None, {})
+    refused = _answer(ErrorFamily.WEBHOOK, refuses)
     assert (refused.status_code, body(refused)["error"]["code"]) == (404, "ROUTE_NOT_FOUND")
-    exploded = _guarded(_operation(ErrorFamily.API), explodes)(None, {})
+    exploded = _answer(ErrorFamily.API, explodes)
     assert (exploded.status_code, body(exploded)["error"]["code"]) == (500, "INTERNAL_ERROR")
     assert "secret" not in exploded.body and "meta" in body(exploded)

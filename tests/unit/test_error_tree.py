@@ -167,3 +167,24 @@ def test_webhook_codes_are_errors_of_the_tree() -> None:
     # The status tables of the old vocabularies are gone: the classes carry their status.
     assert not hasattr(normalized, "REJECTION_STATUS") and not hasattr(normalized, "WebhookRejected")
     assert not hasattr(gate, "STATUS_OF") and not hasattr(gate, "WebhookError")
+
+
+def test_an_errors_headers_are_read_only_and_more_headers_make_a_copy() -> None:
+    import pytest
+
+    given = {"Retry-After": "7"}
+    original = errors.ServiceUnavailable("busy", headers={"X-RateLimit-Limit": "10"})
+    given_error = errors.RateLimited(headers=given)
+    given["Retry-After"] = "99"  # the caller's dict is copied, not kept
+    assert given_error.headers == {"Retry-After": "7"}
+    with pytest.raises(TypeError):
+        original.headers["X-RateLimit-Limit"] = "0"  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        original.headers = {}  # type: ignore[misc]
+    more = original.with_headers({"X-RateLimit-Remaining": "3", "Retry-After": "60"})
+    assert type(more) is errors.ServiceUnavailable and (more.code, more.message) == ("SERVICE_UNAVAILABLE", "busy")
+    # The error's own headers win (its Retry-After says when this very error clears).
+    assert more.headers == {"X-RateLimit-Limit": "10", "Retry-After": "2", "X-RateLimit-Remaining": "3"}
+    assert original.headers == {"X-RateLimit-Limit": "10", "Retry-After": "2"}
+    rejected = errors.InvalidPayload.from_problems(["a", "b"]).with_headers({"X-A": "1"})
+    assert (rejected.details, rejected.retryable, str(rejected)) == (["a", "b"], False, "a; b")

@@ -169,9 +169,9 @@ def test_deeply_nested_json_is_a_400(depth: int) -> None:
 
 
 def body_models() -> list[type[BaseModel]]:
-    from chalicelib.api.routing import operations
+    from chalicelib.api.lazy import documented_operations
 
-    found = {operation.body for operation in operations() if operation.body is not None}
+    found = {operation.body for operation in documented_operations() if operation.body is not None}
     return sorted(found, key=lambda model: f"{model.__module__}.{model.__qualname__}")
 
 

@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from chalicelib.api import routing
+from chalicelib.api import lazy
 
 
 def request_models() -> list[type[BaseModel]]:
     models: dict[str, type[BaseModel]] = {}
-    for operation in routing.operations():
+    for operation in lazy.documented_operations():
         for model in (operation.body, operation.query):
             if model is not None:
                 models[f"{model.__module__}.{model.__qualname__}"] = model

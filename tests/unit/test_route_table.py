@@ -1,4 +1,5 @@
-"""The generated route table matches the route modules, and `import app` loads none of them."""
+"""The generated route table matches the route modules, is plain data (one line per route), and
+`import app` loads none of them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.api import route_index, routing
+from chalicelib.api import operation, route_index
+from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.route_table import ROUTES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,18 +25,42 @@ def test_the_route_table_is_current() -> None:
     )
 
 
-def test_every_row_is_declared_by_its_module() -> None:
+def test_every_row_is_declared_by_its_module_with_its_family() -> None:
     route_index.discover()
     for row in ROUTES:
-        entry = routing.bound(row.method, row.path)
+        entry = operation.bound(row.method, row.path)
         assert entry is not None, row
-        assert (entry.module, entry.operation.operation_id) == (row.module, row.operation_id)
+        assert (entry.module, entry.operation.family) == (row.module, ErrorFamily(row.family))
 
 
-def test_routes_are_unique() -> None:
+def test_routes_and_operation_ids_are_unique() -> None:
     keys = [(row.method, row.path) for row in ROUTES]
     assert len(keys) == len(set(keys))
-    assert len({row.operation_id for row in ROUTES}) == len(ROUTES)
+    route_index.discover()
+    ids = [operation.bound(row.method, row.path).operation.operation_id for row in ROUTES]  # type: ignore[union-attr]
+    assert len(set(ids)) == len(ROUTES)
+
+
+def test_the_table_is_one_line_of_plain_data_per_route() -> None:
+    lines = route_index.TABLE_PATH.read_text().splitlines()
+    rows = [line for line in lines if line.startswith('    ("')]
+    assert len(rows) == len(ROUTES)
+    for line, row in zip(rows, ROUTES, strict=True):
+        assert line == "    (" + ", ".join(json.dumps(value) for value in row) + "),"
+    # Every route takes any content type, so the table names none.
+    assert "content_type" not in route_index.TABLE_PATH.read_text()
+
+
+def test_the_middleware_learns_a_routes_family_from_its_row_importing_nothing() -> None:
+    statement = (
+        "import app, sys; from chalicelib.api.middleware import _family_of; "
+        "assert _family_of('/v2/enqueue').value == 'pagerduty'; "
+        "assert _family_of('/status/{slug}').value == 'public_html'; "
+        "assert _family_of('/nowhere').value == 'api'"
+    )
+    loaded = _modules_after(statement)
+    assert [m for m in loaded if m.startswith("chalicelib.api.routes.")] == ["chalicelib.api.routes.meta"]
+    assert "pydantic" not in loaded
 
 
 def test_the_check_mode_reports_a_stale_table(monkeypatch: object, tmp_path: Path) -> None:
@@ -85,17 +111,17 @@ def test_a_view_answers_the_middlewares_request_not_the_apps_shared_one(monkeypa
     app: a view must use the request its own middleware call received (kept per thread)."""
     from chalice.app import Chalice
 
-    from chalicelib.api import context, lazy
+    from chalicelib.api import context, lazy, pipeline
 
     seen: list[object] = []
     row = ROUTES[0]
-    entry = routing.BoundOperation(
-        operation=routing.Operation(row.method, row.path, row.operation_id, "", "t", None),
-        view=lambda request, path_params: seen.append(request),  # type: ignore[arg-type,return-value]
+    entry = operation.BoundOperation(
+        operation=operation.Operation(row.method, row.path, "anOperation", "", "t"),
+        handler=lambda call: None,
         module=row.module,
-        content_types=row.content_types,
     )
-    monkeypatch.setattr(routing, "bound", lambda method, path: entry)
+    monkeypatch.setattr(operation, "bound", lambda method, path: entry)
+    monkeypatch.setattr(pipeline, "answer", lambda entry, request, path_params: seen.append(request))
     app = Chalice(app_name="race")
     app.current_request = "another thread's request"  # type: ignore[assignment]
     view = lazy._view(app, row)

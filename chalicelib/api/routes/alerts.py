@@ -5,13 +5,13 @@ from __future__ import annotations
 from chalicelib.alert import listing
 from chalicelib.alert import repository as alert_repository
 from chalicelib.alert.models import AlertListQuery, AlertListV1, AlertV1, IncidentAlertQuery
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.api.routes.incidents import incident_number_of
-from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.catalog.service import find_service
 from chalicelib.errors import NotFound, ValidationFailed
 from chalicelib.incident import repository
 
-api = ApiBlueprint(__name__, tag="alerts")
+api = OperationGroup(__name__, tag="alerts")
 
 SCOPE = "incidents:read"
 

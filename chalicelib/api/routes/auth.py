@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.models import ApiKeyCreate, ApiKeyCreated, ApiKeyV1, AuthVerifyV1
 from chalicelib.directory.api_keys import issue_api_key
 from chalicelib.errors import NotFound, Unauthorized
 from chalicelib.pagination import Page, PageQuery, paginate
 
-api = ApiBlueprint(__name__, tag="auth")
+api = OperationGroup(__name__, tag="auth")
 
 
 @api.operation(

@@ -1,17 +1,18 @@
 """Change events: PagerDuty's Change Events API drop-in (POST /v2/change/enqueue, outside the
 envelope, PagerDuty's own answers) and the list for the console and scripts (GET /api/v1/change-events).
 
-The drop-in passes the same gate as /v2/enqueue (routing key, HTTPS, IP allow-list, size, the
-routing key's rate limit) and answers in the same PagerDuty error family."""
+The drop-in has the same credential as /v2/enqueue (the body's routing key through the gate:
+HTTPS, IP allow-list, size, the routing key's rate limit) and answers in the same PagerDuty error
+family."""
 
 from __future__ import annotations
 
-from chalice.app import Request, Response
+from chalice.app import Response
 
-from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routes.webhooks import _json, _raw_body, admit_pagerduty
-from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, unexpected_error
+from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup
+from chalicelib.api.routes.webhooks import json_answer
+from chalicelib.api.routing_keys import ROUTING_KEY_IN_PAGERDUTY_BODY
 from chalicelib.change.models import (
     ChangeEventListQuery,
     ChangeEventListV1,
@@ -21,19 +22,20 @@ from chalicelib.change.models import (
 )
 from chalicelib.change.rules import parse_change_event
 from chalicelib.change.service import list_changes, record_change
-from chalicelib.errors import AppError
 from chalicelib.integration.gate import Admitted
 
-api = ApiBlueprint(__name__, tag="change-events")
+api = OperationGroup(__name__, tag="change-events")
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     "/v2/change/enqueue",
     operation_id="enqueuePagerDutyChangeEvent",
+    credential=ROUTING_KEY_IN_PAGERDUTY_BODY,
+    bucket=CREDENTIAL_BUCKET,
+    family=ErrorFamily.PAGERDUTY,
+    unexpected="The change event could not be processed; retry it.",
     body=PagerDutyChangeEventV1,
-    error_family=ErrorFamily.PAGERDUTY,
     summary="PagerDuty Change Events API drop-in",
     description="Answers exactly as PagerDuty does: 202 {status: 'success', message: 'Change event processed'}; "
     "400 {status: 'invalid event', message, errors} (an unknown routing key or service included); 429 when "
@@ -45,29 +47,17 @@ api = ApiBlueprint(__name__, tag="change-events")
     status=202,
     errors=(400, 413, 429),
 )
-def enqueue_change(request: Request, path: dict[str, str]) -> Response:
-    now = clock.now()
-    body = _raw_body(request)
-    admitted: Admitted | None = None
-    try:
-        admitted = admit_pagerduty(request, body, now)
-        integration = admitted.integration
-        record_change(
-            organization_id=integration.organization_id,
-            integration_id=integration.integration_id,
-            default_service_key=integration.default_service_key,
-            event=parse_change_event(body),
-            now=now,
-        )
-    except AppError as error:
-        if admitted is not None:
-            error.headers = {**admitted.rate.headers(), **error.headers}
-        raise
-    except Exception as unexpected:
-        raise unexpected_error(
-            "PagerDuty change event", unexpected, message="The change event could not be processed; retry it."
-        ) from unexpected
-    return _json(202, PagerDutyChangeAcceptedV1().model_dump(), admitted.rate.headers() if admitted else {})
+def enqueue_change(call: Call) -> Response:
+    admitted: Admitted = call.credential
+    integration = admitted.integration
+    record_change(
+        organization_id=integration.organization_id,
+        integration_id=integration.integration_id,
+        default_service_key=integration.default_service_key,
+        event=parse_change_event(call.raw_body),
+        now=call.now,
+    )
+    return json_answer(202, PagerDutyChangeAcceptedV1().model_dump())
 
 
 @api.operation(

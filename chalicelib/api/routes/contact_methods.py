@@ -7,7 +7,7 @@ admins). docs/CONTACTS.md describes the rules.
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.contact import service, verification
 from chalicelib.contact.models import (
     ContactMethodCreate,
@@ -22,7 +22,7 @@ from chalicelib.contact.models import (
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, paginate
 
-api = ApiBlueprint(__name__, tag="contacts")
+api = OperationGroup(__name__, tag="contacts")
 
 METHODS = "/api/v1/users/{user_id}/contact-methods"
 METHOD = METHODS + "/{contact_method_id}"

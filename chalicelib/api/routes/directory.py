@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.catalog import service as services
 from chalicelib.catalog.models import ServiceCreate, ServiceListQuery, ServicePatch, ServiceV1
 from chalicelib.directory import teams, users
@@ -20,7 +20,7 @@ from chalicelib.directory.models import (
 from chalicelib.organization.service import organization_time_zone
 from chalicelib.pagination import Page, paginate
 
-api = ApiBlueprint(__name__, tag="directory")
+api = OperationGroup(__name__, tag="directory")
 
 
 # --- services ----------------------------------------------------------------------------------

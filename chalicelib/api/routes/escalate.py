@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.api.routes.incidents import ITEM, incident_number_of
-from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.incident.models import EscalateResultV1
 from chalicelib.paging import escalation_runs
 
-api = ApiBlueprint(__name__, tag="incidents")
+api = OperationGroup(__name__, tag="incidents")
 
 
 @api.operation(

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.catalog import service as catalog
 from chalicelib.escalation import service
 from chalicelib.escalation.models import EscalationPolicyCreate, EscalationPolicyPatch, EscalationPolicyV1
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 
-api = ApiBlueprint(__name__, tag="escalation-policies")
+api = OperationGroup(__name__, tag="escalation-policies")
 
 BASE = "/api/v1/escalation-policies"
 ITEM = BASE + "/{policy_id}"

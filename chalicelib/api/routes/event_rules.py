@@ -4,8 +4,8 @@ integrations:write. An integration's list answers 404 for an integration the org
 
 from __future__ import annotations
 
-from chalicelib.api.idempotent import IDEMPOTENT, create_once
-from chalicelib.api.routing import ApiBlueprint, Call, Result
+from chalicelib.api.idempotent import IDEMPOTENT
+from chalicelib.api.operation import Call, Idempotent, OperationGroup
 from chalicelib.catalog.service import find_service
 from chalicelib.directory.rules import normalize_service_id
 from chalicelib.eventrule import service
@@ -23,7 +23,7 @@ from chalicelib.integration import admin
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 
-api = ApiBlueprint(__name__, tag="event-rules")
+api = OperationGroup(__name__, tag="event-rules")
 
 ORG_LIST = "/api/v1/event-rules"
 ORG_ITEM = ORG_LIST + "/{rule_id}"
@@ -55,28 +55,24 @@ def _list(call: Call, integration_id: str | None) -> Page[EventRuleV1]:
     return paginate(shown, limit=call.query.limit, offset=call.query.offset)
 
 
-def _create(call: Call, integration_id: str | None, operation: str) -> Result:
+# Keys are kept per list (the integration's, or the organization's: no integration_id in the path),
+# the payload as the client spelled it (`continue`).
+ONCE_PER_LIST = Idempotent(place="integration_id", by_alias=True)
+
+
+def _create(call: Call, integration_id: str | None) -> EventRuleV1:
     body: EventRuleCreate = call.body
-
-    def create() -> dict[str, object]:
-        placed = service.create_rule(
-            organization_id=call.principal.organization_id,
-            integration_id=integration_id,
-            now=call.now,
-            conditions=[condition.as_input() for condition in body.conditions],
-            actions=body.actions.as_actions(),
-            continues=body.continue_,
-            description=body.description,
-            position=body.position,
-        )
-        return EventRuleV1.of(placed, integration_id).model_dump(mode="json")
-
-    return create_once(
-        call,
-        operation=f"{operation}#{integration_id or ''}",
-        payload=body.model_dump(mode="json", by_alias=True),
-        create=create,
+    placed = service.create_rule(
+        organization_id=call.principal.organization_id,
+        integration_id=integration_id,
+        now=call.now,
+        conditions=[condition.as_input() for condition in body.conditions],
+        actions=body.actions.as_actions(),
+        continues=body.continue_,
+        description=body.description,
+        position=body.position,
     )
+    return EventRuleV1.of(placed, integration_id)
 
 
 def _get(call: Call, integration_id: str | None) -> EventRuleV1:
@@ -136,9 +132,10 @@ def list_org_rules(call: Call) -> Page[EventRuleV1]:
     status=201,
     errors=(400, 409),
     description=f"{IDEMPOTENT} {CREATE_RULES}{SEMANTICS}",
+    idempotent=ONCE_PER_LIST,
 )
-def create_org_rule(call: Call) -> Result:
-    return _create(call, None, "createEventRule")
+def create_org_rule(call: Call) -> EventRuleV1:
+    return _create(call, None)
 
 
 @api.operation(
@@ -254,9 +251,10 @@ def list_integration_rules(call: Call) -> Page[EventRuleV1]:
     status=201,
     errors=(400, 404, 409),
     description=f"{IDEMPOTENT} {CREATE_RULES}{SEMANTICS}",
+    idempotent=ONCE_PER_LIST,
 )
-def create_integration_rule(call: Call) -> Result:
-    return _create(call, _integration(call), "createIntegrationEventRule")
+def create_integration_rule(call: Call) -> EventRuleV1:
+    return _create(call, _integration(call))
 
 
 @api.operation(

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from chalice.app import Request, Response
+from chalice.app import Response
 
-from chalicelib import clock
+from chalicelib.api.capability_tokens import HEARTBEAT_PING_TOKEN
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, Call, raw_operation
+from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup
 from chalicelib.catalog.service import Service, get_services
 from chalicelib.heartbeat import service as heartbeats
 from chalicelib.heartbeat.models import (
@@ -26,7 +26,7 @@ from chalicelib.heartbeat.tables import HeartbeatRecord
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 
-api = ApiBlueprint(__name__, tag="heartbeats")
+api = OperationGroup(__name__, tag="heartbeats")
 
 BASE = "/api/v1/heartbeats"
 ITEM = BASE + "/{heartbeat_id}"
@@ -192,8 +192,8 @@ def _message(pinged: Pinged) -> str:
     return "ping recorded"
 
 
-def _ping(request: Request, token: str) -> Response:
-    pinged = record_ping(token=token, now=clock.now(), forwarded_proto=request.headers.get("x-forwarded-proto"))
+def _ping(call: Call) -> Response:
+    pinged = record_ping(record=call.credential, now=call.now)
     beat = pinged.beat
     body = HeartbeatPingV1(
         id=pinged.heartbeat_id,
@@ -205,35 +205,37 @@ def _ping(request: Request, token: str) -> Response:
     return Response(
         body=json.dumps(body.model_dump(mode="json")),
         status_code=200,
-        headers={"Content-Type": "application/json", **pinged.rate.headers()},
+        headers={"Content-Type": "application/json"},
     )
 
 
-@raw_operation(
-    api,
+@api.raw(
     "GET",
     PING,
     operation_id="pingHeartbeat",
+    credential=HEARTBEAT_PING_TOKEN,
+    bucket=CREDENTIAL_BUCKET,
     summary="Ping a heartbeat",
     description=_PING_DESCRIPTION,
     response=HeartbeatPingV1,
     errors=PING_ERRORS,
-    error_family=ErrorFamily.WEBHOOK,
+    family=ErrorFamily.WEBHOOK,
 )
-def ping_get(request: Request, path: dict[str, str]) -> Response:
-    return _ping(request, path["token"])
+def ping_get(call: Call) -> Response:
+    return _ping(call)
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     PING,
     operation_id="pingHeartbeatByPost",
+    credential=HEARTBEAT_PING_TOKEN,
+    bucket=CREDENTIAL_BUCKET,
     summary="Ping a heartbeat (POST; the body is ignored)",
     description=_PING_DESCRIPTION,
     response=HeartbeatPingV1,
     errors=PING_ERRORS,
-    error_family=ErrorFamily.WEBHOOK,
+    family=ErrorFamily.WEBHOOK,
 )
-def ping_post(request: Request, path: dict[str, str]) -> Response:
-    return _ping(request, path["token"])
+def ping_post(call: Call) -> Response:
+    return _ping(call)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.incident import workflow_settings
 from chalicelib.incident.settings_models import SlaSettingsUpdate, SlaSettingsV1, WorkflowUpdate, WorkflowV1
 
-api = ApiBlueprint(__name__, tag="settings")
+api = OperationGroup(__name__, tag="settings")
 
 
 @api.operation(

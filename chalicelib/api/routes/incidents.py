@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from chalicelib.api.idempotent import IDEMPOTENT, create_once
-from chalicelib.api.routing import ApiBlueprint, Call, Result
+from chalicelib.api.idempotent import IDEMPOTENT
+from chalicelib.api.operation import Call, Idempotent, OperationGroup
 from chalicelib.change.models import recent_change_v1
 from chalicelib.change.service import recent_changes
 from chalicelib.errors import NotFound
@@ -24,7 +24,7 @@ from chalicelib.incident.models import (
 )
 from chalicelib.incident.presenters import incident_detail_v1, incident_v1
 
-api = ApiBlueprint(__name__, tag="incidents")
+api = OperationGroup(__name__, tag="incidents")
 
 INCIDENT_NUMBER = re.compile(r"^INC-\d{4}-\d{1,12}$")
 # The spec names the parameter {id}; its value is the incident number (INC-<year>-<n>).
@@ -52,20 +52,17 @@ def incident_number_of(call: Call) -> str:
     status=201,
     errors=(409,),
     headers=("Idempotency-Key",),
+    idempotent=Idempotent(),
 )
-def create_incident(call: Call) -> Result:
+def create_incident(call: Call) -> IncidentV1:
     body: IncidentCreate = call.body
     request = service.NewIncident(
         title=body.title, service_keys=list(body.service_ids), description=body.description, severity=body.severity
     )
-
-    def create() -> dict[str, object]:
-        record = service.create_incident(
-            organization_id=call.principal.organization_id, request=request, now=call.now, actor=call.principal.actor
-        )
-        return incident_v1(record).model_dump(mode="json")
-
-    return create_once(call, operation="createIncident", payload=body.model_dump(mode="json"), create=create)
+    record = service.create_incident(
+        organization_id=call.principal.organization_id, request=request, now=call.now, actor=call.principal.actor
+    )
+    return incident_v1(record)
 
 
 @api.operation(

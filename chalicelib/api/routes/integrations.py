@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.integration import admin
 from chalicelib.integration.models import IntegrationCreate, IntegrationIssuedV1, IntegrationV1
 from chalicelib.pagination import Page, PageQuery, paginate
 
-api = ApiBlueprint(__name__, tag="integrations")
+api = OperationGroup(__name__, tag="integrations")
 ITEM = "/api/v1/integrations/{integration_id}"
 
 

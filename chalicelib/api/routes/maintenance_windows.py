@@ -4,8 +4,8 @@ maintenance, announced to customers, is another thing: routes/status_pages.py.)"
 
 from __future__ import annotations
 
-from chalicelib.api.idempotent import IDEMPOTENT, create_once
-from chalicelib.api.routing import ApiBlueprint, Call, Result
+from chalicelib.api.idempotent import IDEMPOTENT
+from chalicelib.api.operation import Call, Idempotent, OperationGroup
 from chalicelib.maintenance import service
 from chalicelib.maintenance.models import (
     MaintenanceWindowCreate,
@@ -17,7 +17,7 @@ from chalicelib.maintenance.models import (
 from chalicelib.maintenance.repository import MaintenanceWindow
 from chalicelib.pagination import Page, paginate
 
-api = ApiBlueprint(__name__, tag="maintenance-windows")
+api = OperationGroup(__name__, tag="maintenance-windows")
 
 BASE = "/api/v1/maintenance-windows"
 ITEM = BASE + "/{window_id}"
@@ -42,23 +42,20 @@ def _window_v1(call: Call, window: MaintenanceWindow) -> MaintenanceWindowV1:
     errors=(400, 409),
     headers=("Idempotency-Key",),
     description=IDEMPOTENT,
+    idempotent=Idempotent(),
 )
-def create_window(call: Call) -> Result:
+def create_window(call: Call) -> MaintenanceWindowV1:
     body: MaintenanceWindowCreate = call.body
-
-    def create() -> dict[str, object]:
-        window = service.create_window(
-            organization_id=call.principal.organization_id,
-            service_refs=list(body.service_ids),
-            start=body.start,
-            end=body.end,
-            now=call.now,
-            description=body.description,
-            created_by=call.principal.actor,
-        )
-        return _window_v1(call, window).model_dump(mode="json")
-
-    return create_once(call, operation="createMaintenanceWindow", payload=body.model_dump(mode="json"), create=create)
+    window = service.create_window(
+        organization_id=call.principal.organization_id,
+        service_refs=list(body.service_ids),
+        start=body.start,
+        end=body.end,
+        now=call.now,
+        description=body.description,
+        created_by=call.principal.actor,
+    )
+    return _window_v1(call, window)
 
 
 @api.operation(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.paging import on_call
 from chalicelib.paging.models import OnCallQuery, OnCallV1
 
-api = ApiBlueprint(__name__, tag="on-call")
+api = OperationGroup(__name__, tag="on-call")
 
 
 @api.operation(

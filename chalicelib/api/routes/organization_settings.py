@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.organization import service
 from chalicelib.organization.models import OrganizationSettingsPatch, OrganizationSettingsV1
 
-api = ApiBlueprint(__name__, tag="settings")
+api = OperationGroup(__name__, tag="settings")
 
 PATH = "/api/v1/settings/organization"
 

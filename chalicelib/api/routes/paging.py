@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.api.routes.incidents import ITEM, incident_number_of
-from chalicelib.api.routing import ApiBlueprint, Call
 from chalicelib.incident.models import DeliveryV1, PageRequest, PageResultV1
 
-api = ApiBlueprint(__name__, tag="incidents")
+api = OperationGroup(__name__, tag="incidents")
 
 
 @api.operation(

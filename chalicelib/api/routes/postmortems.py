@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.postmortem import service
 from chalicelib.postmortem.models import (
     PostmortemCreate,
@@ -12,7 +12,7 @@ from chalicelib.postmortem.models import (
     PostmortemV1,
 )
 
-api = ApiBlueprint(__name__, tag="postmortems")
+api = OperationGroup(__name__, tag="postmortems")
 
 BASE = "/api/v1/postmortems"
 ITEM = BASE + "/{postmortem_id}"

@@ -6,7 +6,7 @@ No envelope (like the inbound webhooks): the documents are the spec's public sha
 chalicelib.api.error_render). Every answer carries Cache-Control, a strong ETag
 (a 304 with an empty body when If-None-Match matches) and `Access-Control-Allow-Origin: *`.
 Requests count against the caller address's `public_status` rate-limit bucket (not `anonymous`,
-which failed API calls spend).
+which failed API calls spend), charged by the request pipeline before a handler runs.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import Any
 from chalice.app import Request, Response
 
 from chalicelib import clock
-from chalicelib.api import ratelimits
+from chalicelib.api.credential_kinds import PUBLIC
 from chalicelib.api.error_render import ErrorFamily, public_headers
-from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip, unexpected_error
+from chalicelib.api.operation import Call, OperationGroup, per_address, query_lists
 from chalicelib.api.validation import single_values
-from chalicelib.errors import AppError, NotFound, ValidationFailed
+from chalicelib.errors import NotFound, ValidationFailed
 from chalicelib.statuspage import feeds, public
 from chalicelib.statuspage.public_models import (
     PublicComponents,
@@ -36,7 +36,8 @@ from chalicelib.statuspage.public_models import (
 )
 
 logger = logging.getLogger("tocsin.public_status")
-api = ApiBlueprint(__name__, tag="public-status")
+api = OperationGroup(__name__, tag="public-status")
+PUBLIC_STATUS_BUCKET = per_address("public_status")
 
 BASE = "/status/{slug}"
 CACHE_CONTROL = "public, max-age=30"
@@ -64,11 +65,10 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def _answer(request: Request, body: str, content_type: str, extra: dict[str, str]) -> Response:
+def _answer(request: Request, body: str, content_type: str) -> Response:
     """A 200 (or its 304); errors are rendered by the PUBLIC_JSON / PUBLIC_HTML error families."""
     etag = _etag(body)
     headers: dict[str, str | list[str]] = {
-        **extra,
         **public_headers(content_type),
         "ETag": etag,
         "Cache-Control": CACHE_CONTROL,
@@ -79,87 +79,74 @@ def _answer(request: Request, body: str, content_type: str, extra: dict[str, str
 
 
 def _serve(
-    request: Request,
-    slug: str,
+    call: Call,
     build: Callable[[public.PageView, str | None], str],
     *,
     content_type: str,
     allowed_query: frozenset[str],
 ) -> Response:
-    now = clock.now()
-    rate_headers: dict[str, str] = {}
-    try:
-        rate_headers = ratelimits.charge_public_status(source_ip(request), now).headers()
-        params = query_lists(request)
-        unknown = sorted(set(params) - allowed_query)
-        if unknown:
-            raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in unknown])
-        cursor = single_values(params).get("cursor")
-        view = public.load_view(slug)
-        if view is None:
-            raise NotFound("Status page not found.")
-        return _answer(request, build(view, cursor), content_type, rate_headers)
-    except AppError as error:
-        error.headers = {**rate_headers, **error.headers}
-        raise
-    except Exception as unexpected:
-        raise unexpected_error("public status page", unexpected, rate_headers) from unexpected
+    params = query_lists(call.request)
+    unknown = sorted(set(params) - allowed_query)
+    if unknown:
+        raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in unknown])
+    cursor = single_values(params).get("cursor")
+    view = public.load_view(call.path["slug"])
+    if view is None:
+        raise NotFound("Status page not found.")
+    return _answer(call.request, build(view, cursor), content_type)
+
+
+def public_read(path: str, **declared: Any) -> Callable[[Callable[[Call], Response]], Callable[[Call], Response]]:
+    """A public status read: no credential, the caller address's `public_status` bucket."""
+    return api.raw("GET", path, credential=PUBLIC, bucket=PUBLIC_STATUS_BUCKET, **declared)
 
 
 def _json(document: Document) -> Callable[[public.PageView, str | None], str]:
     return lambda view, cursor: json.dumps(document(view, cursor), separators=(",", ":"))
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE + "/summary.json",
     operation_id="getPublicStatusSummary",
-    error_family=ErrorFamily.PUBLIC_JSON,
+    family=ErrorFamily.PUBLIC_JSON,
     summary="Public summary: overall status and counts",
     response=PublicSummary,
     errors=PUBLIC_ERRORS,
     headers=("If-None-Match",),
     description="Overall status is the worst component status." + _CACHING,
 )
-def summary_json(request: Request, path: dict[str, str]) -> Response:
+def summary_json(call: Call) -> Response:
     return _serve(
-        request,
-        path["slug"],
+        call,
         _json(lambda view, _: public.summary(view)),
         content_type="application/json",
         allowed_query=frozenset(),
     )
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE + "/components.json",
     operation_id="getPublicStatusComponents",
-    error_family=ErrorFamily.PUBLIC_JSON,
+    family=ErrorFamily.PUBLIC_JSON,
     summary="Public components by section and group",
     response=PublicComponents,
     errors=PUBLIC_ERRORS,
     headers=("If-None-Match",),
     description=_CACHING.strip(),
 )
-def components_json(request: Request, path: dict[str, str]) -> Response:
+def components_json(call: Call) -> Response:
     return _serve(
-        request,
-        path["slug"],
+        call,
         _json(lambda view, _: public.components(view)),
         content_type="application/json",
         allowed_query=frozenset(),
     )
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE + "/incidents.json",
     operation_id="getPublicStatusIncidents",
-    error_family=ErrorFamily.PUBLIC_JSON,
+    family=ErrorFamily.PUBLIC_JSON,
     query=PublicCursorQuery,
     summary="Public incidents, newest first (query: cursor)",
     response=PublicIncidents,
@@ -167,22 +154,19 @@ def components_json(request: Request, path: dict[str, str]) -> Response:
     headers=("If-None-Match",),
     description=(_CURSOR + _CACHING).strip(),
 )
-def incidents_json(request: Request, path: dict[str, str]) -> Response:
+def incidents_json(call: Call) -> Response:
     return _serve(
-        request,
-        path["slug"],
+        call,
         _json(public.incidents),
         content_type="application/json",
         allowed_query=frozenset({"cursor"}),
     )
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE + "/maintenance.json",
     operation_id="getPublicStatusMaintenance",
-    error_family=ErrorFamily.PUBLIC_JSON,
+    family=ErrorFamily.PUBLIC_JSON,
     query=PublicCursorQuery,
     summary="Public maintenance windows, newest first (query: cursor)",
     response=PublicMaintenanceList,
@@ -190,22 +174,19 @@ def incidents_json(request: Request, path: dict[str, str]) -> Response:
     headers=("If-None-Match",),
     description=(_CURSOR + _CACHING).strip(),
 )
-def maintenance_json(request: Request, path: dict[str, str]) -> Response:
+def maintenance_json(call: Call) -> Response:
     return _serve(
-        request,
-        path["slug"],
+        call,
         _json(public.maintenance),
         content_type="application/json",
         allowed_query=frozenset({"cursor"}),
     )
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE + "/uptime.json",
     operation_id="getPublicStatusUptime",
-    error_family=ErrorFamily.PUBLIC_JSON,
+    family=ErrorFamily.PUBLIC_JSON,
     summary="Public daily uptime per component over the last 90 days",
     response=PublicUptime,
     errors=PUBLIC_ERRORS,
@@ -215,12 +196,11 @@ def maintenance_json(request: Request, path: dict[str, str]) -> Response:
     "partial_outage 0.3, any other status 0; time before a component existed or with status unknown "
     "is no data (README: Uptime history)." + _CACHING,
 )
-def uptime_json(request: Request, path: dict[str, str]) -> Response:
+def uptime_json(call: Call) -> Response:
     from chalicelib.statuspage.uptime_public import document
 
     return _serve(
-        request,
-        path["slug"],
+        call,
         _json(lambda view, _: document(view, clock.now())),
         content_type="application/json",
         allowed_query=frozenset(),
@@ -269,23 +249,20 @@ def _render(view: public.PageView, _: str | None) -> str:
     )
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE,
     operation_id="getPublicStatusPage",
-    error_family=ErrorFamily.PUBLIC_HTML,
-    response_content_type="text/html",
+    family=ErrorFamily.PUBLIC_HTML,
+    content_type="text/html",
     summary="The human status page (text/html, not JSON)",
     errors=PUBLIC_ERRORS,
     headers=("If-None-Match",),
     description="Server-rendered HTML: overall status, components with their 90-day uptime bars, "
     "active and recent incidents, maintenance in progress and upcoming. Errors are small HTML pages." + _CACHING,
 )
-def status_page(request: Request, path: dict[str, str]) -> Response:
+def status_page(call: Call) -> Response:
     return _serve(
-        request,
-        path["slug"],
+        call,
         _render,
         content_type="text/html; charset=utf-8",
         allowed_query=frozenset(),
@@ -299,44 +276,38 @@ _FEED = (
 )
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE + "/" + feeds.ATOM_NAME,
     operation_id="getPublicStatusHistoryAtom",
-    error_family=ErrorFamily.PUBLIC_JSON,
-    response_content_type="application/atom+xml",
+    family=ErrorFamily.PUBLIC_JSON,
+    content_type="application/atom+xml",
     summary="The page's history as an Atom 1.0 feed (application/atom+xml, not JSON)",
     errors=PUBLIC_ERRORS,
     headers=("If-None-Match",),
     description=(_FEED + _CACHING).strip(),
 )
-def history_atom(request: Request, path: dict[str, str]) -> Response:
+def history_atom(call: Call) -> Response:
     return _serve(
-        request,
-        path["slug"],
+        call,
         lambda view, _: feeds.render_atom(public.history_feed(view)),
         content_type=feeds.ATOM_CONTENT_TYPE,
         allowed_query=frozenset(),
     )
 
 
-@raw_operation(
-    api,
-    "GET",
+@public_read(
     BASE + "/" + feeds.RSS_NAME,
     operation_id="getPublicStatusHistoryRss",
-    error_family=ErrorFamily.PUBLIC_JSON,
-    response_content_type="application/rss+xml",
+    family=ErrorFamily.PUBLIC_JSON,
+    content_type="application/rss+xml",
     summary="The page's history as an RSS 2.0 feed (application/rss+xml, not JSON)",
     errors=PUBLIC_ERRORS,
     headers=("If-None-Match",),
     description=(_FEED + _CACHING).strip(),
 )
-def history_rss(request: Request, path: dict[str, str]) -> Response:
+def history_rss(call: Call) -> Response:
     return _serve(
-        request,
-        path["slug"],
+        call,
         lambda view, _: feeds.render_rss(public.history_feed(view)),
         content_type=feeds.RSS_CONTENT_TYPE,
         allowed_query=frozenset(),

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from chalice.app import Request, Response
+from chalice.app import Response
 
-from chalicelib import clock
-from chalicelib.api import ratelimits
+from chalicelib.api.capability_tokens import CALENDAR_FEED_TOKEN, CalendarFeed
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, Call, raw_operation, source_ip, unexpected_error
-from chalicelib.errors import NotFound
+from chalicelib.api.operation import Call, OperationGroup, per_address
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import feed, service
 from chalicelib.oncall.models import (
@@ -28,7 +26,7 @@ from chalicelib.oncall.models import (
 from chalicelib.pagination import Page, paginate
 
 logger = logging.getLogger("tocsin.schedules")
-api = ApiBlueprint(__name__, tag="schedules")
+api = OperationGroup(__name__, tag="schedules")
 
 BASE = "/api/v1/schedules"
 ITEM = BASE + "/{schedule_id}"
@@ -243,41 +241,30 @@ def rotate_ical_url(call: Call) -> IcalUrlV1:
 # --- the public feed ---------------------------------------------------------------------------
 
 
-@raw_operation(
-    api,
+@api.raw(
     "GET",
     "/calendars/{token}",
     operation_id="getScheduleCalendar",
-    error_family=ErrorFamily.WEBHOOK,  # the same bare {success: false, error} body
+    credential=CALENDAR_FEED_TOKEN,
+    bucket=per_address("anonymous"),  # counted before the token is looked up: guessing costs too
+    family=ErrorFamily.WEBHOOK,  # the same bare {success: false, error} body
+    unexpected="The calendar could not be built; retry later.",
     summary="A schedule's calendar feed: GET /calendars/<token>.ics (text/calendar, RFC 5545)",
-    response_content_type="text/calendar",
+    content_type="text/calendar",
     description="No bearer credential: calendar apps cannot send one; the token in the URL (from "
     "GET /api/v1/schedules/{schedule_id}/ical-url) is the credential. The path is the token followed by "
     "`.ics`. The answer is `text/calendar`: the schedule's final shifts from 14 days ago to 93 days ahead, "
     "times in UTC. 404 NOT_FOUND for an unknown (or rotated) token; 429 RATE_LIMITED per client address.",
     errors=(404, 429),
 )
-def calendar_feed(request: Request, path: dict[str, str]) -> Response:
-    now = clock.now()
-    token = path["token"].removesuffix(".ics")
-    decision = ratelimits.charge_anonymous(source_ip(request), now)
-    headers = decision.headers()
-    try:
-        text = feed.ical_feed(token=token, now=now)
-    except NotFound as missing:
-        missing.headers.update(headers)
-        raise
-    except Exception as unexpected:
-        raise unexpected_error(
-            "calendar feed", unexpected, headers, message="The calendar could not be built; retry later."
-        ) from unexpected
+def calendar_feed(call: Call) -> Response:
+    calendar: CalendarFeed = call.credential
     return Response(
-        body=text,
+        body=feed.render_feed(calendar.schedule, token=calendar.token, now=call.now),
         status_code=200,
         headers={
             "Content-Type": "text/calendar; charset=utf-8",
             "Content-Disposition": 'inline; filename="on-call.ics"',
             "Cache-Control": "private, max-age=300",
-            **headers,
         },
     )

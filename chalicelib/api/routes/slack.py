@@ -7,27 +7,28 @@ from __future__ import annotations
 
 import json
 
-from chalice.app import Request, Response
+from chalice.app import Response
 
-from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, raw_operation
+from chalicelib.api.operation import NO_BUCKET, Call, OperationGroup
+from chalicelib.api.provider_signatures import SLACK_V0_SIGNATURE
 from chalicelib.integration.models import SlackInteractivityAnswerV1
 from chalicelib.paging import slack_actions
 
-api = ApiBlueprint(__name__, tag="webhooks")
+api = OperationGroup(__name__, tag="webhooks")
 
 
 def _answer(body: SlackInteractivityAnswerV1) -> Response:
     return Response(body=json.dumps(body.model_dump()), status_code=200, headers={"Content-Type": "application/json"})
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     "/integrations/slack/interactivity",
     operation_id="slackInteractivity",
-    error_family=ErrorFamily.WEBHOOK,
+    credential=SLACK_V0_SIGNATURE,
+    bucket=NO_BUCKET,
+    family=ErrorFamily.WEBHOOK,
     summary="Slack interactivity: a click on a Slack page's Acknowledge, Resolve or Escalate button",
     description="Slack's block_actions payload, form-encoded (`payload=` JSON), signed with the Slack app's "
     "signing secret: X-Slack-Signature is `v0=` hex HMAC-SHA256 over `v0:{X-Slack-Request-Timestamp}:{raw body}`. "
@@ -40,20 +41,11 @@ def _answer(body: SlackInteractivityAnswerV1) -> Response:
     errors=(400, 401),
     headers=("X-Slack-Signature", "X-Slack-Request-Timestamp"),
 )
-def slack_interactivity(request: Request, path: dict[str, str]) -> Response:
-    now = clock.now()
-    raw = request.raw_body or b""
-    body = raw.encode() if isinstance(raw, str) else raw
-    slack_actions.verify_signature(
-        body=body,
-        timestamp=request.headers.get("x-slack-request-timestamp"),
-        signature=request.headers.get("x-slack-signature"),
-        now=now,
-    )
-    click = slack_actions.parse_click(body)
+def slack_interactivity(call: Call) -> Response:
+    click = slack_actions.parse_click(call.raw_body)
     if click is None:
         return _answer(SlackInteractivityAnswerV1(done=False, message="Nothing to do for this interaction."))
-    outcome = slack_actions.handle_click(click, now)
+    outcome = slack_actions.handle_click(click, call.now)
     return _answer(
         SlackInteractivityAnswerV1(done=outcome.done, message=outcome.message, incident_number=outcome.incident_number)
     )

@@ -10,19 +10,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalice.app import Request, Response
+from chalice.app import Response
 from pydantic import ConfigDict, Field
 
-from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, raw_operation, unexpected_error
-from chalicelib.errors import AppError, DeliveryRejected, NotFound, PayloadTooLarge, ServiceUnavailable
+from chalicelib.api.operation import NO_BUCKET, Call, OperationGroup
+from chalicelib.api.provider_signatures import SNS_SMS_TOPIC_SIGNATURE
 from chalicelib.model_base import ApiModel
-from chalicelib.settings import get_settings
 
-api = ApiBlueprint(__name__, tag="webhooks")
-
-MAX_BODY_BYTES = 256 * 1024  # SNS messages are at most 256 KiB
+api = OperationGroup(__name__, tag="webhooks")
 
 
 class SnsEnvelopeV1(ApiModel):
@@ -47,13 +43,15 @@ def _accepted(message: str, reply: str | None = None) -> Response:
     return _json(200, SmsReplyAcceptedV1(message=message, reply=reply).model_dump())
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     "/integrations/sms/inbound",
     operation_id="receiveSmsReply",
+    credential=SNS_SMS_TOPIC_SIGNATURE,
+    bucket=NO_BUCKET,
+    family=ErrorFamily.WEBHOOK,
+    unexpected="The SMS could not be processed; retry it.",
     body=SnsEnvelopeV1,
-    error_family=ErrorFamily.WEBHOOK,
     summary="Inbound SMS (AWS two-way SMS through SNS): replies to SMS pages",
     description=(
         "The SNS topic that receives two-way SMS is subscribed to this URL. `4`, `ack`, `ack 42` "
@@ -66,47 +64,19 @@ def _accepted(message: str, reply: str | None = None) -> Response:
     ),
     response=SmsReplyAcceptedV1,
     errors=(400, 401, 404, 413, 503),
-    content_types=["*/*"],  # SNS posts JSON as text/plain
 )
-def receive_sms_reply(request: Request, params: dict[str, str]) -> Response:
+def receive_sms_reply(call: Call) -> Response:
     from chalicelib.integration import fetch
-    from chalicelib.integration.parsers.sns import NOTIFICATION, SUBSCRIPTION_CONFIRMATION, verify_sns_message
+    from chalicelib.integration.parsers.sns import NOTIFICATION, SUBSCRIPTION_CONFIRMATION, SnsMessage
     from chalicelib.paging import sms_reply
 
-    settings = get_settings()
-    if not settings.sms_inbound_topic_arn:
-        raise NotFound("SMS replies are not configured (no SMS_INBOUND_TOPIC_ARN).")
-    raw = request.raw_body or b""
-    body = raw.encode() if isinstance(raw, str) else raw
-    if len(body) > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KiB.")
-    now = clock.now()
-    try:
-        message = verify_sns_message(
-            dict(request.headers),
-            body,
-            fetch_certificate=fetch.fetch_certificate,
-            allowed_cert_host_pattern=settings.sns_cert_host_pattern,
-            allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
-            expected_topic_arn=settings.sms_inbound_topic_arn,
-            now=now,
-        )
-    except DeliveryRejected as rejected:
-        if rejected.retryable:
-            raise ServiceUnavailable(f"{rejected.message} Retry the delivery.") from None
-        raise
-    try:
-        if message.type == SUBSCRIPTION_CONFIRMATION and message.subscribe_url:
-            fetch.confirm_subscription(message.subscribe_url)
-            return _accepted("subscription confirmed")
-        if message.type != NOTIFICATION:
-            return _accepted("nothing to do for this delivery")
-        inbound = sms_reply.read_inbound(message.message)
-        reply = sms_reply.handle_inbound(inbound, now)
-    except AppError:
-        raise
-    except Exception as unexpected:
-        raise unexpected_error("inbound SMS", unexpected, message="The SMS could not be processed; retry it.") from None
+    message: SnsMessage = call.credential
+    if message.type == SUBSCRIPTION_CONFIRMATION and message.subscribe_url:
+        fetch.confirm_subscription(message.subscribe_url)
+        return _accepted("subscription confirmed")
+    if message.type != NOTIFICATION:
+        return _accepted("nothing to do for this delivery")
+    reply = sms_reply.handle_inbound(sms_reply.read_inbound(message.message), call.now)
     if reply is None:
         return _accepted("already handled (an SNS retry); nothing was done again")
     return _accepted("reply sent", reply)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from chalicelib.api.routing import ApiBlueprint, Call, Handler
+from chalicelib.api.operation import Call, Handler, OperationGroup
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
@@ -37,7 +37,7 @@ from chalicelib.statuspage.models import (
 from chalicelib.statuspage.repository import get_page
 from chalicelib.statuspage.tables import GROUP_PREFIX, SECTION_PREFIX
 
-api = ApiBlueprint(__name__, tag="status-pages")
+api = OperationGroup(__name__, tag="status-pages")
 
 BASE = "/api/v1/status-pages"
 PAGE = BASE + "/{page_id}"

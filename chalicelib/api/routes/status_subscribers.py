@@ -9,30 +9,23 @@ own hourly budget (chalicelib/subscriber/service.py). The confirm and unsubscrib
 page with one button (GET changes nothing: mail scanners follow links); the button POSTs to the
 same URL, and so does a mail client's RFC 8058 one-click unsubscribe
 (`List-Unsubscribe=One-Click`), whatever body it sends. These count against `public_status`: a
-mail provider's one-click POSTs come from few addresses.
+mail provider's one-click POSTs come from few addresses. The request pipeline charges both
+buckets before a handler runs; a form post's errors, that 429 included, are answered as pages
+(`_form_error_page`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
 from chalice.app import Request, Response
 
-from chalicelib import clock
-from chalicelib.api import ratelimits
+from chalicelib.api.credential_kinds import PUBLIC
 from chalicelib.api.error_render import ErrorFamily, public_headers
-from chalicelib.api.routing import (
-    ApiBlueprint,
-    Call,
-    RawHandler,
-    query_lists,
-    raw_operation,
-    source_ip,
-    unexpected_error,
-)
+from chalicelib.api.operation import Call, Handler, OperationGroup, per_address, query_lists
 from chalicelib.api.validation import parse_body, single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, RateLimited, ValidationFailed
 from chalicelib.oncall.models import DeletedV1
@@ -49,7 +42,7 @@ from chalicelib.subscriber.models import (
     SubscriberV1,
 )
 
-api = ApiBlueprint(__name__, tag="status-subscribers")
+api = OperationGroup(__name__, tag="status-subscribers")
 
 BASE = "/status/{slug}"
 MANAGED = "/api/v1/status-pages/{page_id}/subscribers"
@@ -62,12 +55,17 @@ ACCEPTED = (
 _LINK_ERRORS = " A token we did not sign for this purpose: 400; a confirm link whose subscriber expired or left: 404."
 
 
-def _headers(content_type: str, extra: dict[str, str]) -> dict[str, str | list[str]]:
+def _headers(content_type: str, extra: Mapping[str, str] | None = None) -> dict[str, str | list[str]]:
     # Never cached; a token in the URL is not sent on to other sites.
-    return {**extra, **public_headers(content_type), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+    return {
+        **(extra or {}),
+        **public_headers(content_type),
+        "Cache-Control": "no-store",
+        "Referrer-Policy": "no-referrer",
+    }
 
 
-def _html(body: str, status: int, extra: dict[str, str]) -> Response:
+def _html(body: str, status: int, extra: Mapping[str, str] | None = None) -> Response:
     return Response(body=body, status_code=status, headers=_headers(HTML, extra))
 
 
@@ -105,12 +103,26 @@ def _problems(error: ValidationFailed) -> dict[str, str]:
     return found or {"form": error.message}
 
 
-def _form_answer(request: Request, slug: str, error: AppError, fields: dict[str, list[str]]) -> Response:
-    """A form post's error as a page: the form again (400), or the page's other error pages."""
+def _form_fields(request: Request) -> dict[str, list[str]]:
+    """The form's fields as posted (none when the form itself could not be read)."""
+    try:
+        document = json.loads(_form_as_json(request))
+    except AppError:
+        return {}
+    return {name: value if isinstance(value, list) else [value] for name, value in document.items()}
+
+
+def _form_error_page(request: Request, path: Mapping[str, str], error: AppError) -> Response | None:
+    """A form post's error as a page: the form again (400), or the page's other error pages. A JSON
+    request's errors are the family's (None)."""
+    if not _is_form(request):
+        return None
     from chalicelib.statuspage import page_html, public
     from chalicelib.statuspage.subscribe_form import subscribe_form
     from chalicelib.subscriber import pages
 
+    slug = path["slug"]
+    fields = _form_fields(request) if isinstance(error, ValidationFailed) else {}
     view = public.load_view(slug) if not isinstance(error, RateLimited) else None
     if isinstance(error, RateLimited):
         return _html(pages.too_many("", public_url(slug), error.headers.get("Retry-After")), 429, error.headers)
@@ -129,12 +141,14 @@ def _form_answer(request: Request, slug: str, error: AppError, fields: dict[str,
     return _html(pages.form_again(name, url, form), 400, error.headers)
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     BASE + "/subscribe",
     operation_id="subscribeToStatusPage",
-    error_family=ErrorFamily.PUBLIC_JSON,
+    credential=PUBLIC,
+    bucket=per_address("status_subscribe"),
+    family=ErrorFamily.PUBLIC_JSON,
+    error_page=_form_error_page,
     summary="Follow a status page: by email, or with a webhook (double opt-in)",
     body=SubscribeRequest,
     response=SubscribeAccepted,
@@ -146,35 +160,20 @@ def _form_answer(request: Request, slug: str, error: AppError, fields: dict[str,
     "same either way. 429 with Retry-After past the caller address's `status_subscribe` budget, or past the "
     "email address's budget of subscribe requests per hour (all pages).",
 )
-def subscribe(request: Request, path: dict[str, str]) -> Response:
-    now, slug = clock.now(), path["slug"]
-    form = _is_form(request)
-    rate_headers: dict[str, str] = {}
-    fields: dict[str, list[str]] = {}
-    try:
-        rate_headers = ratelimits.charge_status_subscribe(source_ip(request), now).headers()
-        if query_lists(request):
-            names = sorted(query_lists(request))
-            raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in names])
-        raw = _form_as_json(request) if form else request.raw_body
-        if form:
-            fields = {name: value if isinstance(value, list) else [value] for name, value in json.loads(raw).items()}
-        body = parse_body(SubscribeRequest, raw)
-        wanted = service.SubscribeInput(email=body.email, component_ids=list(body.component_ids), url=body.url)
-        name = service.subscribe(slug=slug, wanted=wanted, now=now)
-    except AppError as error:
-        error.headers = {**rate_headers, **error.headers}
-        if form:
-            return _form_answer(request, slug, error, fields)
-        raise
-    except Exception as unexpected:
-        raise unexpected_error("status subscribe", unexpected, rate_headers) from unexpected
+def subscribe(call: Call) -> Response:
+    slug, form = call.path["slug"], _is_form(call.request)
+    if query_lists(call.request):
+        names = sorted(query_lists(call.request))
+        raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in names])
+    body = parse_body(SubscribeRequest, _form_as_json(call.request) if form else call.request.raw_body)
+    wanted = service.SubscribeInput(email=body.email, component_ids=list(body.component_ids), url=body.url)
+    name = service.subscribe(slug=slug, wanted=wanted, now=call.now)
     if form:
         from chalicelib.subscriber import pages
 
-        return _html(pages.check_inbox(name, public_url(slug)), 202, rate_headers)
+        return _html(pages.check_inbox(name, public_url(slug)), 202)
     answer = SubscribeAccepted(accepted=True, message=ACCEPTED).model_dump(mode="json")
-    return Response(body=json.dumps(answer), status_code=202, headers=_headers("application/json", rate_headers))
+    return Response(body=json.dumps(answer), status_code=202, headers=_headers("application/json"))
 
 
 # ---------------------------------------------------------------- the links in the emails
@@ -188,47 +187,40 @@ def _token(request: Request) -> str | None:
     return single_values(params).get("token")
 
 
-def _link(request: Request, slug: str, purpose: LinkPurpose, *, act: bool) -> Response:
+def _link(call: Call, purpose: LinkPurpose, *, act: bool) -> Response:
     """A link's page: GET shows its one button (or where things stand); POST does what it says."""
     from chalicelib.subscriber import pages
 
-    now = clock.now()
-    rate_headers: dict[str, str] = {}
+    slug, now = call.path["slug"], call.now
+    token = _token(call.request)
     try:
-        rate_headers = ratelimits.charge_public_status(source_ip(request), now).headers()
-        token = _token(request)
         if not act:
             seen = service.preview(token, purpose, now)
             if seen.outcome is None:
-                return _html(
-                    pages.button_page(seen.page_name, public_url(slug), purpose, token or ""), 200, rate_headers
-                )
+                return _html(pages.button_page(seen.page_name, public_url(slug), purpose, token or ""), 200)
         elif purpose == "confirm":
             seen = service.confirm(token, now)
         else:
             seen = service.unsubscribe(token, now)
-        assert seen.outcome is not None
-        page = pages.outcome_page(seen.page_name, public_url(slug), seen.outcome, seen.webhook_secret)
-        return _html(page, 200, rate_headers)
     except service.LinkNotValid as refused:
-        return _html(pages.link_problem(refused.status), refused.status, rate_headers)
-    except AppError as error:
-        error.headers = {**rate_headers, **error.headers}
-        raise
-    except Exception as unexpected:
-        raise unexpected_error(f"status {purpose} link", unexpected, rate_headers) from unexpected
+        return _html(pages.link_problem(refused.status), refused.status)
+    assert seen.outcome is not None
+    return _html(pages.outcome_page(seen.page_name, public_url(slug), seen.outcome, seen.webhook_secret), 200)
 
 
 def _link_operation(
     method: str, purpose: LinkPurpose, operation_id: str, summary: str, description: str
-) -> Callable[[RawHandler], RawHandler]:
-    return raw_operation(
-        api,
+) -> Callable[[Handler], Handler]:
+    """A link's page: no credential (the link's token is checked by the service: a refused one is
+    a page that says why), the caller address's `public_status` bucket."""
+    return api.raw(
         method,
         f"{BASE}/{purpose}",
         operation_id=operation_id,
-        error_family=ErrorFamily.PUBLIC_HTML,
-        response_content_type="text/html",
+        credential=PUBLIC,
+        bucket=per_address("public_status"),
+        family=ErrorFamily.PUBLIC_HTML,
+        content_type="text/html",
         query=LinkQuery,
         summary=summary,
         errors=(400, 404, 429),
@@ -243,8 +235,8 @@ def _link_operation(
     "A confirmation link's page (text/html): one button that confirms",
     "Following the link changes nothing; the page's button POSTs to the same URL.",
 )
-def show_confirm(request: Request, path: dict[str, str]) -> Response:
-    return _link(request, path["slug"], "confirm", act=False)
+def show_confirm(call: Call) -> Response:
+    return _link(call, "confirm", act=False)
 
 
 @_link_operation(
@@ -254,8 +246,8 @@ def show_confirm(request: Request, path: dict[str, str]) -> Response:
     "Confirm a subscription (the confirmation page's button; text/html)",
     "Idempotent: a second POST answers that it was confirmed already. Any body is ignored.",
 )
-def confirm(request: Request, path: dict[str, str]) -> Response:
-    return _link(request, path["slug"], "confirm", act=True)
+def confirm(call: Call) -> Response:
+    return _link(call, "confirm", act=True)
 
 
 @_link_operation(
@@ -265,8 +257,8 @@ def confirm(request: Request, path: dict[str, str]) -> Response:
     "An unsubscribe link's page (text/html): one button that unsubscribes",
     "Following the link changes nothing; the page's button POSTs to the same URL.",
 )
-def show_unsubscribe(request: Request, path: dict[str, str]) -> Response:
-    return _link(request, path["slug"], "unsubscribe", act=False)
+def show_unsubscribe(call: Call) -> Response:
+    return _link(call, "unsubscribe", act=False)
 
 
 @_link_operation(
@@ -277,8 +269,8 @@ def show_unsubscribe(request: Request, path: dict[str, str]) -> Response:
     "Deletes the subscriber and its address guard in one transaction. Idempotent: a second POST answers "
     "that it was removed already. Any body is ignored (RFC 8058 sends List-Unsubscribe=One-Click).",
 )
-def unsubscribe(request: Request, path: dict[str, str]) -> Response:
-    return _link(request, path["slug"], "unsubscribe", act=True)
+def unsubscribe(call: Call) -> Response:
+    return _link(call, "unsubscribe", act=True)
 
 
 # ---------------------------------------------------------------- managers

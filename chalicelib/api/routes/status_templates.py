@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.api.idempotent import IDEMPOTENT, create_once
+from chalicelib.api.idempotent import IDEMPOTENT
+from chalicelib.api.operation import Call, Idempotent, OperationGroup
 from chalicelib.api.routes.status_pages import fields
-from chalicelib.api.routing import ApiBlueprint, Call, Result
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 from chalicelib.statuspage import incident_templates
 from chalicelib.statuspage.models import IncidentTemplateV1, TemplateCreate, TemplatePatch
 from chalicelib.statuspage.repository import get_page
 
-api = ApiBlueprint(__name__, tag="status-pages")
+api = OperationGroup(__name__, tag="status-pages")
 
 TEMPLATES = "/api/v1/status-pages/{page_id}/templates"
 TEMPLATE = TEMPLATES + "/{template_id}"
@@ -59,16 +59,11 @@ def list_templates(call: Call) -> Any:
     errors=(400, 404, 409),
     headers=("Idempotency-Key",),
     description=f"{_USE} At most {incident_templates.MAX_TEMPLATES} per page (409). {IDEMPOTENT}",
+    idempotent=Idempotent(place="page_id"),
 )
-def create_template(call: Call) -> Result:
-    page_id = _page_id(call)
-
-    def create() -> dict[str, object]:
-        created = incident_templates.create_template(page_id=page_id, now=call.now, **fields(call))
-        return IncidentTemplateV1.of(created).model_dump(mode="json")
-
-    payload = call.body.model_dump(mode="json")
-    return create_once(call, operation=f"createStatusIncidentTemplate#{page_id}", payload=payload, create=create)
+def create_template(call: Call) -> IncidentTemplateV1:
+    created = incident_templates.create_template(page_id=_page_id(call), now=call.now, **fields(call))
+    return IncidentTemplateV1.of(created)
 
 
 @api.operation(

@@ -3,7 +3,7 @@ secret, and list deliveries. Every operation needs webhooks:write."""
 
 from __future__ import annotations
 
-from chalicelib.api.routing import ApiBlueprint, Call
+from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.models import (
@@ -16,7 +16,7 @@ from chalicelib.outbound.models import (
     WebhookDeliveryPageV1,
 )
 
-api = ApiBlueprint(__name__, tag="webhook-subscriptions")
+api = OperationGroup(__name__, tag="webhook-subscriptions")
 
 BASE = "/api/v1/webhook-subscriptions"
 ITEM = BASE + "/{subscription_id}"

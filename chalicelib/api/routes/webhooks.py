@@ -1,7 +1,8 @@
 """Inbound webhooks: POST /webhooks/{routingKey} (and its older forms) and the PagerDuty Events
-API v2 drop-in, POST /v2/enqueue. Outside the API envelope: they raise the errors of
-chalicelib.errors like any view, and the view wrapper renders them in the webhook body or
-PagerDuty's (chalicelib.api.error_render)."""
+API v2 drop-in, POST /v2/enqueue. Outside the API envelope: the routing key is the credential
+(chalicelib.api.routing_keys: the integration gate and its buckets, checked by the request
+pipeline before a handler runs); handlers raise the errors of chalicelib.errors like any, and
+the pipeline renders them in the webhook body or PagerDuty's (chalicelib.api.error_render)."""
 
 from __future__ import annotations
 
@@ -12,23 +13,16 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from chalice.app import Request, Response
+from chalice.app import Response
 
-from chalicelib import clock
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, raw_operation, source_ip, unexpected_error
-from chalicelib.errors import (
-    AppError,
-    DeliveryRejected,
-    InternalError,
-    InvalidPayload,
-    RouteNotFound,
-    ServiceUnavailable,
-)
+from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup
+from chalicelib.api.routing_keys import ROUTING_KEY_IN_BEARER, ROUTING_KEY_IN_PAGERDUTY_BODY, ROUTING_KEY_IN_PATH
+from chalicelib.errors import AppError, DeliveryRejected, InternalError, InvalidPayload, ServiceUnavailable
 from chalicelib.idempotency.service import StoredResponse
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
-from chalicelib.integration.gate import Admitted, admit
+from chalicelib.integration.gate import Admitted
 from chalicelib.integration.ingest import IngestResult, ingest
 from chalicelib.integration.models import (
     PagerDutyAcceptedV1,
@@ -41,26 +35,18 @@ from chalicelib.integration.models import (
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.replay import deliver_once
-from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.webhooks")
-api = ApiBlueprint(__name__, tag="webhooks")
+api = OperationGroup(__name__, tag="webhooks")
 
 WEBHOOK_ERRORS = (400, 401, 403, 404, 409, 410, 413, 429, 503)
-CONTENT_TYPES = ["*/*"]  # SNS posts JSON as text/plain
+UNEXPECTED = "The delivery could not be processed; retry it."
 
 
-def _raw_body(request: Request) -> bytes:
-    raw = request.raw_body or b""
-    return raw.encode() if isinstance(raw, str) else raw
-
-
-def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+def json_answer(status: int, body: dict[str, Any]) -> Response:
     return Response(
-        body=json.dumps(body, default=str),
-        status_code=status,
-        headers={"Content-Type": "application/json", **(headers or {})},
+        body=json.dumps(body, default=str), status_code=status, headers={"Content-Type": "application/json"}
     )
 
 
@@ -77,17 +63,18 @@ def _incident_body(incident: IncidentRecord | None) -> WebhookIncidentV1 | None:
     )
 
 
-def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, now: Any) -> NormalizedAlert:
+def _parse(call: Call, source_type: str) -> NormalizedAlert:
     from chalicelib.integration.parsers import parse
 
+    admitted: Admitted = call.credential
     integration = admitted.integration
     settings = get_settings()
     try:
         return parse(
             source_type,
-            dict(request.headers),
-            body,
-            now=now,
+            dict(call.request.headers),
+            call.raw_body,
+            now=call.now,
             # HMAC signatures (custom, Sentry) were verified by the gate, before any bucket was charged.
             signing_secret=None,
             client_secret=None,
@@ -101,24 +88,20 @@ def _parse(admitted: Admitted, request: Request, source_type: str, body: bytes, 
             # Not the sender's fault yet (the SNS certificate could not be fetched): a 503 with
             # Retry-After makes the provider retry, where a 4xx would drop the delivery. A
             # certificate the host says does not exist was a 401 already (a forgery).
-            raise ServiceUnavailable(
-                f"{rejected.message} Retry the delivery.", headers=admitted.rate.headers()
-            ) from None
-        rejected.headers.update(admitted.rate.headers())
+            raise ServiceUnavailable(f"{rejected.message} Retry the delivery.") from None
         raise
 
 
-def _ingest(admitted: Admitted, alert: NormalizedAlert, now: Any) -> IngestResult:
+def _ingest(admitted: Admitted, alert: NormalizedAlert, now: datetime) -> IngestResult:
     try:
         return ingest(AlertOrigin.of(admitted.integration), alert, now=now)
-    except DeliveryRejected as rejected:
-        rejected.headers.update(admitted.rate.headers())
+    except DeliveryRejected:
         raise
     except AppError as error:
         # The domain's own refusals (e.g. a title it will not store) are the sender's payload problem.
         if error.status >= 500:
-            raise InternalError(error.message, headers=admitted.rate.headers()) from None
-        raise InvalidPayload(error.message, headers=admitted.rate.headers()) from None
+            raise InternalError(error.message) from None
+        raise InvalidPayload(error.message) from None
 
 
 REPLAY_MESSAGE = "replay of an earlier delivery (same timestamp and signature); nothing new was done"
@@ -150,59 +133,27 @@ def _status_of(result: IngestResult) -> int:
     return 200
 
 
-def _deliver(request: Request, routing_key: str, source_type: str | None = None) -> Response:
-    now = clock.now()
-    body = _raw_body(request)
-    admitted: Admitted | None = None
-    try:
-        admitted = admit(
-            routing_key=routing_key,
-            forwarded_proto=request.headers.get("x-forwarded-proto"),
-            source_ip=source_ip(request),
-            body_size=len(body),
-            now=now,
-            headers=dict(request.headers),
-            body=body,
-            source_type=source_type,
-        )
-        alert = _parse(admitted, request, source_type or admitted.integration.integration_type, body, now)
-        headers = admitted.rate.headers()
-        if alert.action == "confirm_subscription" and alert.subscribe_url:
-            fetch.confirm_subscription(alert.subscribe_url)
-            return _json(
-                200,
-                WebhookAcceptedV1(incident=None, deduplicated=False, message="subscription confirmed").model_dump(),
-                headers,
-            )
-        if alert.action == "ignore":
-            return _json(
-                200,
-                WebhookAcceptedV1(
-                    incident=None, deduplicated=False, message="nothing to do for this delivery"
-                ).model_dump(),
-                headers,
-            )
-        verified = admitted  # narrowed for the closure
-        answer, replayed = deliver_once(
-            integration=verified.integration,
-            signature=verified.signature,
-            body=body,
-            now=now,
-            deliver=lambda: _accepted(_ingest(verified, alert, now), alert.warnings),
-        )
-    except AppError as error:
-        if admitted is not None:
-            error.headers = {**admitted.rate.headers(), **error.headers}
-        raise
-    except Exception as unexpected:
-        raise unexpected_error(
-            "webhook delivery", unexpected, message="The delivery could not be processed; retry it."
-        ) from unexpected
+def _deliver(call: Call, source_type: str | None = None) -> Response:
+    admitted: Admitted = call.credential
+    alert = _parse(call, source_type or admitted.integration.integration_type)
+    if alert.action == "confirm_subscription" and alert.subscribe_url:
+        fetch.confirm_subscription(alert.subscribe_url)
+        confirmed = WebhookAcceptedV1(incident=None, deduplicated=False, message="subscription confirmed")
+        return json_answer(200, confirmed.model_dump())
+    if alert.action == "ignore":
+        ignored = WebhookAcceptedV1(incident=None, deduplicated=False, message="nothing to do for this delivery")
+        return json_answer(200, ignored.model_dump())
+    answer, replayed = deliver_once(
+        integration=admitted.integration,
+        signature=admitted.signature,
+        body=call.raw_body,
+        now=call.now,
+        deliver=lambda: _accepted(_ingest(admitted, alert, call.now), alert.warnings),
+    )
     if replayed:
         # The same signed request again (a retry or a replay): the first delivery's incident, as a dedup.
-        replay_body = {**answer.body, "deduplicated": True, "message": REPLAY_MESSAGE}
-        return _json(200, replay_body, headers)
-    return _json(answer.status, answer.body, headers)
+        return json_answer(200, {**answer.body, "deduplicated": True, "message": REPLAY_MESSAGE})
+    return json_answer(answer.status, answer.body)
 
 
 _DESCRIPTION = (
@@ -219,13 +170,15 @@ _DESCRIPTION = (
 )
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     "/webhooks/{routing_key}",
     operation_id="deliverWebhook",
+    credential=ROUTING_KEY_IN_PATH,
+    bucket=CREDENTIAL_BUCKET,
+    family=ErrorFamily.WEBHOOK,
+    unexpected=UNEXPECTED,
     body=WebhookPayloadV1,
-    error_family=ErrorFamily.WEBHOOK,
     summary="Inbound webhook of an integration",
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
@@ -234,17 +187,19 @@ _DESCRIPTION = (
     errors=WEBHOOK_ERRORS,
     headers=("X-Service-Signature", "X-Service-Timestamp", "Sentry-Hook-Signature"),
 )
-def deliver(request: Request, path: dict[str, str]) -> Response:
-    return _deliver(request, path["routing_key"])
+def deliver(call: Call) -> Response:
+    return _deliver(call)
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     "/webhooks/custom/{routing_key}",
     operation_id="deliverCustomWebhook",
+    credential=ROUTING_KEY_IN_PATH,
+    bucket=CREDENTIAL_BUCKET,
+    family=ErrorFamily.WEBHOOK,
+    unexpected=UNEXPECTED,
     body=WebhookPayloadV1,
-    error_family=ErrorFamily.WEBHOOK,
     summary="Older form of the inbound webhook URL",
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
@@ -252,17 +207,19 @@ def deliver(request: Request, path: dict[str, str]) -> Response:
     other_statuses=(200, 202),
     errors=WEBHOOK_ERRORS,
 )
-def deliver_custom(request: Request, path: dict[str, str]) -> Response:
-    return _deliver(request, path["routing_key"])
+def deliver_custom(call: Call) -> Response:
+    return _deliver(call)
 
 
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     "/v1/incidents",
     operation_id="deliverLegacyIncident",
+    credential=ROUTING_KEY_IN_BEARER,
+    bucket=CREDENTIAL_BUCKET,
+    family=ErrorFamily.WEBHOOK,
+    unexpected=UNEXPECTED,
     body=WebhookPayloadV1,
-    error_family=ErrorFamily.WEBHOOK,
     summary="Legacy custom payload; the routing key is sent as Authorization: Bearer <routing key>",
     description=_DESCRIPTION,
     response=WebhookAcceptedV1,
@@ -270,47 +227,22 @@ def deliver_custom(request: Request, path: dict[str, str]) -> Response:
     other_statuses=(200, 202),
     errors=WEBHOOK_ERRORS,
 )
-def deliver_legacy(request: Request, path: dict[str, str]) -> Response:
-    scheme, _, credential = (request.headers.get("authorization") or "").partition(" ")
-    if scheme.lower() != "bearer" or not credential.strip():
-        raise RouteNotFound("Send the routing key as Authorization: Bearer <routing key>.")
-    return _deliver(request, credential.strip(), source_type="legacy")
+def deliver_legacy(call: Call) -> Response:
+    return _deliver(call, source_type="legacy")
 
 
 # --- PagerDuty Events API v2 ---------------------------------------------------------------------
 
 
-def admit_pagerduty(request: Request, body: bytes, now: datetime) -> Admitted:
-    """The first steps of both PagerDuty drop-ins (events and change events): the body's routing
-    key, the gate, and a PagerDuty Events integration behind it."""
-    try:
-        document = read_json(body) if body else None  # the gate checks the size once the key is known
-    except JsonBodyError:
-        raise InvalidPayload("Request body is not valid JSON") from None
-    routing_key = document.get("routing_key") if isinstance(document, dict) else None
-    if not isinstance(routing_key, str) or not routing_key.strip():
-        raise InvalidPayload("'routing_key' is missing or blank")
-    admitted = admit(
-        routing_key=routing_key,
-        forwarded_proto=request.headers.get("x-forwarded-proto"),
-        source_ip=source_ip(request),
-        body_size=len(body),
-        now=now,
-    )
-    if admitted.integration.integration_type != "pagerduty":
-        raise InvalidPayload(
-            "'routing_key' does not belong to a PagerDuty Events integration", headers=admitted.rate.headers()
-        )
-    return admitted
-
-
-@raw_operation(
-    api,
+@api.raw(
     "POST",
     "/v2/enqueue",
     operation_id="enqueuePagerDutyEvent",
+    credential=ROUTING_KEY_IN_PAGERDUTY_BODY,
+    bucket=CREDENTIAL_BUCKET,
+    family=ErrorFamily.PAGERDUTY,
+    unexpected="The event could not be processed; retry it.",
     body=PagerDutyEventV1,
-    error_family=ErrorFamily.PAGERDUTY,
     summary="PagerDuty Events API v2 drop-in",
     description="Answers exactly as PagerDuty does: 202 {status, message, dedup_key}; 400 "
     "{status: 'invalid event', message, errors}; 429 when throttled. A tool that pages PagerDuty "
@@ -319,20 +251,10 @@ def admit_pagerduty(request: Request, body: bytes, now: datetime) -> Admitted:
     status=202,
     errors=(400, 413, 429),
 )
-def enqueue(request: Request, path: dict[str, str]) -> Response:
-    now = clock.now()
-    body = _raw_body(request)
-    try:
-        admitted = admit_pagerduty(request, body, now)
-        alert = _parse(admitted, request, "pagerduty", body, now)
-        if alert.action == "trigger" and alert.dedup_key is None:
-            alert = dataclasses.replace(alert, dedup_key=uuid.uuid4().hex)
-        _ingest(admitted, alert, now)
-    except AppError:
-        raise
-    except Exception as unexpected:
-        raise unexpected_error(
-            "PagerDuty event", unexpected, message="The event could not be processed; retry it."
-        ) from unexpected
-    accepted = PagerDutyAcceptedV1(dedup_key=alert.dedup_key or "")
-    return _json(202, accepted.model_dump(), admitted.rate.headers())
+def enqueue(call: Call) -> Response:
+    admitted: Admitted = call.credential
+    alert = _parse(call, "pagerduty")
+    if alert.action == "trigger" and alert.dedup_key is None:
+        alert = dataclasses.replace(alert, dedup_key=uuid.uuid4().hex)
+    _ingest(admitted, alert, call.now)
+    return json_answer(202, PagerDutyAcceptedV1(dedup_key=alert.dedup_key or "").model_dump())

@@ -19,10 +19,11 @@ from chalicelib.alert.tables import ALERT_STATUSES
 from chalicelib.catalog import service as catalog
 from chalicelib.console import list_links
 from chalicelib.console.pages.incidents import day_bound
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page
 from chalicelib.errors import AppError, NotFound, ValidationFailed
 
-console = ConsoleBlueprint(__name__)
+console = ConsolePages(__name__)
 
 LIST_LIMIT = 25
 FILTERS = ("service_id", "status", "incident_number", "since", "until")

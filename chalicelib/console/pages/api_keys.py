@@ -11,10 +11,11 @@ from __future__ import annotations
 from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.models import ApiKeyCreate
 from chalicelib.auth.scopes import ALL_SCOPES
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.directory.api_keys import issue_api_key
 
-console = ConsoleBlueprint(__name__, notices={"api_key_revoked": "API key revoked. It answers 401 from now on."})
+console = ConsolePages(__name__, notices={"api_key_revoked": "API key revoked. It answers 401 from now on."})
 
 SCOPE = "admin"  # the API's createApiKey, listApiKeys and revokeApiKey
 KINDS = {"service_account": "Service account (not tied to a person)", "personal": "Personal (acts as you)"}

@@ -6,12 +6,13 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-from chalice.app import Request, Response
+from chalice.app import Response
 
+from chalicelib.api.credential_kinds import PUBLIC
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.routing import ApiBlueprint, raw_operation
+from chalicelib.api.operation import NO_BUCKET, Call, OperationGroup
 
-api = ApiBlueprint(__name__, tag="console")
+api = OperationGroup(__name__, tag="console")
 STYLESHEET = Path(__file__).resolve().parents[1] / "static" / "console.css"
 
 
@@ -21,23 +22,24 @@ def _stylesheet() -> tuple[str, str]:
     return text, '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
-@raw_operation(
-    api,
+@api.raw(
     "GET",
     "/app/static/console.css",
     operation_id="console_stylesheet",
+    credential=PUBLIC,
+    bucket=NO_BUCKET,
     summary="The console's stylesheet",
-    response_content_type="text/css",
-    error_family=ErrorFamily.CONSOLE,
+    content_type="text/css",
+    family=ErrorFamily.CONSOLE,
     documented=False,
 )
-def stylesheet(request: Request, path_params: dict[str, str]) -> Response:
+def stylesheet(call: Call) -> Response:
     text, etag = _stylesheet()
     headers: dict[str, str | list[str]] = {
         "Content-Type": "text/css; charset=utf-8",
         "Cache-Control": "public, max-age=3600",
         "ETag": etag,
     }
-    if request.headers.get("if-none-match") == etag:
+    if call.header("if-none-match") == etag:
         return Response(body="", status_code=304, headers=headers)
     return Response(body=text, status_code=200, headers=headers)

@@ -8,11 +8,7 @@ and (outside the local stack) Secure; it lives no longer than the session's abso
 from __future__ import annotations
 
 from chalicelib.console import sessions
-from chalicelib.console.web import (
-    ConsoleBlueprint,
-    Ctx,
-    Page,
-    Redirect,
+from chalicelib.console.visits import (
     app_path,
     cookie,
     cookies_of,
@@ -20,12 +16,13 @@ from chalicelib.console.web import (
     safe_next,
     session_cookie_name,
 )
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.directory.users import find_user_by_email
 from chalicelib.errors import Forbidden, ValidationFailed
 from chalicelib.identity import cognito
 from chalicelib.settings import get_settings
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "signed_out": "You are signed out.",

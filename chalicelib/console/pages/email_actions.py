@@ -1,7 +1,9 @@
 """The one-click links of a page email ("Acknowledge", "Resolve"): `/app/email-actions/{token}`.
 
 No sign-in: the signed token (chalicelib/notification/email_links.py) proves the person, the
-incident and the action. A GET only shows what the link will do and a button, because mail
+incident and the action; it is the pages' credential (`EMAIL_LINK`, a capability token in the
+URL, checked with the browser's visit before either page runs; a forged, mangled or expired
+link is a page saying why). A GET only shows what the link will do and a button, because mail
 scanners and link previews fetch every URL in an email: nothing changes until the form is
 POSTed (with the page's CSRF token, bound to the browser's pre-session cookie). The POST spends
 the link (once, by a conditional write), acts through `paging.respond` with the person's own
@@ -10,15 +12,19 @@ permissions and `channel="email"`, then sends the browser to the incident's cons
 
 from __future__ import annotations
 
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from dataclasses import dataclass
+
+from chalicelib.api.credential_kinds import CredentialKind, Inbound, Refused, Verified
+from chalicelib.console.visits import CONSOLE_SESSION_OR_ANONYMOUS, Visit, app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect, ctx_of, render_page
 from chalicelib.directory.users import User, get_user
-from chalicelib.errors import NotFound
+from chalicelib.errors import Conflict, NotFound
 from chalicelib.incident import repository
 from chalicelib.notification import email_links
 from chalicelib.notification.email_links import EmailLink, LinkRefused
 from chalicelib.paging.respond import respond
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "email_acknowledge": "Acknowledged from your email link.",
@@ -42,6 +48,36 @@ def _refused(message: str) -> Page:
     )
 
 
+@dataclass
+class LinkVisit(Visit):
+    """A browser's visit that came with a valid email link."""
+
+    link: EmailLink | None = None
+
+
+def _verify_link(inbound: Inbound) -> Verified:
+    """The browser's visit (its pre-session, and a POST's CSRF token), then the link's token: ours,
+    unexpired. A refused link answers the page that says why, counted like the visit."""
+    verified = CONSOLE_SESSION_OR_ANONYMOUS.verify(inbound)
+    visit = LinkVisit(**vars(verified.subject))
+    try:
+        visit.link = email_links.verify(inbound.path["token"], now=inbound.now)
+    except LinkRefused as refused:
+        page = _refused(refused.reason)
+        error = NotFound(refused.reason) if page.status == 404 else Conflict(refused.reason)
+        answer = render_page(ctx_of(inbound.request, inbound.path, inbound.now, visit), page)
+        raise Refused(error, bucket=verified.bucket, answer=answer) from None
+    return Verified(verified.principal, visit, verified.bucket)
+
+
+EMAIL_LINK = CredentialKind("email_link_token", _verify_link)
+
+
+def _link(ctx: Ctx) -> EmailLink:
+    assert isinstance(ctx.visit, LinkVisit) and ctx.visit.link is not None  # EMAIL_LINK verified it
+    return ctx.visit.link
+
+
 def _person(link: EmailLink) -> User | None:
     try:
         return get_user(organization_id=link.organization_id, user_id=link.user_id)
@@ -56,13 +92,10 @@ def _incident_title(link: EmailLink) -> str | None:
         return None
 
 
-@console.page("/email-actions/{token}", anonymous=True)
+@console.page("/email-actions/{token}", credential=EMAIL_LINK)
 def show_email_action(ctx: Ctx) -> Page:
     """What an email link will do, and the button that does it (opening the link changes nothing)."""
-    try:
-        link = email_links.verify(ctx.path["token"], now=ctx.now)
-    except LinkRefused as refused:
-        return _refused(refused.reason)
+    link = _link(ctx)
     if email_links.is_claimed(link):
         return _refused(email_links.USED)
     person = _person(link)
@@ -82,13 +115,10 @@ def show_email_action(ctx: Ctx) -> Page:
     )
 
 
-@console.action("/email-actions/{token}", scope=None, anonymous=True)
+@console.action("/email-actions/{token}", scope=None, credential=EMAIL_LINK)
 def act_from_email(ctx: Ctx) -> Page | Redirect:
     """Spend the link and act as its recipient; then the incident's page."""
-    try:
-        link = email_links.verify(ctx.path["token"], now=ctx.now)
-    except LinkRefused as refused:
-        return _refused(refused.reason)
+    link = _link(ctx)
     person = _person(link)
     if person is None:
         return _refused(NO_PERSON)

@@ -13,7 +13,8 @@ from typing import Any
 from chalicelib.catalog.service import get_services, list_services
 from chalicelib.console.form_problems import on_the_form
 from chalicelib.console.rule_form import FIELD_CHOICES, FORM_CONDITIONS, OP_CHOICES, form_field, in_words, rule_body
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.errors import ValidationFailed
 from chalicelib.eventrule import service
 from chalicelib.eventrule.models import EventRuleCreate, EventRulePatch
@@ -21,7 +22,7 @@ from chalicelib.integration import admin
 from chalicelib.integration.admin import Integration
 from chalicelib.severity import SEVERITIES
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "event_rule_added": "Rule added at the end of the list.",

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.catalog.service import get_services, list_services
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.heartbeat import service as heartbeats
 from chalicelib.heartbeat.models import HeartbeatCreate, HeartbeatIssuedV1, HeartbeatPatch, HeartbeatV1
 from chalicelib.heartbeat.service import IssuedHeartbeat
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "heartbeat_paused": "Heartbeat paused: its pings are ignored and it never goes down.",

@@ -20,7 +20,8 @@ from chalicelib.catalog import service as catalog
 from chalicelib.change.models import recent_change_v1
 from chalicelib.change.service import recent_changes
 from chalicelib.console.pages.incidents import people_choices
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.errors import DeliveryFailed, NotFound
 from chalicelib.incident import commands, service
 from chalicelib.incident.models import CommentCreate, IncidentUpdate, PageRequest, StatusChange
@@ -32,7 +33,7 @@ from chalicelib.paging import escalation_runs
 from chalicelib.postmortem import service as postmortems
 from chalicelib.severity import SEVERITIES
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "acknowledged": "Acknowledged. You are assigned and escalation has stopped.",

@@ -17,7 +17,8 @@ from chalicelib import clock
 from chalicelib.catalog import service as catalog
 from chalicelib.console import list_links
 from chalicelib.console.form_times import day_end, day_start
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.directory.teams import list_teams
 from chalicelib.directory.users import list_users
 from chalicelib.errors import AppError, ValidationFailed
@@ -29,7 +30,7 @@ from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.severity import SEVERITIES
 from chalicelib.zones import DEFAULT_ZONE
 
-console = ConsoleBlueprint(__name__, notices={"incident_created": "Incident created."})
+console = ConsolePages(__name__, notices={"incident_created": "Incident created."})
 
 LIST_LIMIT = 25
 MULTI_FILTERS = ("status", "severity", "urgency")

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.catalog.service import list_services
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.integration import admin
 from chalicelib.integration.admin import IssuedIntegration
 from chalicelib.integration.models import IntegrationCreate
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__, notices={"integration_revoked": "Integration revoked. Its URL answers 410 from now on."}
 )
 

@@ -14,13 +14,14 @@ from typing import Any
 from chalicelib.catalog.service import list_services
 from chalicelib.console.form_problems import on_the_form
 from chalicelib.console.form_times import from_form
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.errors import ValidationFailed
 from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.maintenance import service
 from chalicelib.maintenance.models import MaintenanceWindowCreate, MaintenanceWindowV1
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "maintenance_created": "Maintenance window scheduled: its services' alerts are suppressed while it is ongoing.",

@@ -17,7 +17,8 @@ from chalicelib.console.schedule_view import (
     parse_day,
     window_start,
 )
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.directory.teams import get_teams
 from chalicelib.directory.users import get_users, list_users
 from chalicelib.errors import ValidationFailed
@@ -28,7 +29,7 @@ from chalicelib.oncall.wallclock import zone_for
 from chalicelib.paging import on_call
 from chalicelib.paging.models import OnCallQuery
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "override_added": "Override added. The shifts below include it.",

@@ -13,7 +13,8 @@ from typing import Any
 
 from chalicelib.catalog import service as catalog
 from chalicelib.console.form_problems import on_the_form
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.directory.users import get_users, list_users
 from chalicelib.errors import ValidationFailed
 from chalicelib.escalation import service
@@ -21,7 +22,7 @@ from chalicelib.escalation.models import EscalationPolicyPatch
 from chalicelib.escalation.steps import EscalationPolicy
 from chalicelib.oncall import service as schedules
 
-console = ConsoleBlueprint(__name__, notices={"policy_saved": "Escalation policy saved."})
+console = ConsolePages(__name__, notices={"policy_saved": "Escalation policy saved."})
 
 _LEVEL_FIELD = re.compile(r"^levels\.(\d+)\.(delay_minutes|targets)")
 

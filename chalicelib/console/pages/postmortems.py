@@ -10,7 +10,8 @@ else's newer save is a 409, never a silent overwrite.
 from __future__ import annotations
 
 from chalicelib.console import postmortem_form as form
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.errors import NotFound, ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord
@@ -19,7 +20,7 @@ from chalicelib.postmortem import rules, service
 from chalicelib.postmortem.models import INCIDENT_NUMBER, PostmortemCreate, PostmortemPatch
 from chalicelib.postmortem.tables import PostmortemRecord
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "postmortem_created": "Postmortem created as a draft.",

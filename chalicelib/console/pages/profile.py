@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.contact import rules, service, verification
 from chalicelib.contact.models import ContactMethodCreate, NotificationRulesPut, VerificationCode
 from chalicelib.contact.profile import NotificationProfile
@@ -20,7 +21,7 @@ from chalicelib.errors import ValidationFailed
 from chalicelib.organization.service import organization_time_zone
 from chalicelib.zones import offered_zones
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "profile_method_added": "Contact method added.",

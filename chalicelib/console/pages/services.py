@@ -15,13 +15,14 @@ from chalicelib.catalog.models import ServiceCreate, ServicePatch
 from chalicelib.catalog.urgency import DEFAULT_RULE, RULE_TYPES
 from chalicelib.console import grouping_form
 from chalicelib.console.form_problems import on_the_form
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.directory.teams import get_teams, list_teams
 from chalicelib.errors import ValidationFailed
 from chalicelib.escalation import service as policies
 from chalicelib.severity import SEVERITIES
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "service_created": "Service created. Incidents name it by its service key.",

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from chalicelib.console.list_links import page_link
 from chalicelib.console.status_forms import SCOPE, page_item, page_path
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.statuspage import structure
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.repository import item_id
 from chalicelib.subscriber import service
 from chalicelib.subscriber.tables import CONFIRMED, EMAIL, PENDING, WEBHOOK
 
-console = ConsoleBlueprint(
-    __name__, notices={"status_follower_removed": "Follower removed. Nothing more is sent to them."}
-)
+console = ConsolePages(__name__, notices={"status_follower_removed": "Follower removed. Nothing more is sent to them."})
 
 PAGE_SIZE = 100
 STATUSES = ((CONFIRMED, "Confirmed"), (PENDING, "Pending (not confirmed yet)"))

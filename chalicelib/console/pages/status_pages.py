@@ -21,7 +21,8 @@ from chalicelib.console.status_forms import (
     page_item,
     page_path,
 )
-from chalicelib.console.web import ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.statuspage import incident_templates, incidents, pages, scheduled_maintenance, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,
@@ -38,7 +39,7 @@ from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.rules import INCIDENT_STATUSES, MAINTENANCE_MOVES
 from chalicelib.subscriber.service import count_subscribers
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "status_page_created": "Status page created.",

@@ -20,14 +20,14 @@ from chalicelib.console.status_forms import (
     page_item,
     page_path,
 )
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.statuspage import incident_templates, structure
 from chalicelib.statuspage.models import TemplateCreate, TemplatePatch
 from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.rules import INCIDENT_STATUSES
 from chalicelib.statuspage.tables import StatusPageItem
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "status_template_added": "Template added. Pick it when posting an incident or an update.",

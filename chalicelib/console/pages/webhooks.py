@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.web import Confirmation, ConsoleBlueprint, Ctx, Page, Redirect, app_path
+from chalicelib.console.visits import app_path
+from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.models import DeliveryQuery, SubscriptionCreate, SubscriptionPatch
 from chalicelib.outbound.subscriptions import CreatedSubscription
 
-console = ConsoleBlueprint(
+console = ConsolePages(
     __name__,
     notices={
         "webhook_disabled": "Subscription disabled. No events are sent to it until you enable it.",

@@ -1,0 +1,82 @@
+"""Routing-key credentials: an integration's routing key in the path (`/webhooks/{routing_key}`), in
+`Authorization: Bearer` (the legacy `/v1/incidents`), or in the body's `routing_key` (the
+PagerDuty Events drop-ins `/v2/enqueue` and `/v2/change/enqueue`).
+
+The integration gate (chalicelib.integration.gate) is the authenticator: the route, revoked,
+HTTPS, IP allow-list, size and HMAC signature checks. A delivery past them counts against its
+routing key's bucket; one whose signature failed against the unverified bucket of its routing
+key and address. The verified subject (`call.credential`) is the gate's `Admitted`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from chalicelib.api.credential_kinds import CredentialKind, Inbound, Refused, Verified
+from chalicelib.errors import DeliveryRejected, InvalidPayload, RouteNotFound
+
+
+def _admit(
+    inbound: Inbound,
+    routing_key: str,
+    *,
+    source_type: str | None = None,
+    signed: tuple[Mapping[str, str] | None, bytes] | None = None,
+) -> Verified:
+    """`source_type`: the path's ("legacy"), else the integration's own. `signed`: the headers and
+    body its signature is checked over (the request's, unless given)."""
+    from chalicelib.integration import gate
+
+    body = inbound.raw_body
+    integration = gate.route(
+        routing_key=routing_key,
+        forwarded_proto=inbound.header("x-forwarded-proto"),
+        source_ip=inbound.source_ip,
+        body_size=len(body),
+        source_type=source_type,
+    )
+    headers, signed_body = signed if signed is not None else (dict(inbound.request.headers), body)
+    try:
+        signature = gate.verify_signature(
+            integration, source_type or integration.integration_type, headers, signed_body, inbound.now
+        )
+    except DeliveryRejected as failed:
+        raise Refused(failed, bucket=gate.unverified_bucket(integration, inbound.source_ip)) from None
+    return Verified(subject=gate.Admitted(integration, signature), bucket=gate.delivery_bucket(integration))
+
+
+def _in_path(inbound: Inbound) -> Verified:
+    return _admit(inbound, inbound.path["routing_key"])
+
+
+def _in_bearer(inbound: Inbound) -> Verified:
+    scheme, _, credential = (inbound.header("authorization") or "").partition(" ")
+    if scheme.lower() != "bearer" or not credential.strip():
+        raise RouteNotFound("Send the routing key as Authorization: Bearer <routing key>.")
+    return _admit(inbound, credential.strip(), source_type="legacy")
+
+
+def _in_pagerduty_body(inbound: Inbound) -> Verified:
+    """The body's routing_key, which must be a PagerDuty Events integration's."""
+    from chalicelib.json_body import JsonBodyError, read_json
+
+    body = inbound.raw_body
+    try:
+        document = read_json(body) if body else None  # the gate checks the size once the key is known
+    except JsonBodyError:
+        raise InvalidPayload("Request body is not valid JSON") from None
+    routing_key = document.get("routing_key") if isinstance(document, dict) else None
+    if not isinstance(routing_key, str) or not routing_key.strip():
+        raise InvalidPayload("'routing_key' is missing or blank")
+    # A PagerDuty event carries no signature of ours: an integration that requires one refuses it
+    # (and the attempt counts as unverified), as on its own webhook URL without the headers.
+    verified = _admit(inbound, routing_key, signed=(None, b""))
+    if verified.subject.integration.integration_type != "pagerduty":
+        refused = InvalidPayload("'routing_key' does not belong to a PagerDuty Events integration")
+        raise Refused(refused, bucket=verified.bucket)
+    return verified
+
+
+ROUTING_KEY_IN_PATH = CredentialKind("routing_key_in_path", _in_path)
+ROUTING_KEY_IN_BEARER = CredentialKind("routing_key_in_bearer", _in_bearer)
+ROUTING_KEY_IN_PAGERDUTY_BODY = CredentialKind("routing_key_in_pagerduty_body", _in_pagerduty_body)
