@@ -153,7 +153,7 @@ def test_the_items_of_the_earlier_layout_are_dropped_once(aws_env: None) -> None
 
 
 def test_a_body_full_of_quotes_as_large_as_the_webhook_sink_takes_is_kept(aws_env: None) -> None:
-    body = '"' * (256 * 1024)  # JSON would double it past DynamoDB's 400 KB item: the text is kept apart
+    body = '"' * (256 * 1024)  # JSON would double it past DynamoDB's 400 KB item: it is kept compressed
     outbox_table.record(OutboxItem("webhook", "demo", None, body, "2026-11-22T12:00:00.000Z", None, "w-1"))
     [kept] = outbox_table.query("webhook", limit=1)
     assert kept.text == body
