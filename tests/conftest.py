@@ -50,8 +50,12 @@ def reconfigure(**environment: str) -> None:
 
 @pytest.fixture(scope="session")
 def emulator() -> Emulator:
-    """moto, provisioned once per test process (per xdist worker); see tests/emulator.py."""
+    """moto, provisioned once per test process (per xdist worker); see tests/emulator.py. What SES
+    and SNS accept is recorded in the local outbox table, as on the local stack."""
+    from chalicelib.local import outbox_recording
+
     serialize_in_process_dynamodb()
+    outbox_recording.install()
     return EMULATOR
 
 

@@ -77,9 +77,11 @@ def serialize_in_process_dynamodb() -> None:
     BotocoreStubber.__call__ = call  # type: ignore[method-assign,assignment]
     BotocoreStubber._tocsin_serialized = True  # type: ignore[attr-defined]
     # The same item-level transaction backups the local emulator uses (so tests exercise them).
+    from chalicelib.local.moto_partitions import query_partitions_only
     from chalicelib.local.moto_server import cheaper_transactions
 
     cheaper_transactions()
+    query_partitions_only()  # and a Query reads its partition only, as the local emulator does
 
 
 def forget_process_caches() -> None:

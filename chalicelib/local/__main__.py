@@ -71,12 +71,14 @@ def main() -> int:
         # Imported only now, so every client and table binding sees the emulator.
         from app import app
         from chalicelib import clock
-        from chalicelib.local import demo
+        from chalicelib.local import demo, outbox_recording
         from chalicelib.local.provision import SMS_INBOUND_PATH, create_sms_inbound_topic, provision
         from chalicelib.local.server import start_server
         from chalicelib.local.worker_loop import start_workers
         from chalicelib.settings import reset_settings
 
+        # What SES and SNS accept is kept in the outbox table as it is sent (outbox_recording.py).
+        outbox_recording.install()
         # Listening first: the port is known (and ours) before the demo data names URLs on it.
         # Requests before demo.json exists may find empty tables; demo.json means ready.
         server, _ = start_server(app, "127.0.0.1", port)
@@ -166,7 +168,7 @@ def _banner(
                 f"  Owner key    {owner}",
                 f"  Demo data    {demo_path.resolve()}",
                 console_line,
-                f"  Outbox       {base_url}/local/outbox   (emails, Slack messages, webhook deliveries)",
+                f"  Outbox       {base_url}/local/outbox   (emails, SMS, calls, Slack messages, webhook deliveries)",
                 f"  AWS emulator {aws_url}   workers: {worker_count}",
                 *data_lines,
                 "",
