@@ -20,7 +20,7 @@ from typing import Any
 from chalice.app import Request, Response
 
 from chalicelib import clock
-from chalicelib.api import ratelimits
+from chalicelib.api import negotiation, ratelimits
 from chalicelib.api.error_render import ErrorFamily, public_headers
 from chalicelib.api.routing import ApiBlueprint, query_lists, raw_operation, source_ip, unexpected_error
 from chalicelib.api.validation import single_values
@@ -66,7 +66,9 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
 
 def _answer(request: Request, body: str, content_type: str, extra: dict[str, str]) -> Response:
     """A 200 (or its 304); errors are rendered by the PUBLIC_JSON / PUBLIC_HTML error families."""
-    etag = _etag(body)
+    # A strong ETag names one representation: the same feed as text/xml gets its own.
+    alternate = negotiation.base_type(content_type) == negotiation.TEXT_XML
+    etag = _etag(content_type + body if alternate else body)
     headers: dict[str, str | list[str]] = {
         **extra,
         **public_headers(content_type),
@@ -85,9 +87,11 @@ def _serve(
     *,
     content_type: str,
     allowed_query: frozenset[str],
+    vary: str | None = None,
 ) -> Response:
     now = clock.now()
     rate_headers: dict[str, str] = {}
+    answer_headers = {"Vary": vary} if vary else {}
     try:
         rate_headers = ratelimits.charge_public_status(source_ip(request), now).headers()
         params = query_lists(request)
@@ -98,12 +102,18 @@ def _serve(
         view = public.load_view(slug)
         if view is None:
             raise NotFound("Status page not found.")
-        return _answer(request, build(view, cursor), content_type, rate_headers)
+        return _answer(request, build(view, cursor), content_type, {**rate_headers, **answer_headers})
     except AppError as error:
         error.headers = {**rate_headers, **error.headers}
         raise
     except Exception as unexpected:
         raise unexpected_error("public status page", unexpected, rate_headers) from unexpected
+
+
+def _feed_type(request: Request, own: str) -> str:
+    """The feed's own type, or text/xml when the request's Accept prefers it (chalicelib.api.negotiation)."""
+    chosen = negotiation.choose(request.headers.get("accept"), negotiation.alternatives(own))
+    return own if chosen == negotiation.base_type(own) else f"{chosen}; charset=utf-8"
 
 
 def _json(document: Document) -> Callable[[public.PageView, str | None], str]:
@@ -295,7 +305,8 @@ def status_page(request: Request, path: dict[str, str]) -> Response:
 _FEED = (
     " One entry per public incident (with its updates, newest first) or maintenance window: the "
     f"{feeds.FEED_SIZE} newest of each, newest change first. Entry ids are tag: URIs that survive a slug "
-    "change. Errors are JSON."
+    "change. Errors are JSON. Served as text/xml instead when the Accept header prefers it (for clients "
+    "that read only JSON and text/*); Vary: Accept."
 )
 
 
@@ -316,8 +327,9 @@ def history_atom(request: Request, path: dict[str, str]) -> Response:
         request,
         path["slug"],
         lambda view, _: feeds.render_atom(public.history_feed(view)),
-        content_type=feeds.ATOM_CONTENT_TYPE,
+        content_type=_feed_type(request, feeds.ATOM_CONTENT_TYPE),
         allowed_query=frozenset(),
+        vary="Accept",
     )
 
 
@@ -338,6 +350,7 @@ def history_rss(request: Request, path: dict[str, str]) -> Response:
         request,
         path["slug"],
         lambda view, _: feeds.render_rss(public.history_feed(view)),
-        content_type=feeds.RSS_CONTENT_TYPE,
+        content_type=_feed_type(request, feeds.RSS_CONTENT_TYPE),
         allowed_query=frozenset(),
+        vary="Accept",
     )
