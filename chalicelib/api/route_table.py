@@ -443,6 +443,20 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
+        method="GET",
+        path="/api/v1/settings/paging",
+        operation_id="getPagingSettings",
+        module="chalicelib.api.routes.incident_settings",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="PUT",
+        path="/api/v1/settings/paging",
+        operation_id="updatePagingSettings",
+        module="chalicelib.api.routes.incident_settings",
+        content_types=("*/*",),
+    ),
+    RouteRow(
         method="POST",
         path="/api/v1/incidents",
         operation_id="createIncident",

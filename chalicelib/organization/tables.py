@@ -17,4 +17,6 @@ class OrganizationRecord(TocsinModel):
     # Incident settings; null means the defaults in README, "Incidents".
     workflow = JSONAttribute(null=True)
     sla_settings = JSONAttribute(null=True)
+    # Who is paged when an incident's escalation reaches nobody (chalicelib.paging.fallback); null: nobody.
+    paging_settings = JSONAttribute(null=True)
     version = VersionAttribute()

@@ -91,16 +91,10 @@ def on_deliver_notification(message: Message) -> None:
     try:
         incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
         user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
-        page = reach.Page(
-            incident_number=incident.incident_number,
-            user_id=user.user_id,
-            delivery_id=delivery,
-            reason=str(payload.get("reason") or ""),
-            run_token=payload.get("run_token"),
-            level=payload.get("level"),
-            service_name=payload.get("service_name"),
+        page = reach.Page.of(
+            payload, incident_number=incident.incident_number, user_id=user.user_id, delivery_id=delivery
         )
-        sent_now = reach.page_person(
+        outcome = reach.page_person(
             organization_id=message.organization_id,
             incident=incident,
             user=user,
@@ -114,7 +108,7 @@ def on_deliver_notification(message: Message) -> None:
     except Exception:
         deliveries.release(delivery)
         raise
-    if not sent_now:  # only later steps: the page itself is done
+    if outcome == "later":  # only later steps: the page itself is done ("unreachable" marked it with its entry)
         deliveries.mark_sent(delivery, now)
 
 
@@ -130,7 +124,7 @@ def on_rule_step(message: Message) -> None:
         incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
     except NotFound:
         return
-    if not reach.still_wanted(incident, payload.get("run_token")):
+    if not reach.still_wanted(incident, payload):
         return
     delivery = str(payload["delivery_id"])
     if not deliveries.claim(delivery, now):
