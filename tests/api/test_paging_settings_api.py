@@ -12,6 +12,8 @@ from tests.api.test_auth_api import session_token
 from tests.conftest import NOW, Org, make_org
 
 PATH = "/api/v1/settings/paging"
+# The test sessions' HMAC secret is short on purpose (tests/api/test_auth_api.py does the same).
+pytestmark = pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
 
 
 def call(client: Any, method: str, path: str, credential: str, body: Any = None) -> tuple[int, Any]:
