@@ -81,6 +81,8 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("PUT", "/api/v1/settings/workflow", "chalicelib.api.routes.incident_settings", "api"),
     ("GET", "/api/v1/settings/sla", "chalicelib.api.routes.incident_settings", "api"),
     ("PUT", "/api/v1/settings/sla", "chalicelib.api.routes.incident_settings", "api"),
+    ("GET", "/api/v1/settings/paging", "chalicelib.api.routes.incident_settings", "api"),
+    ("PUT", "/api/v1/settings/paging", "chalicelib.api.routes.incident_settings", "api"),
     ("POST", "/api/v1/incidents", "chalicelib.api.routes.incidents", "api"),
     ("GET", "/api/v1/incidents", "chalicelib.api.routes.incidents", "api"),
     ("GET", "/api/v1/incidents/{id}", "chalicelib.api.routes.incidents", "api"),

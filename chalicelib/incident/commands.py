@@ -103,8 +103,20 @@ def update_incident(
         assigned = (
             {"name": incident.assigned_name, "email": incident.assigned_email} if incident.assigned_email else None
         )
-        _publish("incident.assigned", incident, principal, assigned_to=assigned)
+        _publish("incident.assigned", incident, principal, assigned_to=assigned, **_assignment(incident, principal))
     return incident
+
+
+def _assignment(incident: IncidentRecord, principal: Principal) -> dict[str, Any]:
+    """Who assigned whom, for the consumer that pages the assignee (chalicelib.paging.assignment).
+    `assignment` names this write (the incident's version after it): a redelivered message pages once."""
+    return {
+        "assignment": f"v{incident.version}",
+        "assigned_user_id": incident.assigned_user_id,
+        "assigned_by": principal.name or principal.actor,
+        "assigned_by_user_id": principal.user_id,
+        "assigned_by_system": principal.credential_kind == "system",
+    }
 
 
 def _active_user_by_email(organization_id: str, email: str) -> Any:

@@ -173,10 +173,12 @@ def notify_targets(
     final_attempt: bool = True,
     service_name: str | None = None,
     also: Callable[[Transaction], None] | None = None,
+    title_note: str | None = None,
 ) -> list[DeliveryResult]:
     """`notify` for a person's contact methods: each target in order (two SMS numbers are two
     targets). `recipient` names the person on the timeline; `also` adds the caller's own items to
-    the transaction that records the outcome (a delivery marked sent, in the same write)."""
+    the transaction that records the outcome (a delivery marked sent, in the same write);
+    `title_note` ends the entries' titles in parentheses (why they were paged: "assigned by Bob")."""
     available = providers if providers is not None else default_channels()
     if service_name is None:
         service_name = service_name_of(incident)
@@ -188,7 +190,7 @@ def notify_targets(
         results.append(available[target.channel].send(notification, target.address))
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
-    _record(incident, recipient, notification, results, now=now, actor=actor, also=also)
+    _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
     return results
 
 
@@ -200,8 +202,10 @@ def timeline_entries(
     *,
     now: datetime,
     actor: str,
+    title_note: str | None = None,
 ) -> list[TimelineRecord]:
     who = recipient.display_name
+    why = f" ({title_note})" if title_note else ""
     person = {"user_id": recipient.user_id, "name": recipient.name, "email": recipient.email}
     entries = []
     delivered = [result.channel for result in results if result.sent]
@@ -212,7 +216,7 @@ def timeline_entries(
                 event_type=EVENT_PAGED,
                 now=now,
                 user=actor,
-                title=f"Paged {who} by {', '.join(delivered)}",
+                title=f"Paged {who} by {', '.join(delivered)}{why}",
                 description=notification.message,
                 details={"recipient": person, "channels": delivered, "urgency": notification.urgency},
             )
@@ -226,7 +230,7 @@ def timeline_entries(
                 event_type=EVENT_NOTIFICATION_FAILED,
                 now=now,
                 user=actor,
-                title=f"{CHANNEL_LABELS.get(result.channel, result.channel)} notification to {who} failed",
+                title=f"{CHANNEL_LABELS.get(result.channel, result.channel)} notification to {who} failed{why}",
                 description=f"{result.error_code}: {result.message}",
                 details={
                     "recipient": person,
@@ -249,6 +253,7 @@ def _record(
     now: datetime,
     actor: str,
     also: Callable[[Transaction], None] | None = None,
+    title_note: str | None = None,
 ) -> None:
     """All entries in one transaction, on condition that the incident still exists.
 
@@ -256,7 +261,7 @@ def _record(
     concurrent change of the incident) is retried here rather than failing the caller, whose
     retry would send again.
     """
-    entries = timeline_entries(incident, recipient, notification, results, now=now, actor=actor)
+    entries = timeline_entries(incident, recipient, notification, results, now=now, actor=actor, title_note=title_note)
     if not entries:
         return
 

@@ -87,17 +87,11 @@ def on_deliver_notification(message: Message) -> None:
     delivery = str(payload["delivery_id"])
     now = clock.now()
 
-    def page() -> bool:
+    def page() -> reach.PageResult:
         incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
         user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
-        paged = reach.Page(
-            incident_number=incident.incident_number,
-            user_id=user.user_id,
-            delivery_id=delivery,
-            reason=str(payload.get("reason") or ""),
-            run_token=payload.get("run_token"),
-            level=payload.get("level"),
-            service_name=payload.get("service_name"),
+        paged = reach.Page.of(
+            payload, incident_number=incident.incident_number, user_id=user.user_id, delivery_id=delivery
         )
         return reach.page_person(
             organization_id=message.organization_id,
@@ -108,9 +102,9 @@ def on_deliver_notification(message: Message) -> None:
             final_attempt=message.final_attempt,
         )
 
-    def settle(sent_now: bool) -> bool:
-        if not sent_now:  # only later steps: the page itself is done (sent now: marked with its record)
-            deliveries.mark_sent(delivery, now)
+    def settle(outcome: reach.PageResult) -> bool:
+        if outcome == "later":  # only later steps: the page itself is done ("sent" and "unreachable"
+            deliveries.mark_sent(delivery, now)  # were marked with their own timeline entries)
         return True
 
     try:
@@ -131,7 +125,7 @@ def on_rule_step(message: Message) -> None:
         incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
     except NotFound:
         return
-    if not reach.still_wanted(incident, payload.get("run_token")):
+    if not reach.still_wanted(incident, payload):
         return
 
     def send() -> bool:

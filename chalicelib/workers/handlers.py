@@ -7,6 +7,7 @@ import chalicelib.directory.invitations
 import chalicelib.incident.handlers
 import chalicelib.notification.verification
 import chalicelib.outbound.handlers
+import chalicelib.paging.assignment
 import chalicelib.paging.handlers
 import chalicelib.paging.handoffs
 import chalicelib.subscriber.confirmation
