@@ -7,8 +7,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 # Before anything imports boto3: never reach a real AWS account from tests.
@@ -33,8 +35,12 @@ NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
 # Property tests: "ci" replays the same examples every run (a red build is reproducible, never
 # flaky); "dev" explores new ones each run. HYPOTHESIS_PROFILE picks one; CI=1 defaults to "ci".
-hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-hypothesis_settings.register_profile("dev")
+# Both drop the per-example deadline and the too_slow health check: the suite runs on shared,
+# loaded 2-CPU machines, where a property would otherwise fail for the machine's speed, not the
+# code's. Each test keeps its own examples count (tests/unit/test_property_budgets.py holds this).
+MACHINE_INDEPENDENT: dict[str, Any] = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **MACHINE_INDEPENDENT)
+hypothesis_settings.register_profile("dev", **MACHINE_INDEPENDENT)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 share_botocore_data_loader()
