@@ -32,6 +32,36 @@ from chalicelib import aws, clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.settings import reset_settings
 
+# The moto release this reset was written for. It reaches into moto's in-memory backends (below,
+# `MOTO_INTERNALS`), which moto may rename or reshape in any release: the reset could then leave
+# one test's data to the next, or fail in every test at once. A different installed moto fails one
+# test (tests/service/test_emulator_reset.py) that says what to check before this is updated.
+MOTO_VERSION = "5.2.5"
+MOTO_INTERNALS = (
+    "moto.core.base_backend.BackendDict._instances and .reset(); each backend's .reset()",
+    "moto.dynamodb.models: dynamodb_backends[account][region].tables[name].items (a dict, .clear())",
+    "moto.sqs.models: sqs_backends[account][region].queues[name]._messages_lock, ._messages,"
+    " ._pending_messages, .deleted_messages",
+    "moto.core.botocore_stubber.BotocoreStubber.__call__(self, event_name, request, **kwargs)",
+    "moto.core.custom_responses_mock.reset_responses_mock, moto.core.models.responses_mock",
+    "mock_aws().start(reset=False) and .stop(remove_data=False) keep the backends' data",
+)
+
+
+def moto_version_problem() -> str | None:
+    """None when the installed moto is the one the reset was written for; else what to check."""
+    import moto
+
+    if moto.__version__ == MOTO_VERSION:
+        return None
+    checks = "\n".join(f"  - {internal}" for internal in MOTO_INTERNALS)
+    return (
+        f"moto {moto.__version__} is installed; tests/emulator.py's reset between tests was written for "
+        f"moto {MOTO_VERSION}. Check that these moto internals still exist and mean the same:\n{checks}\n"
+        "then run tests/service/test_emulator_reset.py and set MOTO_VERSION in tests/emulator.py."
+    )
+
+
 # Services whose provisioned state is kept and whose test data is dropped item by item.
 _WIPED_IN_PLACE = ("dynamodb", "sqs")
 # Services reset before each test, then given provisioning's part again (see `_reapply`).
