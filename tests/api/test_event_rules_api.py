@@ -17,6 +17,7 @@ from chalicelib.eventrule import service as rule_service
 from chalicelib.eventrule.rules import MAX_RULES, Actions
 from chalicelib.integration import admin
 from tests.conftest import NOW, Org, make_org
+from tests.kit.api import call
 
 ORG_LIST = "/api/v1/event-rules"
 FIELDS = {
@@ -38,15 +39,6 @@ DISK = {"field": "title", "op": "contains", "value": "disk"}
 @pytest.fixture(autouse=True)
 def frozen() -> None:
     clock.freeze(NOW)  # the aws_env fixture unfreezes
-
-
-def call(client: Any, method: str, path: str, key: str | None, body: Any = None) -> tuple[int, dict[str, Any]]:
-    headers = {"Content-Type": "application/json"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str) else (json.dumps(body) if body is not None else b"")
-    response = client.http.request(method, path, headers=headers, body=raw)
-    return response.status_code, json.loads(response.body)
 
 
 def fields_of(document: dict[str, Any]) -> list[str]:

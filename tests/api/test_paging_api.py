@@ -10,17 +10,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import NOW, Org, make_org, reconfigure
+from tests.kit.api import call
 from tests.service.test_notification_slack import FakeSlack
-
-
-def call(client: Any, method: str, path: str, key: str | None, body: Any = None) -> Any:
-    headers = {"Content-Type": "application/json"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str | bytes) else (json.dumps(body) if body is not None else None)
-    response = getattr(client.http, method)(path, headers=headers, body=raw)
-    response.json = json.loads(response.body) if response.body else None
-    return response
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
-from tests.api.test_incidents_api import call, create, error_code
+from tests.api.test_incidents_api import create, error_code
 from tests.conftest import NOW, Org, make_org
+from tests.kit.api import call
 
 BASE = "/api/v1/postmortems"
 POSTMORTEM_FIELDS = {
