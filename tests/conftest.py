@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -27,11 +25,20 @@ os.environ["JWT_SECRET"] = "test-jwt-secret"
 
 from chalicelib import aws
 from chalicelib.apikey import service as apikeys
-from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.settings import reset_settings
-from tests.emulator import EMULATOR, Emulator, serialize_in_process_dynamodb, share_botocore_data_loader
+from tests.emulator import (
+    EMULATOR,
+    Emulator,
+    client_settings,
+    serialize_in_process_dynamodb,
+    share_botocore_data_loader,
+)
+from tests.kit.cognito import WORKER_POOL
+from tests.kit.factories import NOW, Org
+from tests.kit.factories import organization as make_org
 
-NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+# Test modules import these from here (the factories live in tests/kit/factories.py).
+__all__ = ["NOW", "Org", "make_org", "reconfigure"]
 
 # Property tests: "ci" replays the same examples every run (a red build is reproducible, never
 # flaky); "dev" explores new ones each run. HYPOTHESIS_PROFILE picks one; CI=1 defaults to "ci".
@@ -47,10 +54,13 @@ share_botocore_data_loader()
 
 
 def reconfigure(**environment: str) -> None:
-    """Change settings for one test; the `aws_env` fixture restores them."""
+    """Change settings for one test; the `aws_env` fixture restores them. Clients are rebuilt only
+    when what they are built from changed (tests/emulator.py `client_settings`)."""
+    before = client_settings()
     os.environ.update(environment)
     reset_settings()
-    aws.reset()
+    if client_settings() != before:
+        aws.reset()
     apikeys.clear_cache()
 
 
@@ -78,35 +88,6 @@ def fresh_aws_env(emulator: Emulator) -> Iterator[None]:
         yield
 
 
-@dataclass
-class Org:
-    organization_id: str
-    name: str
-    owner_key: str
-    readonly_key: str
-
-
-def make_org(name: str = "Acme") -> Org:
-    from chalicelib.organization.service import create_organization
-
-    organization = create_organization(name=name, now=NOW)
-    _, owner = apikeys.create_api_key(
-        organization_id=organization.organization_id,
-        name="owner",
-        kind="service_account",
-        scopes=list(ALL_SCOPES),
-        now=NOW,
-    )
-    _, readonly = apikeys.create_api_key(
-        organization_id=organization.organization_id,
-        name="readonly",
-        kind="service_account",
-        scopes=["incidents:read"],
-        now=NOW,
-    )
-    return Org(organization.organization_id, organization.name, owner, readonly)
-
-
 @pytest.fixture
 def org(aws_env: None) -> Org:
     return make_org()
@@ -121,3 +102,21 @@ def client(aws_env: None) -> Iterator[object]:
     # The `test` stage's variables match this file's, so settings read during a call agree.
     with Client(app, stage_name="test") as test_client:
         yield test_client
+
+
+@pytest.fixture
+def cognito_pool(aws_env: None) -> tuple[str, str]:
+    """This process's pool as it was made: the four role users (in no organization yet), nobody else."""
+    pool_id, client_id = WORKER_POOL.ids()
+    reconfigure(COGNITO_USER_POOL_ID=pool_id, COGNITO_CLIENT_ID=client_id)
+    return pool_id, client_id
+
+
+@pytest.fixture
+def fresh_cognito_pool(aws_env: None) -> tuple[str, str]:
+    """A pool made from nothing by identity.pool.create_pool (the reset left Cognito empty)."""
+    from chalicelib.identity.pool import create_pool
+
+    pool_id, client_id = create_pool()
+    reconfigure(COGNITO_USER_POOL_ID=pool_id, COGNITO_CLIENT_ID=client_id)
+    return pool_id, client_id
