@@ -17,6 +17,7 @@ from chalicelib.eventrule import service as rule_service
 from chalicelib.eventrule.rules import MAX_RULES, Actions
 from chalicelib.integration import admin
 from tests.conftest import NOW, Org, make_org
+from tests.kit import factories as make
 from tests.kit.api import call
 
 ORG_LIST = "/api/v1/event-rules"
@@ -72,7 +73,7 @@ def integration_base(org: Org) -> tuple[str, str]:
 
 
 def test_lifecycle(client: Any, org: Org) -> None:
-    service = catalog.create_service(organization_id=org.organization_id, name="Storage", now=NOW)
+    service = make.service(org, "Storage")
     created = add(
         client,
         org,
@@ -404,7 +405,7 @@ def test_concurrent_creates_and_edits_lose_no_rule(client: Any, org: Org) -> Non
 
 def test_dry_run_applies_both_lists_in_order(client: Any, org: Org) -> None:
     integration_id, base = integration_base(org)
-    service = catalog.create_service(organization_id=org.organization_id, name="DB", now=NOW)
+    service = make.service(org, "DB")
     noisy = add(
         client, org, base, conditions=[{"field": "labels.env", "op": "equals", "value": "dev"}], actions={"drop": True}
     )

@@ -17,6 +17,7 @@ from chalicelib.catalog.service import Service
 from chalicelib.heartbeat import overdue
 from tests.api.test_webhooks_api import reconfigure
 from tests.conftest import NOW, Org, make_org
+from tests.kit import factories as make
 from tests.kit.api import call
 
 BASE = "/api/v1/heartbeats"
@@ -65,9 +66,7 @@ def reader(org: Org) -> str:
 
 @pytest.fixture
 def svc(org: Org) -> Service:
-    from chalicelib.catalog import service as catalog
-
-    return catalog.create_service(organization_id=org.organization_id, name="Backups", now=NOW)
+    return make.service(org, "Backups")
 
 
 def ping(client: Any, url: str, method: str = "GET", *, https: bool = True, body: bytes = b"") -> Any:

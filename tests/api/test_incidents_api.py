@@ -7,14 +7,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import NOW, Org, make_org
+from tests.kit import factories as make
 from tests.kit.api import call
 
 
 @pytest.fixture
 def service_key(org: Org) -> str:
-    from chalicelib.catalog import service as services
-
-    return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW).service_key
+    return make.service(org, "Checkout").service_key
 
 
 def create(client: Any, org: Org, service_key: str, **fields: Any) -> dict[str, Any]:
