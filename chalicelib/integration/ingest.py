@@ -17,9 +17,9 @@ from chalicelib.alert import repository as alert_repository
 from chalicelib.alert.tables import RESOLVED, SUPPRESSED, TRIGGERED, AlertRecord
 from chalicelib.errors import AppError, NotFound
 from chalicelib.incident import commands, repository
-from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import resolution_target
+from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.integration.claims import dedup_id, read_claim
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
