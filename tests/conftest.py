@@ -120,3 +120,28 @@ def fresh_cognito_pool(aws_env: None) -> tuple[str, str]:
     pool_id, client_id = create_pool()
     reconfigure(COGNITO_USER_POOL_ID=pool_id, COGNITO_CLIENT_ID=client_id)
     return pool_id, client_id
+
+
+# Longest first. With `--dist loadfile` a file is one worker's, and the workers take files in
+# collection order (`--no-loadscope-reorder`): a long file collected last runs alone at the end
+# while the other worker idles. The e2e files (a local stack each, the contract sweep's parts,
+# Chromium) come first, longest of them first, then the directories by their cost per file.
+_SLOW_FIRST = (
+    "tests/e2e/test_api_contract_",
+    "tests/e2e/test_local_data.py",
+    "tests/e2e/test_webhooks_e2e.py",
+    "tests/e2e/",
+    "tests/console/",
+    "tests/api/",
+    "tests/service/",
+    "tests/infra/",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    path = item.nodeid
+    return next((rank for rank, prefix in enumerate(_SLOW_FIRST) if path.startswith(prefix)), len(_SLOW_FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=_rank)  # stable: within a rank, files and tests keep their order
