@@ -131,6 +131,7 @@ _SLOW_FIRST = (
     "tests/e2e/test_local_data.py",
     "tests/e2e/test_webhooks_e2e.py",
     "tests/e2e/",
+    "tests/api/test_openapi_client.py",  # one test, but it runs a client generator over the document
     "tests/console/",
     "tests/api/",
     "tests/service/",
