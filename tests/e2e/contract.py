@@ -123,6 +123,10 @@ def _config(stack: LocalStack) -> SchemathesisConfig:
             # One worker: with two, CPython 3.11 sometimes fails hypothesis's lambda descriptions
             # (SystemError: AST constructor recursion depth mismatch) and the run reports an error.
             "workers": 1,
+            # Schemathesis gives up on a response after 10 s by default and reports it as a failure.
+            # On a 2-CPU machine shared by several suites a local response took up to 24 s: the
+            # harness waits longer, the checks are the same.
+            "request-timeout": 120,
             "headers": {"Authorization": f"Bearer {stack.demo['api_keys']['owner']}"},
             "generation": {
                 "max-examples": EXAMPLES_PER_OPERATION,
