@@ -51,7 +51,7 @@ test: $(STAMP) lint
 	@$(call apt_install,chromium,chromium,the status page browser test skips outside CI)
 	@# One file per worker at a time (its module fixtures, e.g. an e2e module's local stack, are built
 	@# once), in collection order, which tests/conftest.py sorts longest first (the e2e files, the
-	@# contract sweep's three parts first of all). (`--dist loadgroup` no longer groups anything with
+	@# contract sweep's two parts first of all). (`--dist loadgroup` no longer groups anything with
 	@# pytest 9: xdist 3.8 renames node ids through an attribute pytest ignores.)
 	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder
 

@@ -1,4 +1,4 @@
-"""The contract sweep (tests/e2e/contract.py), part 1 of 3: the operations in group 0."""
+"""The contract sweep (tests/e2e/contract.py), part 1 of 2: the operations in group 0."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_every_operation_was_exercised(run: contract.Run) -> None:
 
 
 def test_the_parts_cover_every_group_once() -> None:
-    """With test_api_contract_2 and _3, every group of operations is swept, none twice."""
+    """With test_api_contract_2, every group of operations is swept, none twice."""
     import importlib
 
     parts = [importlib.import_module(f"tests.e2e.test_api_contract_{n}").PART for n in range(1, contract.PARTS + 1)]

@@ -1,4 +1,4 @@
-"""The contract sweep (tests/e2e/contract.py), part 2 of 3: the operations in group 1."""
+"""The contract sweep (tests/e2e/contract.py), part 2 of 2: the operations in group 1."""
 
 from __future__ import annotations
 
