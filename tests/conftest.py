@@ -132,6 +132,8 @@ _SLOW_FIRST = (
     "tests/e2e/test_webhooks_e2e.py",
     "tests/e2e/",
     "tests/api/test_openapi_client.py",  # one test, but it runs a client generator over the document
+    "tests/infra/test_package.py",  # chalice package and cfn-lint: the longest file without a stack
+    "tests/infra/test_stack.py",  # the service suite on a CloudFormation-provisioned emulator
     "tests/console/",
     "tests/api/",
     "tests/service/",
