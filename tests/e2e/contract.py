@@ -60,6 +60,7 @@ REQUIRED_CHECKS = {
     "request_model_accepts_valid_input",
 }
 UNLIMITED = "1000000"
+HTTP = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 EXAMPLES_PER_OPERATION = 3
 
 
@@ -108,8 +109,15 @@ def _demo_ids(stack: LocalStack) -> dict[str, list[str]]:
     }
 
 
-def _config(stack: LocalStack) -> SchemathesisConfig:
+def _config(stack: LocalStack, part: int) -> SchemathesisConfig:
     ids = _demo_ids(stack)
+    document = stack.get("/api/v1/openapi.json").json()
+    labels = [
+        f"{method.upper()} {path}" for path, item in document["paths"].items() for method in item if method in HTTP
+    ]
+    # The other parts' operations are switched off: Schemathesis 4.32 ignores schema.include() when
+    # the schema has a config, and each part swept every operation.
+    others = sorted(label for label, group in groups(labels).items() if group != part)
     return SchemathesisConfig.from_dict(
         {
             "dictionaries": {name: {"values": values} for name, values in ids.items()},
@@ -154,6 +162,7 @@ def _config(stack: LocalStack) -> SchemathesisConfig:
                     "include-operation-id": "localSlackPostEphemeral",
                     "checks": {"negative_data_rejection": {"enabled": False}},
                 },
+                {"include-name": others, "enabled": False},
                 {
                     # DELETE of an integration revokes it: the record stays readable with
                     # `state: "revoked"` (its URL answers 410 WEBHOOK_REVOKED), as documented on the
@@ -207,9 +216,7 @@ def sweep(stack: LocalStack, part: int) -> Run:
     from schemathesis import engine
     from schemathesis.engine import events
 
-    every = schemathesis.openapi.from_url(stack.base_url + "/api/v1/openapi.json", config=_config(stack))
-    group = groups([result.ok().label for result in every.get_all_operations()])
-    schema = every.include(lambda ctx: group[ctx.operation.label] == part)
+    schema = schemathesis.openapi.from_url(stack.base_url + "/api/v1/openapi.json", config=_config(stack, part))
     run = Run(operations=len([r for r in schema.get_all_operations()]))
     started = time.monotonic()
     for event in engine.from_schema(schema).execute():
