@@ -15,6 +15,7 @@ from chalicelib import clock
 from chalicelib.notification import voice, voice_link
 from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
+from tests.kit import factories as make
 
 TOKEN = "twilio-auth-token-for-tests"
 FORM = {"CallSid": "CA" + "1" * 32, "AccountSid": "AC" + "2" * 32, "From": "+15550009999", "To": "+15551234567"}
@@ -22,7 +23,6 @@ FORM = {"CallSid": "CA" + "1" * 32, "AccountSid": "AC" + "2" * 32, "From": "+155
 
 @pytest.fixture
 def world(client: Any, org: Org) -> Iterator[dict[str, Any]]:
-    from chalicelib.catalog import service as services
     from chalicelib.directory import users
     from chalicelib.incident import service
 
@@ -33,7 +33,7 @@ def world(client: Any, org: Org) -> Iterator[dict[str, Any]]:
     vera = users.create_user(
         organization_id=org.organization_id, name="Vera", email="vera@acme.test", now=NOW, role="viewer"
     )
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     created = service.create_incident(
         organization_id=org.organization_id,
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from chalicelib.catalog import service as services
 from chalicelib.directory import users
 from chalicelib.incident import repository, service
 from chalicelib.paging.respond import respond
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def world(org: Org) -> dict[str, Any]:
     vera = users.create_user(
         organization_id=org.organization_id, name="Vera", email="vera@acme.test", now=NOW, role="viewer"
     )
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     created = service.create_incident(
         organization_id=org.organization_id,
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
