@@ -187,6 +187,8 @@ def _deliver(
                     "delivery_id": delivery_id(incident, step.sequence, person.user_id) + suffix,
                     "reason": reason or f"Escalation level {step.level}",
                     "run_token": state.run_token if state is not None else None,
+                    # Decided on an acknowledged incident (escalated by hand): an acknowledge does not stop it.
+                    "acknowledged": incident.acknowledged_at is not None,
                     "service_name": service_name,
                 },
             )
