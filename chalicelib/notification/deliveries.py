@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import JSONAttribute, TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
 
 from chalicelib import aws
 from chalicelib.delivery.claims import Claim, Done, Guard, run_once
@@ -46,6 +46,9 @@ class DeliveryRecord(TocsinModel):
     organization_id = UnicodeAttribute(null=True)
     incident_number = UnicodeAttribute(null=True)
     user_id = UnicodeAttribute(null=True)
+    # Set only on the record of an action taken from a page (chalicelib/paging/action_once.py):
+    # what the first request was answered, so a replay is answered the same.
+    answer = JSONAttribute(null=True)
 
 
 def claim_of(delivery_id: str, now: datetime, guard: Guard | None = None) -> Claim:
