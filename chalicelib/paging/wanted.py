@@ -1,4 +1,4 @@
-"""A page goes out only while its incident still wants it (docs/ONCALL.md, "Pages only while wanted").
+"""A page goes out only while its incident still wants it (docs/SECURITY.md, "Pages only while wanted").
 
 Every page a worker sends (an escalation level's page, the acknowledge-SLA notice, each later
 step of a person's notification rules, on every channel) is claimed, by its delivery id, in one
