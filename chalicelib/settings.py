@@ -104,6 +104,10 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # it. Left unset, the local stage uses LOCAL_SLACK_SIGNING_SECRET (in .local/demo.json) and
     # other stages refuse every click.
     slack_signing_secret: str | None = None
+    # The Slack workspace (team id, T...) the app's bot token belongs to: a click naming another
+    # workspace acts nowhere. Comma-separated for an Enterprise Grid's several. Left unset, the
+    # local stage uses LOCAL_SLACK_TEAM_ID (in .local/demo.json) and other stages check nothing.
+    slack_team_id: str | None = None
     # SMS through Amazon SNS (Publish to a phone number, transactional). Both optional: a sender
     # id where the destination country supports one, an origination number (E.164) otherwise.
     sms_sender_id: str | None = None
@@ -147,6 +151,13 @@ class Settings(BaseModel):  # built on first use, by get_settings
         if self.slack_bot_token:
             return self.slack_bot_token
         return LOCAL_SLACK_TOKEN if self.is_local else None
+
+    def slack_teams(self) -> frozenset[str]:
+        """The Slack workspaces whose clicks may act; empty: any the signature covers."""
+        configured = (
+            self.slack_team_id if self.slack_team_id is not None else (LOCAL_SLACK_TEAM_ID if self.is_local else "")
+        )
+        return frozenset(team.strip() for team in configured.split(",") if team.strip())
 
     def slack_signing_key(self) -> str | None:
         """The secret Slack signs interactivity requests with; None: clicks are refused."""
@@ -208,6 +219,7 @@ class Settings(BaseModel):  # built on first use, by get_settings
 _INSECURE_DEFAULTS = {"local-insecure-api-key-secret"}
 LOCAL_SLACK_TOKEN = "xoxb-local-sink-token"
 LOCAL_SLACK_SIGNING_SECRET = "local-slack-signing-secret"
+LOCAL_SLACK_TEAM_ID = "T0LOCAL001"
 # The local voice sink's credentials; refused outside the local stage (check_secrets).
 LOCAL_VOICE_ACCOUNT_SID = "AC00000000000000000000000000local"
 LOCAL_VOICE_AUTH_TOKEN = "local-voice-sink-token"
