@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "base",
         frozenset(
             {"settings", "clock", "errors", "aws", "logs", "model_base", "pagination", "secrets_box", "severity"}
-            | {"json_body"}
+            | {"json_body", "addresses"}
             | {"queue", "templates"}
         ),
     ),
