@@ -1633,6 +1633,13 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
+        method="POST",
+        path="/app/sign-in/organization",
+        operation_id="console_choose_organization",
+        module="chalicelib.console.pages.sign_in_organization",
+        content_types=("*/*",),
+    ),
+    RouteRow(
         method="GET",
         path="/app/status-pages/{page_id}/subscribers",
         operation_id="console_show_followers",
