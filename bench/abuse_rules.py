@@ -5,6 +5,7 @@
 Starts a local stack (`python -m chalicelib.local`, fresh, in a temporary directory; `--stack-root`
 runs another checkout, to measure before a change) unless --base-url names a running one. Then:
 
+0. the baseline: seconds per event through a new custom integration without rules;
 1. the probe's list: 99 rules of 16 `matches` conditions (`(?:.{1,50}){1,5}$`, over 2,000 RE2
    instructions, each on one of ten labels) written to a new custom integration's list through
    the API: how many rules were accepted, and the first refusal;
@@ -160,6 +161,8 @@ def run(target: Target, demo: dict[str, Any] | None, events: int) -> None:
     services = target.call("GET", "/api/v1/services?limit=1")
     services.raise_for_status()
     target.service_id = str(services.json()["data"]["items"][0]["service_id"])
+    baseline, answers = seconds_per_event(target, new_integration(target, "abuse: no rules"), events)
+    print(f"0. baseline, no rules: {baseline:.3f} s per event ({', '.join(answers)})")
     probe = new_integration(target, "abuse: the probe's list")
     accepted, refusal = write_rules(target, probe["id"], PROBE_PATTERN, CONDITIONS, RULES)
     print(f"1. probe list ({RULES} rules x {CONDITIONS} `{PROBE_PATTERN}`): {accepted} rules accepted")
