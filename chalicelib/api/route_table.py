@@ -256,6 +256,7 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("POST", "/app/services", "chalicelib.console.pages.services", "console"),
     ("GET", "/app/services/{service_ref}", "chalicelib.console.pages.services", "console"),
     ("POST", "/app/services/{service_ref}", "chalicelib.console.pages.services", "console"),
+    ("POST", "/app/sign-in/organization", "chalicelib.console.pages.sign_in_organization", "console"),
     ("GET", "/app/status-pages/{page_id}/subscribers", "chalicelib.console.pages.status_followers", "console"),
     ("POST", "/app/status-pages/{page_id}/subscribers/{subscriber_id}/remove", "chalicelib.console.pages.status_followers", "console"),
     ("GET", "/app/status-pages", "chalicelib.console.pages.status_pages", "console"),
