@@ -73,6 +73,15 @@ def window_words(seconds: int) -> str:
     return f"in {minutes} minute{'s' if minutes != 1 else ''}" if seconds % 60 == 0 else f"in {seconds} seconds"
 
 
+def wait_words(seconds: int) -> str:
+    """`45 seconds`, `77 minutes`, `3 hours`: a wait as a person reads it (rounded up)."""
+    if seconds < 120:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    if seconds < 7200:
+        return f"{-(-seconds // 60)} minutes"
+    return f"{-(-seconds // 3600)} hours"
+
+
 def deployment_values(settings: Settings) -> dict[str, int]:
     return {limit.name: int(getattr(settings, limit.setting)) for limit in LIMITS}
 

@@ -41,7 +41,7 @@ class Refusal:
         per = {"organization": " for the organization", "deployment": " for this deployment"}.get(definition.per, "")
         return (
             f"At most {self.value} {definition.counts}{per} {limits.window_words(self.window_seconds)} "
-            f"(outbound limit {self.limit}); there is room again in {self.retry_after} s."
+            f"(outbound limit {self.limit}); there is room again in {limits.wait_words(self.retry_after)}."
         )
 
     def error(self) -> RateLimited:

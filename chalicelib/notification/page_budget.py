@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Protocol, cast
 
 from chalicelib.budget import service as budget
+from chalicelib.budget.limits import wait_words
 from chalicelib.budget.rules import Send
 from chalicelib.notification import digests
 from chalicelib.notification.channels import ChannelName, DeliveryResult, Recipient
@@ -81,7 +82,7 @@ def admit(
             now=now,
         )
         wait = max(1, int((slot.due_at - now).total_seconds() + 0.999))
-        why = f"{decision.refusal.message.split(';')[0]}; in the digest that goes out in {wait} s."
+        why = f"{decision.refusal.message.split(';')[0]}; in the digest that goes out in {wait_words(wait)}."
         admissions[channel] = Admission(digested=DeliveryResult.in_digest(cast(ChannelName, channel), why, wait))
     return admissions
 

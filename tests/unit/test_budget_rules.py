@@ -253,3 +253,19 @@ def test_an_owner_may_lower_to_one_or_put_back() -> None:
 )
 def test_window_words(seconds: int, words: str) -> None:
     assert limits.window_words(seconds) == words
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [
+        (1, "1 second"),
+        (45, "45 seconds"),
+        (119, "119 seconds"),
+        (120, "2 minutes"),
+        (4620, "77 minutes"),
+        (7200, "2 hours"),
+        (86400, "24 hours"),
+    ],
+)
+def test_wait_words(seconds: int, words: str) -> None:
+    assert limits.wait_words(seconds) == words
