@@ -125,6 +125,24 @@ class Settings(BaseModel):  # built on first use, by get_settings
     voice_from_number: str | None = None
     voice_timeout_seconds: float = 5.0
 
+    # The outbound budget (chalicelib/budget, docs/SECURITY.md): the most messages that may leave
+    # per destination, person and organization in a window. These are the deployment's values: an
+    # organization's owner may lower each for their organization (GET/PATCH /api/v1/settings/limits),
+    # never raise it; an operator raises (or lowers) them here.
+    budget_verification_per_destination: int = Field(default=3, ge=1)  # codes to one number, an hour
+    budget_verification_per_person: int = Field(default=5, ge=1)  # codes one person asks for, an hour
+    budget_page_burst_per_person: int = Field(default=5, ge=1)  # pages a person, per channel, in the burst window
+    budget_page_burst_minutes: int = Field(default=10, ge=1, le=60)  # beyond the burst: one digest at its end
+    budget_sms_per_organization: int = Field(default=1000, ge=1)  # an hour
+    budget_voice_per_organization: int = Field(default=300, ge=1)  # an hour
+    budget_email_per_organization: int = Field(default=5000, ge=1)  # to its people, an hour
+    budget_chat_per_organization: int = Field(default=5000, ge=1)  # Slack and the chat channels, an hour
+    budget_subscriber_email_per_organization: int = Field(default=20000, ge=1)  # status page followers, an hour
+    budget_confirmation_per_destination: int = Field(default=3, ge=1)  # subscription confirmations a mailbox, an hour
+    budget_messages_per_destination: int = Field(default=60, ge=1)  # notices and replies to one address, an hour
+    budget_unknown_sender_reply_per_number: int = Field(default=1, ge=0)  # replies to an unknown number, a day
+    budget_unknown_sender_replies: int = Field(default=20, ge=0)  # replies to unknown numbers in all, an hour
+
     # Local and test stages only (every other stage uses 1): the waits the workers schedule
     # (escalation level delays, SLA due times, webhook retry delays) are divided by this, so a
     # time-driven end-to-end test waits seconds instead of minutes. See clock.scaled.

@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             {
                 "organization",
                 "ratelimit",
+                "budget",
                 "idempotency",
                 "auth",
                 "identity",

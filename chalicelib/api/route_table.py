@@ -103,6 +103,8 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("GET", "/api/v1/on-call/current", "chalicelib.api.routes.oncall", "api"),
     ("GET", "/api/v1/settings/organization", "chalicelib.api.routes.organization_settings", "api"),
     ("PATCH", "/api/v1/settings/organization", "chalicelib.api.routes.organization_settings", "api"),
+    ("GET", "/api/v1/settings/limits", "chalicelib.api.routes.outbound_limits", "api"),
+    ("PATCH", "/api/v1/settings/limits", "chalicelib.api.routes.outbound_limits", "api"),
     ("POST", "/api/v1/incidents/{id}/page", "chalicelib.api.routes.paging", "api"),
     ("POST", "/api/v1/postmortems", "chalicelib.api.routes.postmortems", "api"),
     ("GET", "/api/v1/postmortems", "chalicelib.api.routes.postmortems", "api"),

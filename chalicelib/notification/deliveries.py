@@ -16,7 +16,14 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from pynamodb.attributes import JSONAttribute, TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import (
+    BooleanAttribute,
+    JSONAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+    UTCDateTimeAttribute,
+)
 
 from chalicelib import aws
 from chalicelib.delivery.claims import Claim, Done, Guard, run_once
@@ -49,6 +56,14 @@ class DeliveryRecord(TocsinModel):
     # Set only on the record of an action taken from a page (chalicelib/paging/action_once.py):
     # what the first request was answered, so a replay is answered the same.
     answer = JSONAttribute(null=True)
+    # Set only on a number's last inbound SMS (chalicelib/paging/sms_loops.py): the same text again is a loop.
+    body_digest = UnicodeAttribute(null=True)
+    # Set only on a page digest (chalicelib/notification/digests.py): its channel, the incidents
+    # it lists, the addresses it goes to, and whether its message was published.
+    channel = UnicodeAttribute(null=True)
+    digest_incidents = UnicodeSetAttribute(null=True)
+    digest_addresses = UnicodeSetAttribute(null=True)
+    digest_published = BooleanAttribute(null=True)
 
 
 def claim_of(delivery_id: str, now: datetime, guard: Guard | None = None) -> Claim:

@@ -8,7 +8,9 @@ address, or a pending webhook subscriber's URL named with another address, gets 
 the request did the same work as one that sends (chalicelib/subscriber/service.py). Once per message: the delivery
 `status-confirm#<subscriber_id>#<message_id>` is claimed first, so a redelivered message never
 sends twice; an SES failure releases the claim and SQS retries. A subscriber confirmed, gone or
-expired by the time the message is read gets nothing.
+expired by the time the message is read gets nothing. The email passes the outbound budget (a
+mailbox gets at most 3 confirmations an hour, however its address is spelled and whatever page or
+organization asks: chalicelib/budget); a refusal is logged and not retried.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from chalicelib import aws, clock, templates
 from chalicelib.notification import deliveries
 from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
+from chalicelib.notification.gate import send_within_budget
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
@@ -126,7 +129,14 @@ def on_confirmation_requested(message: Message) -> None:
             confirm_url=link_url(slug, SubscriberLink("confirm", page_id, subscriber_id)),
             subscriber=subscriber,
         )
-        return send_email(subscriber.email, email)
+        return send_within_budget(
+            channel="email",
+            destination=subscriber.email,
+            purpose="confirmation",
+            organization_id=message.organization_id or None,
+            now=now,
+            deliver=lambda: send_email(str(subscriber.email), email),
+        )
 
     deliveries.send_once(
         f"status-confirm#{subscriber_id}#{message.message_id}",
