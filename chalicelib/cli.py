@@ -292,6 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     list_services = commands.add_parser("list-services", help="list services with their keys")
     list_services.add_argument("--org", required=True, help="organization id")
     list_services.set_defaults(handler=cmd_list_services)
+    from chalicelib.insights.rebuild import add_commands  # the insights commands live with their domain
+
+    add_commands(commands)
     return parser
 
 

@@ -26,6 +26,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.idempotency.tables
     import chalicelib.identity.tables
     import chalicelib.incident.tables
+    import chalicelib.insights.tables
     import chalicelib.integration.tables
     import chalicelib.maintenance.tables
     import chalicelib.notification.deliveries

@@ -65,6 +65,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "statuspage",
                 "outbound",
                 "subscriber",
+                "insights",
             }
         ),
     ),

@@ -24,10 +24,16 @@ ADDED_SCOPES: tuple[str, ...] = (
     "status:write",
     "webhooks:write",
     "admin",
+    # Insights (docs/INSIGHTS.md): the figures of /api/v1/insights/*, and the /metrics text a
+    # monitoring scraper reads with a key of its own.
+    "insights:read",
+    "metrics:read",
 )
 ALL_SCOPES: tuple[str, ...] = SPEC_SCOPES + ADDED_SCOPES
 
-READ_SCOPES: frozenset[str] = frozenset(s for s in ALL_SCOPES if s.endswith(":read"))
+# Every role reads insights (aggregates of what incidents:read shows already); metrics:read is a
+# scraper's, given to keys on purpose: only owners and admins (who hold every scope) have it.
+READ_SCOPES: frozenset[str] = frozenset(s for s in ALL_SCOPES if s.endswith(":read") and s != "metrics:read")
 
 ROLES: tuple[str, ...] = ("owner", "admin", "responder", "viewer")  # highest first
 

@@ -165,7 +165,10 @@ def move_status(
     actor = principal.actor
     workflow = incident_settings(organization_id=organization_id).workflow
 
+    undone: list[datetime | None] = []
+
     def attempt() -> tuple[IncidentRecord, TransitionPlan]:
+        undone.clear()
         incident = repository.get_incident(organization_id, incident_number)
         plan = plan_transition(workflow, incident.status, status)
         if plan.no_op:
@@ -181,6 +184,7 @@ def move_status(
             incident.resolved_by_name = principal.actor
             incident.sla = sla_rules.with_resolution(incident.sla, created_at=incident.created_at, resolved_at=now)
         if plan.reopens:
+            undone.append(incident.resolved_at)  # the rollups take back the resolution a reopen undoes
             incident.resolved_at = None
             incident.resolved_by_email = None
             incident.resolved_by_name = None
@@ -208,8 +212,19 @@ def move_status(
             previous_status=plan.from_status,
             category=plan.to_category,
             previous_category=plan.from_category,
+            **_resolution_times(incident, plan, undone),
         )
     return StatusMove(incident, moved=not plan.no_op)
+
+
+def _resolution_times(incident: IncidentRecord, plan: TransitionPlan, undone: list[datetime | None]) -> dict[str, str]:
+    """The resolution this move made (`resolved_at`) or undid (`reopened_resolved_at`): the insights
+    rollups count the resolution that stands, by its time."""
+    if plan.resolves and incident.resolved_at is not None:
+        return {"resolved_at": clock.isoformat(incident.resolved_at)}
+    if plan.reopens and undone and undone[-1] is not None:
+        return {"reopened_resolved_at": clock.isoformat(undone[-1])}
+    return {}
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.integration.claims import dedup_id, read_claim
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
+from chalicelib.integration.outcomes import publish_auto_resolved, publish_trigger_outcome
 from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.integration.timeline import publish_alert_entry
 from chalicelib.integration.triggering import IngestResult, trigger
@@ -37,6 +38,7 @@ NO_ALERT = "no open incident for this alert"
 def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
     if alert.action == "trigger":
         result = trigger(origin, alert, now)
+        publish_trigger_outcome(origin, alert, result, now)
         if alert.status_hint == "investigating" and result.incident is not None:
             moved = _move(origin, result.incident, "investigating", now)
             result = IngestResult(
@@ -54,7 +56,7 @@ def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> Ing
     if claim is None:
         return IngestResult(None, created=False, deduplicated=False, note=NO_ALERT)
     if alert.action == "resolve":
-        return _resolve(origin, claim, now)
+        return _resolve(origin, claim, alert, now)
     incident = _incident_of(origin, claim)
     if incident is None:
         note = "the alert is suppressed: it has no incident" if claim.incident_number is None else NO_ALERT
@@ -74,7 +76,7 @@ def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> Ing
     return IngestResult(incident, created=False, deduplicated=True)
 
 
-def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> IngestResult:
+def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, event: NormalizedAlert, now: datetime) -> IngestResult:
     organization_id = origin.organization_id
     alert = alert_repository.get_alert(organization_id, claim.alert_id) if claim.alert_id else None
     if alert is None or alert.incident_number is None:
@@ -97,6 +99,7 @@ def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> Ing
         try:
             transaction.commit()
             alert.status, alert.resolved_at = RESOLVED, now
+            publish_auto_resolved(origin, event, alert, now)
         except TransactionCancelled as cancelled:
             if not cancelled.failed:
                 raise AppError("The alert is changing too fast; retry the delivery.") from cancelled

@@ -48,6 +48,8 @@ from chalicelib.store import Transaction
 
 logger = logging.getLogger("tocsin.paging")
 RULE_STEP = "notification.rule_step"
+# After a page went out: the insights rollups count it for the person (docs/INSIGHTS.md).
+PAGE_SENT = "notification.page_sent"
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,7 @@ def _send(
     def mark_sent(transaction: Transaction) -> None:
         deliveries.mark_sent_in(transaction, delivery_id, now)
 
-    notify_targets(
+    results = notify_targets(
         incident=incident,
         recipient=recipient_of(user),
         targets=[target_of(user, method) for method in methods],
@@ -229,6 +231,16 @@ def _send(
         also=mark_sent,
         title_note=page.note,
     )
+    sent: dict[str, Any] = {
+        "delivery_id": delivery_id,
+        "incident_number": incident.incident_number,
+        "user_id": user.user_id,
+        "channels": [result.channel for result in results if result.sent],
+        "failed_channels": [result.channel for result in results if not result.sent],
+        "urgency": urgency_of(incident),
+        "sent_at": clock.isoformat(now),
+    }
+    publish(Message(PAGE_SENT, organization_id, sent))
     for method in methods:
         if method.type == "sms":
             # What a reply to this SMS ("ack", "ack 42") refers to.

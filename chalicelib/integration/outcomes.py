@@ -1,0 +1,60 @@
+"""What became of each inbound trigger event, told to the insights rollups after the write
+(`alert.event_counted`), and an alert its source resolved (`alert.auto_resolved`): one SQS
+message each, so the rollups are kept by the worker, never on the delivery's path."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from chalicelib import clock
+from chalicelib.alert.tables import AlertRecord
+from chalicelib.integration.normalized import NormalizedAlert
+from chalicelib.integration.origin import AlertOrigin
+from chalicelib.integration.triggering import IngestResult
+from chalicelib.queue.messages import Message, publish
+
+ALERT_EVENT = "alert.event_counted"
+ALERT_AUTO_RESOLVED = "alert.auto_resolved"
+
+
+def outcome_of(result: IngestResult) -> str:
+    """created, grouped, deduplicated, suppressed or dropped (rollups.INBOUND_OUTCOMES)."""
+    if result.dropped:
+        return "dropped"
+    if result.suppressed:
+        return "deduplicated" if result.deduplicated else "suppressed"
+    if result.created:
+        return "created"
+    if result.grouped:
+        return "grouped"
+    return "deduplicated"
+
+
+def _facts(origin: AlertOrigin, alert: NormalizedAlert, record: AlertRecord | None, now: datetime) -> dict[str, Any]:
+    service_key = record.service_key if record is not None else (alert.service_hint or origin.default_service_key)
+    return {
+        "at": clock.isoformat(now),
+        "source": (record.source if record is not None else alert.source) or origin.integration_type,
+        "service_key": service_key,
+        "key": (record.dedup_key or record.title) if record is not None else (alert.dedup_key or alert.title),
+    }
+
+
+def publish_trigger_outcome(origin: AlertOrigin, alert: NormalizedAlert, result: IngestResult, now: datetime) -> None:
+    if result.note and result.incident is None and result.alert is None and not result.dropped:
+        return  # nothing was recorded (no alert to count)
+    record = result.alert
+    suppressed_by = (record.suppressed_by or {}).get("kind") if record is not None else None
+    payload = {**_facts(origin, alert, record, now), "outcome": outcome_of(result), "suppressed_by": suppressed_by}
+    publish(Message(ALERT_EVENT, origin.organization_id, payload))
+
+
+def publish_auto_resolved(origin: AlertOrigin, alert: NormalizedAlert, record: AlertRecord, now: datetime) -> None:
+    payload = {
+        **_facts(origin, alert, record, now),
+        "outcome": "resolved",
+        "event_id": f"{record.alert_id}#resolved",
+        "opened_at": clock.isoformat(record.first_received_at),
+    }
+    publish(Message(ALERT_AUTO_RESOLVED, origin.organization_id, payload))
