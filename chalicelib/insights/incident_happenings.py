@@ -19,7 +19,7 @@ def facts_of(incident: IncidentRecord) -> IncidentFacts:
         created_at=incident.created_at,
         severity=incident.severity,
         urgency=urgency_of(incident),
-        service_keys=tuple(incident.service_keys or ()),
+        service_keys=tuple(str(key) for key in incident.service_keys or ()),
         team_id=incident.team_id,
     )
 

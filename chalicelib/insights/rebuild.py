@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pynamodb.expressions.update import Action
+
 from chalicelib import clock
 from chalicelib.incident.tables import IncidentRecord, list_partition
 from chalicelib.insights import incident_happenings, rollups
@@ -107,7 +109,7 @@ def rebuild(organization_id: str, *, since: datetime | None, until: datetime) ->
         has = {name: value for name, value in record.counters().items() if name in INCIDENT_COUNTERS}
         if has == wanted:
             continue
-        actions = [RollupRecord.counter(name).set(value) for name, value in wanted.items()]
+        actions: list[Action] = [RollupRecord.counter(name).set(value) for name, value in wanted.items()]
         actions += [RollupRecord.counter(name).remove() for name in has if name not in wanted]
         RollupRecord(partition, slot).update(actions=actions)
         written += 1

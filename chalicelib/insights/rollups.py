@@ -31,7 +31,10 @@ PERSON = "person"
 ALERT_SOURCE = "alert_source"
 ALERT_SERVICE = "alert_service"
 ALERT_KEY = "alert_key"  # the dedup key, or the title when the alert has none
-INCIDENT_KINDS: tuple[str, ...] = (ALL, SERVICE, TEAM, SEVERITY, URGENCY)
+# Every dimension of an incident at once (service|team|severity|urgency): a read that filters or
+# groups by more than one dimension cuts it from these (more items than any single kind).
+COMBINED = "combined"
+INCIDENT_KINDS: tuple[str, ...] = (ALL, SERVICE, TEAM, SEVERITY, URGENCY, COMBINED)
 # Totals (all time) for /metrics: incidents by service and severity, pages by channel, inbound by outcome.
 TOTAL_SERVICE_SEVERITY = "service_severity"
 TOTAL_CHANNEL = "channel"
@@ -163,9 +166,19 @@ def incident_targets(facts: IncidentFacts) -> tuple[Target, ...]:
         Target(TEAM, facts.team_id or NO_VALUE, at),
         Target(SEVERITY, facts.severity, at),
         Target(URGENCY, facts.urgency or NO_VALUE, at),
+        *(Target(COMBINED, combined_value(key, facts), at) for key in facts.service_keys),
     ]
     totals = [Target(TOTAL_SERVICE_SEVERITY, f"{key}|{facts.severity}") for key in facts.service_keys]
     return tuple(dict.fromkeys([*hourly, *totals]))
+
+
+def combined_value(service_key: str, facts: IncidentFacts) -> str:
+    return "|".join((service_key, facts.team_id or NO_VALUE, facts.severity, facts.urgency or NO_VALUE))
+
+
+def split_combined(value: str) -> dict[str, str]:
+    service, team, severity, urgency = (value.split("|") + [NO_VALUE] * 4)[:4]
+    return {SERVICE: service, TEAM: team, SEVERITY: severity, URGENCY: urgency}
 
 
 def opened(organization_id: str, facts: IncidentFacts) -> Happening:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
+from pynamodb.expressions.update import Action
+
 from chalicelib.insights import rollups
 from chalicelib.insights.rollups import Addition, Happening
 from chalicelib.insights.tables import MARKER_DAYS, MARKER_SLOT, RollupRecord, marker_partition
@@ -46,7 +48,7 @@ def apply(happening: Happening, *, now: datetime) -> bool:
     if len(merged) + 1 > MAX_ITEMS:
         raise ValueError(f"happening {happening.happening_id} touches {len(merged)} items")
     for index, (item, counters) in enumerate(merged.values()):
-        actions = [RollupRecord.counter(name).add(amount) for name, amount in counters.items() if amount]
+        actions: list[Action] = [RollupRecord.counter(name).add(amount) for name, amount in counters.items() if amount]
         transaction.update(f"item{index}", item, actions, check_version=False)
     try:
         transaction.commit()

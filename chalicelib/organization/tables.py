@@ -23,4 +23,5 @@ class OrganizationRecord(TocsinModel):
     paging_settings = JSONAttribute(null=True)
     # Outbound limits the owner lowered ({name: value}, chalicelib.budget); null: the deployment's.
     outbound_limits = JSONAttribute(null=True)
+    insights_bands = JSONAttribute(null=True)  # working hours, evenings, sleep (chalicelib/insights/bands.py)
     version = VersionAttribute()

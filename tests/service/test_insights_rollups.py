@@ -24,7 +24,8 @@ def items(org: Org, kind: str, month=OPENED) -> dict[str, dict[str, int]]:
 
 
 def totals(org: Org) -> dict[str, dict[str, int]]:
-    return {record.slot: record.counters() for record in RollupRecord.query(rollups.total_partition(org.organization_id))}
+    partition = rollups.total_partition(org.organization_id)
+    return {record.slot: record.counters() for record in RollupRecord.query(partition)}
 
 
 def test_a_happening_applied_twice_counts_once(org: Org) -> None:

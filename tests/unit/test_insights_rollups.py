@@ -26,7 +26,7 @@ def test_bucket_of_puts_a_duration_in_the_first_bucket_whose_bound_holds_it(seco
 def test_bounds_are_increasing_and_hold_the_prometheus_bounds() -> None:
     assert list(histogram.BOUNDS) == sorted(set(histogram.BOUNDS))
     assert set(histogram.PROMETHEUS_BOUNDS) <= set(histogram.BOUNDS)
-    assert histogram.BUCKETS == len(histogram.BOUNDS) + 1
+    assert len(histogram.BOUNDS) + 1 == histogram.BUCKETS
 
 
 def _of(*durations: float) -> histogram.Histogram:
@@ -88,10 +88,15 @@ def test_an_opened_incident_adds_one_to_each_dimension_of_its_opening_hour_and_i
         Target("team", "team_1", OPENED_AT),
         Target("severity", "SEV2", OPENED_AT),
         Target("urgency", "high", OPENED_AT),
+        Target("combined", "svc_a|team_1|SEV2|high", OPENED_AT),
+        Target("combined", "svc_b|team_1|SEV2|high", OPENED_AT),
         Target("service_severity", "svc_a|SEV2"),
         Target("service_severity", "svc_b|SEV2"),
     ]
     assert all(addition.counters == {"opened": 1} for addition in happening.additions)
+    assert rollups.split_combined("svc_a|-|SEV2|high") == {
+        "service": "svc_a", "team": "-", "severity": "SEV2", "urgency": "high",
+    }  # fmt: skip
 
 
 def test_an_acknowledgement_counts_its_seconds_bucket_and_sla_on_the_opening_hour_and_the_person_now() -> None:

@@ -1,0 +1,33 @@
+"""Insights: incident metrics, responder load and noisy alerts, read from the rollups the workers
+keep (docs/INSIGHTS.md). Reads only: a bounded number of items whatever the history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.api.operation import Call, OperationGroup
+from chalicelib.insights import service
+from chalicelib.insights.models import IncidentInsightsQuery, IncidentInsightsV1
+
+api = OperationGroup(__name__, tag="insights")
+
+SCOPE = "insights:read"
+DEFINITIONS = " Definitions: docs/INSIGHTS.md."
+
+
+@api.operation(
+    "GET",
+    "/api/v1/insights/incidents",
+    operation_id="getIncidentInsights",
+    summary="Incident metrics per day, week or month: counts, MTTA and MTTR, SLA, escalations",
+    scope=SCOPE,
+    query=IncidentInsightsQuery,
+    response=IncidentInsightsV1,
+    errors=(400,),
+    description="Incidents opened in the range (since/until, at most 400 days), cut into buckets of `interval` "
+    "in `time_zone` (default: the organization's), optionally grouped by service, team or severity and "
+    "filtered by services, teams, severities and urgency. Each incident's figures belong to the bucket it "
+    "was opened in. MTTA/MTTR: mean, p50 and p90 in seconds (percentiles from a fixed histogram)." + DEFINITIONS,
+)
+def incident_insights(call: Call) -> dict[str, Any]:
+    return service.incident_insights(organization_id=call.principal.organization_id, query=call.query, now=call.now)

@@ -1,0 +1,78 @@
+"""Request and response models of /api/v1/insights/* (they are the OpenAPI schemas)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, StringConstraints
+
+from chalicelib.incident.models import UtcDateTime
+from chalicelib.model_base import ApiModel, SingleLine
+
+Reference = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), SingleLine]
+ZoneName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64), SingleLine]
+RANGE_HELP = "RFC 3339 with an offset; without since: 30 days before until; without until: now. At most 400 days."
+
+
+class RangeQuery(ApiModel):
+    model_config = ConfigDict(extra="forbid")
+
+    since: UtcDateTime | None = Field(default=None, description=RANGE_HELP)
+    until: UtcDateTime | None = Field(default=None, description=RANGE_HELP)
+    time_zone: ZoneName | None = Field(
+        default=None, description="IANA zone of the buckets and working hours; default: the organization's."
+    )
+
+
+class IncidentInsightsQuery(RangeQuery):
+    service_ids: list[Reference] | None = Field(default=None, description="SER-nnnnn or svc_ keys; repeat for several.")
+    team_ids: list[Reference] | None = Field(default=None, description="Team ids; repeat for several.")
+    severities: list[Reference] | None = Field(default=None, description="SEV1...; repeat for several.")
+    urgency: list[Literal["high", "low"]] | None = Field(default=None, description="high or low.")
+    group_by: Literal["none", "service", "team", "severity"] = "none"
+    interval: Literal["day", "week", "month"] = "day"
+
+
+class DurationsV1(ApiModel):
+    mean: float | None = Field(description="Seconds; null when nothing was counted.")
+    p50: float | None = Field(description="Median seconds, read from the rollups' histogram.")
+    p90: float | None
+
+
+class IncidentFiguresV1(ApiModel):
+    count: int = Field(description="Incidents opened.")
+    acknowledged: int
+    resolved: int = Field(description="Incidents whose resolution stands (a reopened one counts again when resolved).")
+    escalated: int = Field(description="Incidents escalated past their first level, by a timer or by hand.")
+    opened_outside_working_hours: int
+    acknowledged_within_sla: int
+    acknowledged_within_sla_share: float | None = Field(description="acknowledged_within_sla / count.")
+    mtta_seconds: DurationsV1
+    mttr_seconds: DurationsV1
+
+
+class IncidentBucketV1(IncidentFiguresV1):
+    start: str = Field(description="Local midnight the bucket starts at, with its offset.")
+    end: str
+
+
+class GroupV1(ApiModel):
+    kind: str
+    id: str | None = Field(description="null: incidents without one (no team).")
+    name: str | None
+
+
+class IncidentGroupV1(ApiModel):
+    group: GroupV1 | None = Field(description="null without group_by.")
+    buckets: list[IncidentBucketV1]
+    totals: IncidentFiguresV1
+
+
+class IncidentInsightsV1(ApiModel):
+    since: str
+    until: str
+    time_zone: str
+    interval: str
+    group_by: str
+    groups: list[IncidentGroupV1]
+    totals: IncidentFiguresV1
