@@ -76,3 +76,54 @@ class IncidentInsightsV1(ApiModel):
     group_by: str
     groups: list[IncidentGroupV1]
     totals: IncidentFiguresV1
+
+
+class ResponderInsightsQuery(RangeQuery):
+    team_ids: list[Reference] | None = Field(default=None, description="Members of these teams only.")
+    user_ids: list[Reference] | None = Field(default=None, description="These people only.")
+
+
+class PagesV1(ApiModel):
+    total: int = Field(description="Pages that reached the person (one page, whatever its channels).")
+    by_channel: dict[str, int] = Field(description="email, slack, sms, voice: pages sent on each.")
+    by_urgency: dict[str, int] = Field(description="high, low.")
+
+
+class OnCallHoursV1(ApiModel):
+    total: float
+    working: float = Field(description="Hours of a working day's working hours, in the person's zone.")
+    off_hours: float = Field(description="Other hours of a working day.")
+    weekend: float = Field(description="Hours of days that are not working days.")
+
+
+class ResponderUserV1(ApiModel):
+    id: str
+    name: str | None
+    email: str | None
+    time_zone: str = Field(description="The person's own zone (or the organization's): the bands are cut in it.")
+
+
+class ResponderV1(ApiModel):
+    user: ResponderUserV1
+    pages: PagesV1
+    interruptions: dict[str, int] = Field(
+        description="Pages by band of the person's local hour: working, evening, sleep."
+    )
+    acknowledged: int
+    resolved: int
+    on_call_hours: OnCallHoursV1
+
+
+class BandsV1(ApiModel):
+    working_start_hour: int
+    working_end_hour: int
+    sleep_start_hour: int
+    sleep_end_hour: int
+    working_days: list[int] = Field(description="0 is Monday.")
+
+
+class ResponderInsightsV1(ApiModel):
+    since: str
+    until: str
+    bands: BandsV1
+    people: list[ResponderV1]

@@ -6,8 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.api.operation import Call, OperationGroup
-from chalicelib.insights import service
-from chalicelib.insights.models import IncidentInsightsQuery, IncidentInsightsV1
+from chalicelib.insights import responders, service
+from chalicelib.insights.models import (
+    IncidentInsightsQuery,
+    IncidentInsightsV1,
+    ResponderInsightsQuery,
+    ResponderInsightsV1,
+)
 
 api = OperationGroup(__name__, tag="insights")
 
@@ -31,3 +36,21 @@ DEFINITIONS = " Definitions: docs/INSIGHTS.md."
 )
 def incident_insights(call: Call) -> dict[str, Any]:
     return service.incident_insights(organization_id=call.principal.organization_id, query=call.query, now=call.now)
+
+
+@api.operation(
+    "GET",
+    "/api/v1/insights/responders",
+    operation_id="getResponderInsights",
+    summary="Responder load: pages, interruptions by band of the person's local hour, hours on call",
+    scope=SCOPE,
+    query=ResponderInsightsQuery,
+    response=ResponderInsightsV1,
+    errors=(400,),
+    description="Per person with activity or a shift in the range: pages received by channel and urgency, "
+    "incidents acknowledged and resolved, pages split by the band of the person's own local hour (working, "
+    "evening, sleep: the organization's bands), and hours on call from the schedules' final shifts (overrides "
+    "and swaps included) split into working hours, off-hours and weekends." + DEFINITIONS,
+)
+def responder_insights(call: Call) -> dict[str, Any]:
+    return responders.responder_insights(organization_id=call.principal.organization_id, query=call.query, now=call.now)
