@@ -127,3 +127,50 @@ class ResponderInsightsV1(ApiModel):
     until: str
     bands: BandsV1
     people: list[ResponderV1]
+
+
+class AlertInsightsQuery(RangeQuery):
+    limit: int = Field(default=10, ge=1, le=100, description="How many of each top list.")
+    flap_minutes: int = Field(
+        default=10,
+        description="An alert its source resolved within this many minutes flapped: 1-10, 12, 15, 20, 30, 45, 60, "
+        "or another whole number of minutes that is a bound of the lifetime histogram (400 otherwise).",
+    )
+
+
+class AlertFiguresV1(ApiModel):
+    events: int = Field(description="Trigger events received (repeats on a dedup key included).")
+    alerts: int = Field(description="Alerts created (suppressed ones included; repeats are events, not alerts).")
+    incidents: int = Field(description="Incidents the alerts opened.")
+    suppressed_by_rules: int
+    suppressed_by_maintenance: int
+    dropped: int = Field(description="Events an event rule dropped (no alert).")
+    auto_resolved: int = Field(description="Alerts their source resolved.")
+    flapping: int = Field(description="Of those, resolved within flap_minutes of being opened.")
+
+
+class AlertSourceV1(AlertFiguresV1):
+    source: str
+
+
+class AlertServiceRefV1(ApiModel):
+    id: str | None
+    name: str | None
+
+
+class AlertServiceV1(AlertFiguresV1):
+    service: AlertServiceRefV1
+
+
+class AlertKeyV1(AlertFiguresV1):
+    key: str = Field(description="The dedup key, or the title of an alert without one.")
+
+
+class AlertInsightsV1(ApiModel):
+    since: str
+    until: str
+    flap_minutes: int
+    totals: AlertFiguresV1
+    top_sources: list[AlertSourceV1]
+    top_services: list[AlertServiceV1]
+    top_keys: list[AlertKeyV1]

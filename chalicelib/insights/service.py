@@ -14,9 +14,9 @@ from chalicelib import zones
 from chalicelib.catalog import service as catalog
 from chalicelib.directory import teams as directory_teams
 from chalicelib.errors import InvalidSeverity, ValidationFailed
-from chalicelib.insights import incident_metrics, periods, reading, rollups
+from chalicelib.insights import incident_metrics, noisy_alerts, periods, reading, rollups
 from chalicelib.insights.bands import Bands, bands_from
-from chalicelib.insights.models import IncidentInsightsQuery, RangeQuery
+from chalicelib.insights.models import AlertInsightsQuery, IncidentInsightsQuery, RangeQuery
 from chalicelib.organization.service import check_time_zone, get_organization
 from chalicelib.organization.tables import OrganizationRecord
 from chalicelib.severity import parse_severity
@@ -86,3 +86,15 @@ def incident_insights(*, organization_id: str, query: IncidentInsightsQuery, now
         values = {incident_metrics.dimensions_of(kind, item.value).get(query.group_by, "") for item in items}
         names = _names(organization_id, query.group_by, values)
     return incident_metrics.compute(spec, kind, items, bands_of(organization_id), names)
+
+
+def alert_insights(*, organization_id: str, query: AlertInsightsQuery, now: datetime) -> dict[str, Any]:
+    if query.flap_minutes not in noisy_alerts.FLAP_MINUTES:
+        allowed = ", ".join(str(m) for m in noisy_alerts.FLAP_MINUTES[:16])
+        raise ValidationFailed.for_field("flap_minutes", f"must be one of {allowed}, ...")
+    span = span_of(query, now)
+    kinds = (rollups.ALERT_SOURCE, rollups.ALERT_SERVICE, rollups.ALERT_KEY)
+    items = {kind: reading.hour_items(organization_id, kind, span) for kind in kinds}
+    service_keys = {item.value for item in items[rollups.ALERT_SERVICE]}
+    names = _names(organization_id, rollups.SERVICE, service_keys)
+    return noisy_alerts.compute(span, items, flap_minutes=query.flap_minutes, limit=query.limit, service_names=names)

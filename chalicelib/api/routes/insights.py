@@ -8,6 +8,8 @@ from typing import Any
 from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.insights import responders, service
 from chalicelib.insights.models import (
+    AlertInsightsQuery,
+    AlertInsightsV1,
     IncidentInsightsQuery,
     IncidentInsightsV1,
     ResponderInsightsQuery,
@@ -54,3 +56,21 @@ def incident_insights(call: Call) -> dict[str, Any]:
 )
 def responder_insights(call: Call) -> dict[str, Any]:
     return responders.responder_insights(organization_id=call.principal.organization_id, query=call.query, now=call.now)
+
+
+@api.operation(
+    "GET",
+    "/api/v1/insights/alerts",
+    operation_id="getAlertInsights",
+    summary="Noisy alerts: top sources, services and dedup keys, flapping, suppressed and dropped",
+    scope=SCOPE,
+    query=AlertInsightsQuery,
+    response=AlertInsightsV1,
+    errors=(400,),
+    description="The alert sources, services and dedup keys (or titles) that raised the most alerts and "
+    "incidents in the range (events received are counted by when they arrived), how many alerts their "
+    "source resolved within flap_minutes of opening (flapping), and how many events event rules and "
+    "maintenance windows suppressed or dropped: what to tune." + DEFINITIONS,
+)
+def alert_insights(call: Call) -> dict[str, Any]:
+    return service.alert_insights(organization_id=call.principal.organization_id, query=call.query, now=call.now)
