@@ -103,6 +103,7 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("GET", "/api/v1/maintenance-windows/{window_id}", "chalicelib.api.routes.maintenance_windows", "api"),
     ("PATCH", "/api/v1/maintenance-windows/{window_id}", "chalicelib.api.routes.maintenance_windows", "api"),
     ("DELETE", "/api/v1/maintenance-windows/{window_id}", "chalicelib.api.routes.maintenance_windows", "api"),
+    ("GET", "/metrics", "chalicelib.api.routes.metrics", "webhook"),
     ("GET", "/api/v1/on-call/current", "chalicelib.api.routes.oncall", "api"),
     ("GET", "/api/v1/settings/organization", "chalicelib.api.routes.organization_settings", "api"),
     ("PATCH", "/api/v1/settings/organization", "chalicelib.api.routes.organization_settings", "api"),

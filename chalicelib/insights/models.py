@@ -56,14 +56,14 @@ class IncidentBucketV1(IncidentFiguresV1):
     end: str
 
 
-class GroupV1(ApiModel):
+class IncidentGroupRefV1(ApiModel):
     kind: str
     id: str | None = Field(description="null: incidents without one (no team).")
     name: str | None
 
 
 class IncidentGroupV1(ApiModel):
-    group: GroupV1 | None = Field(description="null without group_by.")
+    group: IncidentGroupRefV1 | None = Field(description="null without group_by.")
     buckets: list[IncidentBucketV1]
     totals: IncidentFiguresV1
 
