@@ -93,6 +93,8 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("GET", "/api/v1/insights/incidents", "chalicelib.api.routes.insights", "api"),
     ("GET", "/api/v1/insights/responders", "chalicelib.api.routes.insights", "api"),
     ("GET", "/api/v1/insights/alerts", "chalicelib.api.routes.insights", "api"),
+    ("GET", "/api/v1/insights/settings", "chalicelib.api.routes.insights", "api"),
+    ("PUT", "/api/v1/insights/settings", "chalicelib.api.routes.insights", "api"),
     ("POST", "/api/v1/integrations", "chalicelib.api.routes.integrations", "api"),
     ("GET", "/api/v1/integrations", "chalicelib.api.routes.integrations", "api"),
     ("GET", "/api/v1/integrations/{integration_id}", "chalicelib.api.routes.integrations", "api"),

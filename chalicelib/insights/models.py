@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, StringConstraints
 
 from chalicelib.incident.models import UtcDateTime
-from chalicelib.model_base import ApiModel, SingleLine
+from chalicelib.model_base import ApiModel, RequestModel, SingleLine
 
 Reference = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), SingleLine]
 ZoneName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64), SingleLine]
@@ -174,3 +174,19 @@ class AlertInsightsV1(ApiModel):
     top_sources: list[AlertSourceV1]
     top_services: list[AlertServiceV1]
     top_keys: list[AlertKeyV1]
+
+
+class BandsIn(RequestModel):
+    working_start_hour: int | None = Field(default=None, description="0-24; default 9.")
+    working_end_hour: int | None = Field(default=None, description="0-24, exclusive; default 18.")
+    sleep_start_hour: int | None = Field(default=None, description="0-24; default 23.")
+    sleep_end_hour: int | None = Field(default=None, description="0-24, exclusive; default 7 (sleep crosses midnight).")
+    working_days: list[int] | None = Field(default=None, description="0 (Monday) to 6; default Monday to Friday.")
+
+
+class InsightsSettingsIn(RequestModel):
+    bands: BandsIn = Field(description="What is left out takes its default (docs/INSIGHTS.md).")
+
+
+class InsightsSettingsV1(ApiModel):
+    bands: BandsV1

@@ -6,7 +6,7 @@ of the range (one Query per month and dimension kind), and the names of what is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +20,19 @@ from chalicelib.insights.models import AlertInsightsQuery, IncidentInsightsQuery
 from chalicelib.organization.service import check_time_zone, get_organization
 from chalicelib.organization.tables import OrganizationRecord
 from chalicelib.severity import parse_severity
+from chalicelib.store import update_unversioned_if
+
+
+def set_bands(*, organization_id: str, bands: Mapping[str, Any]) -> Bands:
+    """Store the organization's bands (what is left out takes its default); 400 when invalid.
+    The organization's version is left alone: the bands change nothing its other settings read."""
+    stored = {key: value for key, value in bands.items() if value is not None}
+    checked = bands_from(stored)
+    record = OrganizationRecord(organization_id)
+    update_unversioned_if(
+        record, [OrganizationRecord.insights_bands.set(stored)], OrganizationRecord.organization_id.exists()
+    )
+    return checked
 
 
 def bands_of(organization_id: str) -> Bands:

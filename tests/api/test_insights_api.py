@@ -173,3 +173,19 @@ def test_a_key_without_insights_read_is_refused_and_every_role_may_read(client: 
     assert reply.status == 403 and reply.json["error"]["code"] == "FORBIDDEN"
     assert get(client, make.api_key(org, "insights:read"), "").status == 200
     assert call(client, "GET", "/api/v1/insights/incidents").status == 401
+
+
+def test_an_admin_sets_the_bands_and_the_figures_follow(client: Any, org: Org, history: dict) -> None:
+    status, document = call(client, "GET", "/api/v1/insights/settings", org.owner_key)
+    assert status == 200 and document["data"]["bands"]["working_start_hour"] == 9
+    # Working hours 08:00-22:00 every day: in Paris only Tuesday's 03:00 incident is outside them.
+    bands = {"working_start_hour": 8, "working_end_hour": 22, "working_days": [0, 1, 2, 3, 4, 5, 6]}
+    status, document = call(client, "PUT", "/api/v1/insights/settings", org.owner_key, {"bands": bands})
+    assert status == 200, document
+    assert document["data"]["bands"] == {**bands, "sleep_start_hour": 23, "sleep_end_hour": 7}
+    status, document = get(client, org.owner_key, PARIS_DAYS)
+    assert document["data"]["totals"]["opened_outside_working_hours"] == 1
+    reply = call(client, "PUT", "/api/v1/insights/settings", org.owner_key, {"bands": {"sleep_end_hour": 30}})
+    assert reply.status == 400 and "sleep_end_hour" in reply.fields
+    reply = call(client, "PUT", "/api/v1/insights/settings", make.api_key(org, "insights:read"), {"bands": {}})
+    assert reply.status == 403

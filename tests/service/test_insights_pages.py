@@ -23,12 +23,12 @@ def test_a_page_and_its_later_step_are_counted_for_the_person(org: Org, ada: dic
     _, left = open_incident(org, ada, "SEV1")
     sent = [m for m in left if m.message_type == reach.PAGE_SENT]
     (page,) = sent
-    user_id = page.payload["user_id"]
     assert (page.payload["channels"], page.payload["urgency"], page.payload["failed_channels"]) == (["sms"], "high", [])
     (step,) = [m for m in left if m.message_type == reach.RULE_STEP]
     run_step(step, timedelta(minutes=5))
     (later,) = [m for m in drain() if m.message_type == reach.PAGE_SENT]
     assert later.payload["channels"] == ["voice"] and later.payload["delivery_id"] != page.payload["delivery_id"]
+    assert later.payload["user_id"] == page.payload["user_id"]
     for message in (page, later, page):  # the first one redelivered
         handlers.on_paged(message)
     partition = rollups.partition(org.organization_id, rollups.PERSON, NOW)

@@ -12,6 +12,8 @@ from chalicelib.insights.models import (
     AlertInsightsV1,
     IncidentInsightsQuery,
     IncidentInsightsV1,
+    InsightsSettingsIn,
+    InsightsSettingsV1,
     ResponderInsightsQuery,
     ResponderInsightsV1,
 )
@@ -74,3 +76,36 @@ def responder_insights(call: Call) -> dict[str, Any]:
 )
 def alert_insights(call: Call) -> dict[str, Any]:
     return service.alert_insights(organization_id=call.principal.organization_id, query=call.query, now=call.now)
+
+
+@api.operation(
+    "GET",
+    "/api/v1/insights/settings",
+    operation_id="getInsightsSettings",
+    summary="The organization's working-hours, evening and sleep bands",
+    scope=SCOPE,
+    response=InsightsSettingsV1,
+    description="The bands incident metrics (opened outside working hours), responder load (interruptions) "
+    "and hours on call are cut by; the defaults unless an admin set them." + DEFINITIONS,
+)
+def get_insights_settings(call: Call) -> dict[str, Any]:
+    return {"bands": service.bands_of(call.principal.organization_id).to_dict()}
+
+
+@api.operation(
+    "PUT",
+    "/api/v1/insights/settings",
+    operation_id="putInsightsSettings",
+    summary="Set the organization's working-hours, evening and sleep bands",
+    scope="admin",
+    body=InsightsSettingsIn,
+    response=InsightsSettingsV1,
+    errors=(400,),
+    description="Whole hours 0-24 (working and sleep hours may cross midnight) and working days (0 is Monday); "
+    "what is left out takes its default. Every figure read afterwards uses them (the rollups are hourly)."
+    + DEFINITIONS,
+)
+def put_insights_settings(call: Call) -> dict[str, Any]:
+    body: InsightsSettingsIn = call.body
+    bands = service.set_bands(organization_id=call.principal.organization_id, bands=body.bands.model_dump())
+    return {"bands": bands.to_dict()}
