@@ -121,6 +121,10 @@ class PatchModel(RequestModel):
     def changes(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.model_fields_set - self.not_changes}
 
+    def update_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of the domain's update function (chalicelib.api.resource's PATCH)."""
+        return self.changes()
+
 
 # The constraint sits on the int itself: on `int | SkipJsonSchema[None]` as a whole, pydantic
 # applies `ge` to None too (a TypeError, not a validation error) and documents it as `"ge"`.
@@ -139,6 +143,13 @@ class VersionedPatchModel(PatchModel):
     not_changes: ClassVar[frozenset[str]] = frozenset({"version"})
 
     version: ExpectedVersion = Field(default=None, description=VERSION_DESCRIPTION)
+
+    def domain_changes(self) -> dict[str, Any]:
+        """The changes as the domain names and types them (a subclass converts what differs)."""
+        return self.changes()
+
+    def update_arguments(self) -> dict[str, Any]:
+        return {"expected_version": self.version, **self.domain_changes()}
 
 
 # --- the text rule of request strings --------------------------------------------------------------

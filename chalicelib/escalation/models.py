@@ -18,8 +18,8 @@ from chalicelib.escalation.steps import (
     Level,
     Target,
 )
-from chalicelib.model_base import ApiModel, RequestModel
-from chalicelib.oncall.models import ItemId, Name, PatchModel
+from chalicelib.model_base import ApiModel, RequestModel, VersionedPatchModel
+from chalicelib.oncall.models import ItemId, Name
 
 TargetKind = Literal["user", "schedule"]
 DelayMinutes = Annotated[
@@ -64,7 +64,7 @@ class EscalationPolicyCreate(RequestModel):
         return [level.to_domain() for level in self.levels]
 
 
-class EscalationPolicyPatch(PatchModel):
+class EscalationPolicyPatch(VersionedPatchModel):
     name: Name | SkipJsonSchema[None] = None
     levels: Levels | SkipJsonSchema[None] = Field(default=None, description="Replaces every level.")
     repeat_count: RepeatCount | SkipJsonSchema[None] = None

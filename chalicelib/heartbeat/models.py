@@ -69,9 +69,6 @@ class HeartbeatPatch(VersionedPatchModel):
         "starts a new wait from now.",
     )
 
-    def domain_changes(self) -> dict[str, Any]:
-        return self.changes()
-
 
 Status = Literal["waiting", "up", "down", "paused"]
 STATUS_DESCRIPTION = (

@@ -58,10 +58,6 @@ def utc(moment: datetime) -> datetime:
 # --- shared request bases ----------------------------------------------------------------------
 
 
-# PATCH bodies of this package and those that import it: at least one field besides `version`.
-PatchModel = VersionedPatchModel
-
-
 class DeletedV1(ApiModel):
     id: str
     deleted: bool
@@ -122,7 +118,7 @@ class ScheduleCreate(RequestModel):
     handoff_notice_lead_minutes: LeadMinutes = 0
 
 
-class SchedulePatch(PatchModel):
+class SchedulePatch(VersionedPatchModel):
     nullable = frozenset({"team_id"})
 
     name: Name | SkipJsonSchema[None] = None
