@@ -61,6 +61,11 @@ class RequestModel(ApiModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
+    def arguments(self) -> dict[str, Any]:
+        """The body as keyword arguments of the domain function it feeds (chalicelib.api.resource):
+        every field, by name. Where the domain names or types them otherwise, convert them first."""
+        return dict(self)
+
 
 def not_nullable(prop: dict[str, Any]) -> None:
     """Schema of an optional field that may be left out but not null: no null branch, no null default."""
@@ -121,8 +126,7 @@ class PatchModel(RequestModel):
     def changes(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.model_fields_set - self.not_changes}
 
-    def update_arguments(self) -> dict[str, Any]:
-        """The keyword arguments of the domain's update function (chalicelib.api.resource's PATCH)."""
+    def arguments(self) -> dict[str, Any]:
         return self.changes()
 
 
@@ -148,7 +152,7 @@ class VersionedPatchModel(PatchModel):
         """The changes as the domain names and types them (a subclass converts what differs)."""
         return self.changes()
 
-    def update_arguments(self) -> dict[str, Any]:
+    def arguments(self) -> dict[str, Any]:
         return {"expected_version": self.version, **self.domain_changes()}
 
 

@@ -9,9 +9,8 @@ everywhere, so they are written here once:
 
 - item operations (get, update, delete, act) call the domain function by the item's key: the
   keyword arguments `key(call)` gives (by default the caller's `organization_id` and every path
-  parameter: `get_policy(organization_id=..., policy_id=...)`); update and act add `now`, and
-  update the PATCH body's `update_arguments()` (its changes, and `expected_version` where the
-  body is versioned);
+  parameter: `get_policy(organization_id=..., policy_id=...)`); update and act add `now` and the
+  body's `arguments()` (a PATCH's changes, with `expected_version` where it is versioned);
 - collection operations (list, create) call a function of the call and the parsed query or body,
   written per resource: how a list filters and what a create takes differ from one to the next.
 
@@ -28,7 +27,7 @@ from pydantic import BaseModel
 
 from chalicelib.api.idempotent import IDEMPOTENT
 from chalicelib.api.operation import Call, Handler, Idempotent, OperationGroup
-from chalicelib.model_base import PatchModel
+from chalicelib.model_base import PatchModel, RequestModel
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 
@@ -144,9 +143,7 @@ class Resource:
         )
         return declare(handler)
 
-    def get(
-        self, operation_id: str, summary: str, fetch: ByKey, *, errors: tuple[int, ...] = (404,)
-    ) -> Handler:
+    def get(self, operation_id: str, summary: str, fetch: ByKey, *, errors: tuple[int, ...] = (404,)) -> Handler:
         """GET <item>: the item `fetch` finds by its key, presented."""
 
         def handler(call: Call) -> Any:
@@ -176,13 +173,14 @@ class Resource:
         errors: tuple[int, ...] = (400, 404, 409),
         description: str | None = None,
     ) -> Handler:
-        """PATCH <item><suffix>: `change` by the item's key, `now` and the body's update_arguments()."""
-        return self._on_item(
+        """PATCH <item><suffix>: `change` by the item's key, `now` and the body's changes (with
+        `expected_version` where the body is versioned); the changed item, presented."""
+        return self.act(
             "PATCH",
             suffix,
             operation_id,
             summary,
-            lambda call: change(**self._at_now(call), **call.body.update_arguments()),
+            change,
             body=body,
             self_param=self_param,
             errors=errors,
@@ -197,25 +195,37 @@ class Resource:
         summary: str,
         run: ByKey,
         *,
+        body: type[RequestModel] | None = None,
         response: type[BaseModel] | None = None,
         present: PresentOne | None = None,
+        self_param: str | None = None,
         status: int = 200,
         errors: tuple[int, ...] = (404,),
         description: str | None = None,
     ) -> Handler:
-        """<method> <item><suffix>: `run` by the item's key and `now`; what it returns, presented."""
-        return self._on_item(
+        """<method> <item><suffix>: `run` by the item's key, `now` and the body's arguments(); what
+        it returns, presented (by `present` where the answer is another model)."""
+        answer = present or self.one
+
+        def handler(call: Call) -> Any:
+            # A key may name `now` already (a read that writes defaults): it is the same instant.
+            arguments = {**self.key(call), "now": call.now, **(call.body.arguments() if body else {})}
+            return answer(call, run(**arguments))
+
+        declare = self.group.operation(
             method,
-            suffix,
-            operation_id,
-            summary,
-            lambda call: run(**self._at_now(call)),
-            response=response,
-            present=present,
+            self.item + suffix,
+            operation_id=operation_id,
+            summary=summary,
+            scope=self.write,
+            self_param=self_param or self.self_param,
+            body=body,
+            response=response or self.response,
             status=status,
             errors=errors,
             description=description,
         )
+        return declare(handler)
 
     def delete(
         self,
@@ -240,46 +250,6 @@ class Resource:
             scope=self.write,
             self_param=self.self_param,
             response=DeletedV1,
-            errors=errors,
-            description=description,
-        )
-        return declare(handler)
-
-    def _at_now(self, call: Call) -> dict[str, Any]:
-        # A key may name `now` already (a read that writes defaults): it is the same instant.
-        return {**self.key(call), "now": call.now}
-
-    def _on_item(
-        self,
-        method: str,
-        suffix: str,
-        operation_id: str,
-        summary: str,
-        run: Callable[[Call], Any],
-        *,
-        body: type[BaseModel] | None = None,
-        response: type[BaseModel] | None = None,
-        present: PresentOne | None = None,
-        self_param: str | None = None,
-        status: int = 200,
-        errors: tuple[int, ...],
-        description: str | None,
-    ) -> Handler:
-        answer = present or self.one
-
-        def handler(call: Call) -> Any:
-            return answer(call, run(call))
-
-        declare = self.group.operation(
-            method,
-            self.item + suffix,
-            operation_id=operation_id,
-            summary=summary,
-            scope=self.write,
-            self_param=self_param or self.self_param,
-            body=body,
-            response=response or self.response,
-            status=status,
             errors=errors,
             description=description,
         )

@@ -166,6 +166,9 @@ class PostmortemPatch(PatchModel, _Content):
         status = {"status": self.status} if "status" in self.model_fields_set else {}
         return {**self.content(), **status}
 
+    def arguments(self) -> dict[str, Any]:
+        return {"changes": self.changes_to_apply(), "expected_version": self.version}
+
 
 class PostmortemImport(RequestModel):
     """A legacy record from an older tool: its rich fields are HTML strings, stored and served as given."""
