@@ -148,33 +148,20 @@ def _ping(call: Call) -> Response:
     )
 
 
-@api.raw(
-    "GET",
-    PING,
-    operation_id="pingHeartbeat",
-    credential=HEARTBEAT_PING_TOKEN,
-    bucket=CREDENTIAL_BUCKET,
-    summary="Ping a heartbeat",
-    description=_PING_DESCRIPTION,
-    response=HeartbeatPingV1,
-    errors=PING_ERRORS,
-    family=ErrorFamily.WEBHOOK,
-)
-def ping_get(call: Call) -> Response:
-    return _ping(call)
-
-
-@api.raw(
-    "POST",
-    PING,
-    operation_id="pingHeartbeatByPost",
-    credential=HEARTBEAT_PING_TOKEN,
-    bucket=CREDENTIAL_BUCKET,
-    summary="Ping a heartbeat (POST; the body is ignored)",
-    description=_PING_DESCRIPTION,
-    response=HeartbeatPingV1,
-    errors=PING_ERRORS,
-    family=ErrorFamily.WEBHOOK,
-)
-def ping_post(call: Call) -> Response:
-    return _ping(call)
+# GET or POST: whatever a monitor can send.
+for method, operation_id, summary in (
+    ("GET", "pingHeartbeat", "Ping a heartbeat"),
+    ("POST", "pingHeartbeatByPost", "Ping a heartbeat (POST; the body is ignored)"),
+):
+    api.raw(
+        method,
+        PING,
+        operation_id=operation_id,
+        credential=HEARTBEAT_PING_TOKEN,
+        bucket=CREDENTIAL_BUCKET,
+        summary=summary,
+        description=_PING_DESCRIPTION,
+        response=HeartbeatPingV1,
+        errors=PING_ERRORS,
+        family=ErrorFamily.WEBHOOK,
+    )(_ping)
