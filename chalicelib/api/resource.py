@@ -143,21 +143,35 @@ class Resource:
         )
         return declare(handler)
 
-    def get(self, operation_id: str, summary: str, fetch: ByKey, *, errors: tuple[int, ...] = (404,)) -> Handler:
-        """GET <item>: the item `fetch` finds by its key, presented."""
+    def get(
+        self,
+        operation_id: str,
+        summary: str,
+        fetch: ByKey,
+        *,
+        suffix: str = "",
+        response: type[BaseModel] | None = None,
+        present: PresentOne | None = None,
+        errors: tuple[int, ...] = (404,),
+        description: str | None = None,
+    ) -> Handler:
+        """GET <item><suffix>: what `fetch` finds by the item's key, presented (by `present` where
+        the answer is another model)."""
+        answer = present or self.one
 
         def handler(call: Call) -> Any:
-            return self.one(call, fetch(**self.key(call)))
+            return answer(call, fetch(**self.key(call)))
 
         declare = self.group.operation(
             "GET",
-            self.item,
+            self.item + suffix,
             operation_id=operation_id,
             summary=summary,
             scope=self.read,
             self_param=self.self_param,
-            response=self.response,
+            response=response or self.response,
             errors=errors,
+            description=description,
         )
         return declare(handler)
 

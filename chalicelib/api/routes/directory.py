@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from chalicelib.api.operation import Call, OperationGroup
-from chalicelib.api.resource import Resource, each
+from chalicelib.api.resource import Find, Resource, each
 from chalicelib.catalog import service as services
 from chalicelib.catalog.models import ServiceCreate, ServiceListQuery, ServicePatch, ServiceV1
 from chalicelib.directory import teams, users
@@ -23,6 +24,14 @@ from chalicelib.directory.models import (
 from chalicelib.organization.service import organization_time_zone
 
 api = OperationGroup(__name__, tag="directory")
+
+
+def _searched(list_items: Callable[..., Sequence[Any]]) -> Find:
+    """A list of people or teams: the organization's, narrowed by the query's q and is_active."""
+    return lambda call, query: list_items(
+        organization_id=call.principal.organization_id, search=query.q, is_active=query.is_active
+    )
+
 
 # --- services ----------------------------------------------------------------------------------
 
@@ -104,9 +113,7 @@ people = Resource(api, "/api/v1/users", "user_id", UserV1, _users_v1, read="user
 people.listing(
     "listUsers",
     "List or search people (for assignee and resolver lookup), newest first",
-    lambda call, query: users.list_users(
-        organization_id=call.principal.organization_id, search=query.q, is_active=query.is_active
-    ),
+    _searched(users.list_users),
     query=UserListQuery,
 )
 people.create(
@@ -147,9 +154,7 @@ groups = Resource(api, "/api/v1/teams", "team_id", TeamV1, each(TeamV1.of), read
 groups.listing(
     "listTeams",
     "List teams, newest first",
-    lambda call, query: teams.list_teams(
-        organization_id=call.principal.organization_id, search=query.q, is_active=query.is_active
-    ),
+    _searched(teams.list_teams),
     query=TeamListQuery,
 )
 groups.create(

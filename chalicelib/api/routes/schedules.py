@@ -77,32 +77,20 @@ schedules.delete(
 )
 
 
-@api.operation(
+schedules.act(
     "POST",
-    ITEM + "/overrides",
-    operation_id="createScheduleOverride",
-    summary="Put a user on call for an interval, over every layer",
-    scope="oncall:write",
+    "/overrides",
+    "createScheduleOverride",
+    "Put a user on call for an interval, over every layer",
+    service.add_override,
     body=OverrideCreate,
     response=OverrideV1,
+    present=lambda _call, added: OverrideV1.of(added[1]),
     status=201,
     errors=(400, 404),
     description="The user must be an active user of the organization. A later override wins where two "
     "overlap. Overrides that ended more than 30 days ago are dropped.",
 )
-def create_override(call: Call) -> OverrideV1:
-    body: OverrideCreate = call.body
-    _, override = service.add_override(
-        organization_id=call.principal.organization_id,
-        schedule_id=call.path["schedule_id"],
-        user_id=body.user_id,
-        start=body.start,
-        end=body.end,
-        now=call.now,
-    )
-    return OverrideV1.of(override)
-
-
 schedules.act(
     "DELETE",
     "/overrides/{override_id}",
@@ -136,37 +124,28 @@ def list_shifts(call: Call) -> ShiftsV1:
     return ShiftsV1.of(result)
 
 
-@api.operation(
-    "GET",
-    ITEM + "/ical-url",
-    operation_id="getScheduleIcalUrl",
-    summary="The schedule's calendar feed URL (iCalendar), to subscribe to from a calendar app",
-    scope="oncall:read",
+def _ical_url_v1(_call: Call, url: str) -> IcalUrlV1:
+    return IcalUrlV1.of(url)
+
+
+schedules.get(
+    "getScheduleIcalUrl",
+    "The schedule's calendar feed URL (iCalendar), to subscribe to from a calendar app",
+    feed.ical_url,
+    suffix="/ical-url",
     response=IcalUrlV1,
-    errors=(404,),
+    present=_ical_url_v1,
     description="The URL carries a secret token instead of a bearer credential; rotate it with POST.",
 )
-def get_ical_url(call: Call) -> IcalUrlV1:
-    return IcalUrlV1.of(
-        feed.ical_url(organization_id=call.principal.organization_id, schedule_id=call.path["schedule_id"])
-    )
-
-
-@api.operation(
+schedules.act(
     "POST",
-    ITEM + "/ical-url",
-    operation_id="rotateScheduleIcalUrl",
-    summary="Issue a new calendar feed URL; the old one stops working",
-    scope="oncall:write",
+    "/ical-url",
+    "rotateScheduleIcalUrl",
+    "Issue a new calendar feed URL; the old one stops working",
+    feed.rotate_ical_token,
     response=IcalUrlV1,
-    errors=(404,),
+    present=_ical_url_v1,
 )
-def rotate_ical_url(call: Call) -> IcalUrlV1:
-    return IcalUrlV1.of(
-        feed.rotate_ical_token(
-            organization_id=call.principal.organization_id, schedule_id=call.path["schedule_id"], now=call.now
-        )
-    )
 
 
 # --- the public feed ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from chalicelib.api.operation import Call, OperationGroup
-from chalicelib.api.resource import Make, Resource, each
+from chalicelib.api.resource import Find, Make, Resource, each
 from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,
@@ -70,6 +70,11 @@ def in_page(create: Callable[..., Any]) -> Make:
     return lambda call, body: create(**on_page(call), now=call.now, **body.arguments())
 
 
+def _structure_part(name: str) -> Find:
+    """A list of the page's sections, groups or components: one read of the page's structure."""
+    return lambda call, _: getattr(structure.list_structure(**on_page(call)), name)
+
+
 def under_page(path: str, id_param: str, response: type[BaseModel], of: Callable[[Any], Any]) -> Resource:
     return Resource(api, PAGE + path, id_param, response, each(of), read=READ, write=WRITE, key=on_page)
 
@@ -107,7 +112,7 @@ sections = under_page("/sections", "section_id", SectionV1, SectionV1.of)
 sections.listing(
     "listStatusSections",
     "List sections in page order",
-    lambda call, _: structure.list_structure(**on_page(call)).sections,
+    _structure_part("sections"),
     errors=LIST_ERRORS,
 )
 sections.create(
@@ -125,7 +130,7 @@ groups = under_page("/groups", "group_id", GroupV1, GroupV1.of)
 groups.listing(
     "listStatusGroups",
     "List component groups",
-    lambda call, _: structure.list_structure(**on_page(call)).groups,
+    _structure_part("groups"),
     errors=LIST_ERRORS,
 )
 groups.create(
@@ -148,7 +153,7 @@ components = under_page("/components", "component_id", ComponentV1, ComponentV1.
 components.listing(
     "listStatusComponents",
     "List components",
-    lambda call, _: structure.list_structure(**on_page(call)).components,
+    _structure_part("components"),
     errors=LIST_ERRORS,
 )
 components.create(
