@@ -13,6 +13,8 @@ everywhere, so they are written here once:
   body's `arguments()` (a PATCH's changes, with `expected_version` where it is versioned);
 - collection operations (list, create) call a function of the call and the parsed query or body,
   written per resource: how a list filters and what a create takes differ from one to the next.
+  Most creates take what an item operation takes, and the body's arguments(): `by_key` makes
+  that function from the domain's.
 
 Operations that share no shape with these stay plain `OperationGroup.operation`s in their module.
 """
@@ -68,6 +70,17 @@ class Resource:
 
     def one(self, call: Call, item: Any) -> Any:
         return self.present(call, [item])[0]
+
+    def by_key(self, create: ByKey, *, actor: str | None = None) -> Make:
+        """A create whose domain function takes what an item operation's does: the key (of the
+        collection), `now` and the body's arguments(); and the caller's actor as `actor` names it
+        (`created_by`), where it records who created."""
+
+        def make(call: Call, body: RequestModel) -> Any:
+            who = {actor: call.principal.actor} if actor is not None else {}
+            return create(**{**self.key(call), "now": call.now, **who, **body.arguments()})
+
+        return make
 
     def listing(
         self,

@@ -48,6 +48,8 @@ ServiceRef = Annotated[
 
 
 class HeartbeatCreate(RequestModel):
+    domain_names = {"service": "service_ref"}
+
     name: Name
     service: ServiceRef
     interval_seconds: Interval

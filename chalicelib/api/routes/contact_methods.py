@@ -22,7 +22,6 @@ from chalicelib.contact.models import (
     VerificationCode,
     VerificationSentV1,
 )
-from chalicelib.contact.profile import ContactMethod
 
 api = OperationGroup(__name__, tag="contacts")
 
@@ -48,17 +47,6 @@ methods = Resource(
 )
 
 
-def _create(call: Call, body: ContactMethodCreate) -> ContactMethod:
-    return service.create_method(
-        organization_id=call.principal.organization_id,
-        user_id=call.path[SELF],
-        method_type=body.type,
-        address=body.address,
-        label=body.label,
-        now=call.now,
-    )
-
-
 methods.listing(
     "listContactMethods",
     "List a user's contact methods, oldest first",
@@ -72,7 +60,7 @@ methods.create(
     "createContactMethod",
     "Add a contact method; sms and voice numbers start unverified",
     ContactMethodCreate,
-    _create,
+    methods.by_key(service.create_method),
     errors=(400, 404, 409),
     description="409 when the user already has this (type, address) or has 20 methods.",
 )

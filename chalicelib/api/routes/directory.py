@@ -44,20 +44,6 @@ def _services_v1(call: Call, found: Sequence[services.Service]) -> list[ServiceV
     return [ServiceV1.of(s, names.get(s.team_id) if s.team_id else None) for s in found]
 
 
-def _create_service(call: Call, body: ServiceCreate) -> services.Service:
-    return services.create_service(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        now=call.now,
-        description=body.description,
-        team_id=body.team_id,
-        default_severity=body.default_severity,
-        escalation_policy_id=body.escalation_policy_id,
-        urgency_rule=body.rule(),
-        alert_grouping=body.grouping(),
-    )
-
-
 catalog = Resource(
     api, "/api/v1/services", "service_ref", ServiceV1, _services_v1, read="services:read", write="services:write"
 )
@@ -73,7 +59,7 @@ catalog.create(
     "createService",
     "Create a service; it gets a svc_ key and a SER-nnnnn id",
     ServiceCreate,
-    _create_service,
+    catalog.by_key(services.create_service),
     errors=(400, 409),
     description="Names are unique per organization, case-insensitively (409 otherwise). "
     "A team_id must name a team of the organization. An urgency_rule's support_hours.time_zone must be "
@@ -97,18 +83,6 @@ def _users_v1(call: Call, found: Sequence[users.User]) -> list[UserV1]:
     return [UserV1.of(u, zone) for u in found]
 
 
-def _create_user(call: Call, body: UserCreate) -> users.User:
-    return users.create_user(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        email=body.email,
-        now=call.now,
-        slack_user_id=body.slack_user_id,
-        role=body.role,
-        time_zone=body.time_zone,
-    )
-
-
 people = Resource(api, "/api/v1/users", "user_id", UserV1, _users_v1, read="users:read", write="users:write")
 people.listing(
     "listUsers",
@@ -120,7 +94,7 @@ people.create(
     "createUser",
     "Create a user; the email is unique within the organization",
     UserCreate,
-    _create_user,
+    people.by_key(users.create_user),
     errors=(400, 409),
 )
 people.get("getUser", "Get a user", users.get_user)
@@ -140,16 +114,6 @@ people.update(
 # --- teams -------------------------------------------------------------------------------------
 
 
-def _create_team(call: Call, body: TeamCreate) -> teams.Team:
-    return teams.create_team(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        now=call.now,
-        description=body.description,
-        member_ids=body.member_ids,
-    )
-
-
 groups = Resource(api, "/api/v1/teams", "team_id", TeamV1, each(TeamV1.of), read="teams:read", write="teams:write")
 groups.listing(
     "listTeams",
@@ -161,7 +125,7 @@ groups.create(
     "createTeam",
     "Create a team; the name is unique within the organization, case-insensitively",
     TeamCreate,
-    _create_team,
+    groups.by_key(teams.create_team),
     errors=(400, 409),
 )
 groups.get("getTeam", "Get a team", teams.get_team)

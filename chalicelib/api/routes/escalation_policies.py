@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.api.operation import Call, OperationGroup
+from chalicelib.api.operation import OperationGroup
 from chalicelib.api.resource import Resource, each
 from chalicelib.catalog import service as catalog
 from chalicelib.escalation import service
@@ -26,16 +26,6 @@ _POLICY_RULES = (
 )
 
 
-def _create(call: Call, body: EscalationPolicyCreate) -> service.StoredPolicy:
-    return service.create_policy(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        levels=body.domain_levels(),
-        repeat_count=body.repeat_count,
-        now=call.now,
-    )
-
-
 def _delete(*, organization_id: str, policy_id: str) -> None:
     used_by = catalog.services_using_policy(organization_id=organization_id, policy_id=policy_id)
     service.delete_policy(organization_id=organization_id, policy_id=policy_id, used_by_services=used_by)
@@ -50,7 +40,7 @@ policies.create(
     "createEscalationPolicy",
     "Create an escalation policy; services point at it by escalation_policy_id",
     EscalationPolicyCreate,
-    _create,
+    policies.by_key(service.create_policy),
     description=_POLICY_RULES,
 )
 policies.get("getEscalationPolicy", "Get an escalation policy", service.get_policy)

@@ -52,26 +52,12 @@ def _issued_v1(call: Call, issued: IssuedHeartbeat) -> HeartbeatIssuedV1:
     return HeartbeatIssuedV1.issued(issued, _services(call.principal.organization_id, [issued.record]))
 
 
-def _create(call: Call, body: HeartbeatCreate) -> IssuedHeartbeat:
-    return heartbeats.create_heartbeat(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        service_ref=body.service,
-        interval_seconds=body.interval_seconds,
-        grace_seconds=body.grace_seconds,
-        description=body.description,
-        enabled=body.enabled,
-        now=call.now,
-        created_by=call.principal.actor,
-    )
-
-
 beats = Resource(api, "/api/v1/heartbeats", "heartbeat_id", HeartbeatV1, _heartbeats_v1, read=READ, write=WRITE)
 beats.create(
     "createHeartbeat",
     "Create a heartbeat; its ping URL is in this response only",
     HeartbeatCreate,
-    _create,
+    beats.by_key(heartbeats.create_heartbeat, actor="created_by"),
     response=HeartbeatIssuedV1,
     present=_issued_v1,
     errors=(400, 409),

@@ -35,18 +35,6 @@ def _removed_v1(call: Call, removal: service.Removal) -> MaintenanceWindowRemove
     return MaintenanceWindowRemovedV1.of(removal, names, call.now)
 
 
-def _create(call: Call, body: MaintenanceWindowCreate) -> MaintenanceWindow:
-    return service.create_window(
-        organization_id=call.principal.organization_id,
-        service_refs=list(body.service_ids),
-        start=body.start,
-        end=body.end,
-        now=call.now,
-        description=body.description,
-        created_by=call.principal.actor,
-    )
-
-
 windows = Resource(
     api, "/api/v1/maintenance-windows", "window_id", MaintenanceWindowV1, _windows_v1, read=READ, write=WRITE
 )
@@ -54,7 +42,7 @@ windows.create(
     "createMaintenanceWindow",
     "Put services in maintenance from start to end: their alerts are suppressed and page nobody",
     MaintenanceWindowCreate,
-    _create,
+    windows.by_key(service.create_window, actor="created_by"),
     errors=(400, 409),
     idempotent=Idempotent(),
 )

@@ -32,18 +32,6 @@ _STRUCTURE = (
 )
 
 
-def _create(call: Call, body: PostmortemCreate) -> PostmortemRecord:
-    return service.create_postmortem(
-        organization_id=call.principal.organization_id,
-        incident_number=body.incident_number,
-        level=body.level,
-        content=body.content(),
-        response_timeline_overrides=body.response_timeline_overrides(),
-        now=call.now,
-        actor=call.principal.actor,
-    )
-
-
 def _import(call: Call, body: PostmortemImport) -> PostmortemRecord:
     return service.import_legacy_postmortem(
         organization_id=call.principal.organization_id,
@@ -59,7 +47,7 @@ postmortems.create(
     "createPostmortem",
     "Create the postmortem of an incident (one per incident)",
     PostmortemCreate,
-    _create,
+    postmortems.by_key(service.create_postmortem, actor="actor"),
     errors=(400, 404, 409),
     description=_STRUCTURE + " Starts as a draft numbered PM-<year>-<sequence>. The response timeline "
     "(time to acknowledge, identify, resolve) is prefilled from the incident's own timestamps; fields "

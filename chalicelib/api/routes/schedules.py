@@ -39,18 +39,6 @@ _SCHEDULE_RULES = (
 )
 
 
-def _create(call: Call, body: ScheduleCreate) -> service.StoredSchedule:
-    return service.create_schedule(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        time_zone=body.time_zone,
-        layers=[layer.to_domain() for layer in body.layers],
-        team_id=body.team_id,
-        handoff_notice_lead_minutes=body.handoff_notice_lead_minutes,
-        now=call.now,
-    )
-
-
 def _delete(*, organization_id: str, schedule_id: str) -> None:
     used_by = policies.policies_using_schedule(organization_id=organization_id, schedule_id=schedule_id)
     service.delete_schedule(organization_id=organization_id, schedule_id=schedule_id, used_by_policies=used_by)
@@ -62,7 +50,13 @@ schedules.listing(
     lambda call, query: service.list_schedules(organization_id=call.principal.organization_id, team_id=query.team_id),
     query=ScheduleListQuery,
 )
-schedules.create("createSchedule", "Create an on-call schedule", ScheduleCreate, _create, description=_SCHEDULE_RULES)
+schedules.create(
+    "createSchedule",
+    "Create an on-call schedule",
+    ScheduleCreate,
+    schedules.by_key(service.create_schedule),
+    description=_SCHEDULE_RULES,
+)
 schedules.get("getSchedule", "Get an on-call schedule", service.get_schedule)
 schedules.update(
     "updateSchedule",

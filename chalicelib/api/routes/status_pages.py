@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from chalicelib.api.operation import Call, OperationGroup
-from chalicelib.api.resource import Find, Make, Resource, each
+from chalicelib.api.resource import Find, Resource, each
 from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
 from chalicelib.statuspage.models import (
     ComponentCreate,
@@ -65,11 +65,6 @@ def on_page(call: Call) -> dict[str, Any]:
     return {**call.path, "page_id": page.page_id}
 
 
-def in_page(create: Callable[..., Any]) -> Make:
-    """A create under the page named in the path: `create` by the page, `now` and the body's fields."""
-    return lambda call, body: create(**on_page(call), now=call.now, **body.arguments())
-
-
 def _structure_part(name: str) -> Find:
     """A list of the page's sections, groups or components: one read of the page's structure."""
     return lambda call, _: getattr(structure.list_structure(**on_page(call)), name)
@@ -90,9 +85,7 @@ status_pages.create(
     "createStatusPage",
     "Create a status page",
     PageCreate,
-    lambda call, body: pages.create_page(
-        organization_id=call.principal.organization_id, now=call.now, **body.arguments()
-    ),
+    status_pages.by_key(pages.create_page),
     errors=(400, 409),
     description="The slug is the public URL (/status/{slug}); 409 when another page uses it.",
 )
@@ -116,7 +109,11 @@ sections.listing(
     errors=LIST_ERRORS,
 )
 sections.create(
-    "createStatusSection", "Add a section", SectionCreate, in_page(structure.create_section), errors=WRITE_ERRORS
+    "createStatusSection",
+    "Add a section",
+    SectionCreate,
+    sections.by_key(structure.create_section),
+    errors=WRITE_ERRORS,
 )
 sections.update("updateStatusSection", "Rename a section", NamePatch, structure.rename_section, errors=WRITE_ERRORS)
 sections.delete(
@@ -137,7 +134,7 @@ groups.create(
     "createStatusGroup",
     "Add a component group to a section",
     GroupCreate,
-    in_page(structure.create_group),
+    groups.by_key(structure.create_group),
     errors=WRITE_ERRORS,
     description=_REFS.strip(),
 )
@@ -160,7 +157,7 @@ components.create(
     "createStatusComponent",
     "Add a component",
     ComponentCreate,
-    in_page(structure.create_component),
+    components.by_key(structure.create_component),
     errors=WRITE_ERRORS,
     description=_REFS.strip(),
 )
@@ -215,7 +212,7 @@ windows.create(
     "createStatusMaintenance",
     "Schedule a maintenance window",
     MaintenanceCreate,
-    in_page(scheduled_maintenance.create_window),
+    windows.by_key(scheduled_maintenance.create_window),
     errors=WRITE_ERRORS,
     description=_MAINTENANCE_RULES,
 )

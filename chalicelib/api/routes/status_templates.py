@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from chalicelib.api.operation import Idempotent, OperationGroup
 from chalicelib.api.resource import Resource, each
-from chalicelib.api.routes.status_pages import in_page, on_page
+from chalicelib.api.routes.status_pages import on_page
 from chalicelib.statuspage import incident_templates
 from chalicelib.statuspage.models import IncidentTemplateV1, TemplateCreate, TemplatePatch
 
@@ -39,7 +39,7 @@ templates.create(
     "createStatusIncidentTemplate",
     "Add an incident template",
     TemplateCreate,
-    in_page(incident_templates.create_template),
+    templates.by_key(incident_templates.create_template),
     errors=(400, 404, 409),
     description=f"{_USE} At most {incident_templates.MAX_TEMPLATES} per page (409).",
     idempotent=Idempotent(place="page_id"),

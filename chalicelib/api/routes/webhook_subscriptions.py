@@ -42,14 +42,9 @@ def _create(call: Call, body: SubscriptionCreate) -> subscriptions.CreatedSubscr
     owner = body.owner_email if "owner_email" in body.model_fields_set else call.principal.email
     return subscriptions.create_subscription(
         organization_id=call.principal.organization_id,
-        url=body.url,
-        event_types=body.event_types,
         now=call.now,
-        description=body.description,
-        owner_email=owner,
-        sync_integration_id=body.sync_integration_id,
-        enabled=body.enabled,
         created_by=call.principal.actor,
+        **{**body.arguments(), "owner_email": owner},
     )
 
 

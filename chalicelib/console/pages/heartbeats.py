@@ -105,15 +105,7 @@ def create_heartbeat(ctx: Ctx) -> Page:
         data["description"] = ctx.value("description")
     body = ctx.model(HeartbeatCreate, data)
     issued = heartbeats.create_heartbeat(
-        organization_id=ctx.organization_id,
-        name=body.name,
-        service_ref=body.service,
-        interval_seconds=body.interval_seconds,
-        grace_seconds=body.grace_seconds,
-        description=body.description,
-        enabled=body.enabled,
-        now=ctx.now,
-        created_by=ctx.signed_in.actor,
+        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
     )
     return _issued_page(ctx, issued, regenerated=False)
 

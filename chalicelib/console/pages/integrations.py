@@ -93,16 +93,7 @@ def create_integration(ctx: Ctx) -> Page:
     }
     body = ctx.model(IntegrationCreate, fields)
     issued = admin.create_integration(
-        organization_id=ctx.organization_id,
-        integration_type=body.type,
-        name=body.name,
-        now=ctx.now,
-        default_service_key=body.default_service,
-        signing=body.signing,
-        client_secret=body.client_secret,
-        ip_allowlist=body.ip_allowlist,
-        expected_topic_arn=body.expected_topic_arn,
-        created_by=ctx.signed_in.actor,
+        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
     )
     return _issued_page(issued, regenerated=False)
 

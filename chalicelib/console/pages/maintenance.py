@@ -94,13 +94,7 @@ def create_maintenance(ctx: Ctx) -> Redirect:
 
         def create() -> StoredResponse:
             window = service.create_window(
-                organization_id=ctx.organization_id,
-                service_refs=list(body.service_ids),
-                start=body.start,
-                end=body.end,
-                now=ctx.now,
-                description=body.description,
-                created_by=ctx.signed_in.actor,
+                organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
             )
             return StoredResponse(201, {"id": window.window_id})
 

@@ -123,14 +123,7 @@ def create_webhook(ctx: Ctx) -> Page:
     }
     body = ctx.model(SubscriptionCreate, fields)
     created = subscriptions.create_subscription(
-        organization_id=ctx.organization_id,
-        url=body.url,
-        event_types=body.event_types,
-        now=ctx.now,
-        description=body.description,
-        owner_email=body.owner_email,
-        enabled=body.enabled,
-        created_by=ctx.signed_in.actor,
+        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
     )
     return _issued_page(created, rotated=False)
 
