@@ -112,12 +112,7 @@ def create_heartbeat(ctx: Ctx) -> Page:
 
 def _set_enabled(ctx: Ctx, enabled: bool) -> None:
     body = ctx.model(HeartbeatPatch, {"enabled": enabled})
-    heartbeats.update_heartbeat(
-        organization_id=ctx.organization_id,
-        heartbeat_id=ctx.path["heartbeat_id"],
-        now=ctx.now,
-        **body.domain_changes(),
-    )
+    heartbeats.update_heartbeat(**ctx.item, now=ctx.now, **body.arguments())
 
 
 @console.action("/heartbeats/{heartbeat_id}/pause", scope=WRITE, on_error=heartbeats_page)
@@ -147,9 +142,7 @@ def resume_heartbeat(ctx: Ctx) -> Redirect:
 )
 def regenerate_heartbeat_url(ctx: Ctx) -> Page:
     """A new ping URL for a heartbeat, shown once; the old one stops working at once."""
-    issued = heartbeats.regenerate_ping_url(
-        organization_id=ctx.organization_id, heartbeat_id=ctx.path["heartbeat_id"], now=ctx.now
-    )
+    issued = heartbeats.regenerate_ping_url(**ctx.item, now=ctx.now)
     return _issued_page(ctx, issued, regenerated=True)
 
 
@@ -166,5 +159,5 @@ def regenerate_heartbeat_url(ctx: Ctx) -> Page:
 )
 def delete_heartbeat(ctx: Ctx) -> Redirect:
     """Delete a heartbeat; its ping URL answers 404 from now on."""
-    heartbeats.delete_heartbeat(organization_id=ctx.organization_id, heartbeat_id=ctx.path["heartbeat_id"])
+    heartbeats.delete_heartbeat(**ctx.item)
     return Redirect(app_path("/heartbeats"), notice="heartbeat_deleted")

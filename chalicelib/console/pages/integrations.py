@@ -111,9 +111,7 @@ def create_integration(ctx: Ctx) -> Page:
 )
 def regenerate_integration_url(ctx: Ctx) -> Page:
     """A new URL for an integration; the old one stops working at once."""
-    issued = admin.regenerate_url(
-        organization_id=ctx.organization_id, integration_id=ctx.path["integration_id"], now=ctx.now
-    )
+    issued = admin.regenerate_url(**ctx.item, now=ctx.now)
     return _issued_page(issued, regenerated=True)
 
 
@@ -130,7 +128,5 @@ def regenerate_integration_url(ctx: Ctx) -> Page:
 )
 def revoke_integration(ctx: Ctx) -> Redirect:
     """Revoke an integration: its URL answers 410 from now on."""
-    admin.revoke_integration(
-        organization_id=ctx.organization_id, integration_id=ctx.path["integration_id"], now=ctx.now
-    )
+    admin.revoke_integration(**ctx.item, now=ctx.now)
     return Redirect(app_path("/integrations"), notice="integration_revoked")

@@ -130,13 +130,7 @@ def create_webhook(ctx: Ctx) -> Page:
 
 def _set_enabled(ctx: Ctx, enabled: bool) -> None:
     body = ctx.model(SubscriptionPatch, {"enabled": enabled, "version": ctx.value("version") or None})
-    subscriptions.update_subscription(
-        organization_id=ctx.organization_id,
-        subscription_id=ctx.path["subscription_id"],
-        now=ctx.now,
-        expected_version=body.version,
-        **body.domain_changes(),
-    )
+    subscriptions.update_subscription(**ctx.item, now=ctx.now, **body.arguments())
 
 
 @console.action("/webhooks/{subscription_id}/disable", scope=SCOPE, on_error=subscription_page)
@@ -165,9 +159,7 @@ def enable_webhook(ctx: Ctx) -> Redirect:
 )
 def rotate_webhook_secret(ctx: Ctx) -> Page:
     """A new signing secret, shown once; the old one stops signing at once."""
-    rotated = subscriptions.rotate_secret(
-        organization_id=ctx.organization_id, subscription_id=ctx.path["subscription_id"], now=ctx.now
-    )
+    rotated = subscriptions.rotate_secret(**ctx.item, now=ctx.now)
     return _issued_page(rotated, rotated=True)
 
 
@@ -183,5 +175,5 @@ def rotate_webhook_secret(ctx: Ctx) -> Page:
 )
 def delete_webhook(ctx: Ctx) -> Redirect:
     """Delete a subscription; queued retries stop."""
-    subscriptions.delete_subscription(organization_id=ctx.organization_id, subscription_id=ctx.path["subscription_id"])
+    subscriptions.delete_subscription(**ctx.item)
     return Redirect(app_path("/webhooks"), notice="webhook_deleted")
