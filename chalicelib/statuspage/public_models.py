@@ -141,22 +141,13 @@ class PublicUptime(ApiModel):
 
 # What a public incident or maintenance window item shows as it is stored, the same in the public
 # documents and in the managers' answers (which add ids, components and times of their own).
+def _shown(item: StatusPageItem, *names: str) -> dict[str, Any]:
+    return {"title": item.name or "", **{name: getattr(item, name) for name in ("status", *names, "updated_at")}}
+
+
 def incident_fields(item: StatusPageItem) -> dict[str, Any]:
-    return {
-        "title": item.name or "",
-        "status": item.status,
-        "impact": item.impact,
-        "started_at": item.started_at,
-        "resolved_at": item.resolved_at,
-        "updated_at": item.updated_at,
-    }
+    return _shown(item, "impact", "started_at", "resolved_at")
 
 
 def window_fields(item: StatusPageItem) -> dict[str, Any]:
-    return {
-        "title": item.name or "",
-        "status": item.status,
-        "scheduled_start": item.scheduled_start,
-        "scheduled_end": item.scheduled_end,
-        "updated_at": item.updated_at,
-    }
+    return _shown(item, "scheduled_start", "scheduled_end")
