@@ -62,6 +62,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "statuspage",
                 "outbound",
                 "subscriber",
+                "externalref",
             }
         ),
     ),

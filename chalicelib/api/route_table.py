@@ -360,6 +360,27 @@ ROUTES: tuple[RouteRow, ...] = (
     ),
     RouteRow(
         method="POST",
+        path="/api/v1/external-refs",
+        operation_id="recordExternalRef",
+        module="chalicelib.api.routes.external_refs",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="GET",
+        path="/api/v1/external-refs",
+        operation_id="listExternalRefs",
+        module="chalicelib.api.routes.external_refs",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="DELETE",
+        path="/api/v1/external-refs/{ref_id}",
+        operation_id="deleteExternalRef",
+        module="chalicelib.api.routes.external_refs",
+        content_types=("*/*",),
+    ),
+    RouteRow(
+        method="POST",
         path="/api/v1/heartbeats",
         operation_id="createHeartbeat",
         module="chalicelib.api.routes.heartbeats",
