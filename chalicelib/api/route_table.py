@@ -534,6 +534,13 @@ ROUTES: tuple[RouteRow, ...] = (
         content_types=("*/*",),
     ),
     RouteRow(
+        method="PATCH",
+        path="/api/v1/integrations/{integration_id}",
+        operation_id="updateIntegration",
+        module="chalicelib.api.routes.integrations",
+        content_types=("*/*",),
+    ),
+    RouteRow(
         method="POST",
         path="/api/v1/integrations/{integration_id}/regenerate",
         operation_id="regenerateIntegrationUrl",
