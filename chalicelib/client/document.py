@@ -13,6 +13,7 @@ docs/tocsin-config.schema.json is generated from them (`tocsin config schema`).
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
@@ -53,6 +54,8 @@ class Keyed(Part):
     source: Source | None = None
 
     def key(self) -> str:
+        """What the object is found by, in the document and in the organization: its name (an
+        email for users), case-insensitively, as the server compares names."""
         raise NotImplementedError
 
 
@@ -106,7 +109,7 @@ class Team(Keyed):
     active: bool = True
 
     def key(self) -> str:
-        return self.name
+        return self.name.casefold()
 
 
 # --- on call --------------------------------------------------------------------------------------
@@ -150,7 +153,7 @@ class Schedule(Keyed):
     )
 
     def key(self) -> str:
-        return self.name
+        return self.name.casefold()
 
 
 class Target(Part):
@@ -181,7 +184,7 @@ class EscalationPolicy(Keyed):
     levels: list[Level] = Field(min_length=1, description="Level 1 first.")
 
     def key(self) -> str:
-        return self.name
+        return self.name.casefold()
 
 
 # --- services and intake --------------------------------------------------------------------------
@@ -218,7 +221,7 @@ class Service(Keyed):
     active: bool = True
 
     def key(self) -> str:
-        return self.name
+        return self.name.casefold()
 
 
 class Integration(Keyed):
@@ -237,7 +240,7 @@ class Integration(Keyed):
     )
 
     def key(self) -> str:
-        return self.name
+        return self.name.casefold()
 
 
 class Condition(Part):
@@ -271,9 +274,9 @@ class EventRule(Keyed):
 
     def key(self) -> str:
         if self.description:
-            return f"{self.integration or ''}/{self.description}"
+            return f"{(self.integration or '').casefold()}/{self.description.casefold()}"
         body = self.model_dump(mode="json", include={"conditions", "actions", "continue_"})
-        return f"{self.integration or ''}/{json.dumps(body, sort_keys=True)}"
+        return f"{(self.integration or '').casefold()}/{json.dumps(body, sort_keys=True)}"
 
 
 class MaintenanceWindow(Keyed):
@@ -286,8 +289,9 @@ class MaintenanceWindow(Keyed):
 
     def key(self) -> str:
         if self.description:
-            return self.description
-        return f"{','.join(sorted(self.services))}@{self.start.isoformat()}/{self.end.isoformat()}"
+            return self.description.casefold()
+        services = ",".join(sorted(name.casefold() for name in self.services))
+        return f"{services}@{self.start.astimezone(UTC).isoformat()}/{self.end.astimezone(UTC).isoformat()}"
 
 
 class Heartbeat(Keyed):
@@ -301,7 +305,7 @@ class Heartbeat(Keyed):
     enabled: bool = True
 
     def key(self) -> str:
-        return self.name
+        return self.name.casefold()
 
 
 # --- status pages ---------------------------------------------------------------------------------
@@ -344,7 +348,7 @@ class StatusPage(Keyed):
     templates: list[IncidentTemplate] = Field(default_factory=list)
 
     def key(self) -> str:
-        return self.name
+        return self.name.casefold()
 
 
 # --- the document ---------------------------------------------------------------------------------
