@@ -382,16 +382,16 @@ class Document(Part):
     )
 
     version: Literal[1] = Field(description="The document format's version.")
-    users: list[User] | None = None
-    teams: list[Team] | None = None
-    schedules: list[Schedule] | None = None
-    escalation_policies: list[EscalationPolicy] | None = None
-    services: list[Service] | None = None
-    integrations: list[Integration] | None = None
-    event_rules: list[EventRule] | None = None
-    maintenance_windows: list[MaintenanceWindow] | None = None
-    heartbeats: list[Heartbeat] | None = None
-    status_pages: list[StatusPage] | None = None
+    users: list[User] | SkipJsonSchema[None] = None
+    teams: list[Team] | SkipJsonSchema[None] = None
+    schedules: list[Schedule] | SkipJsonSchema[None] = None
+    escalation_policies: list[EscalationPolicy] | SkipJsonSchema[None] = None
+    services: list[Service] | SkipJsonSchema[None] = None
+    integrations: list[Integration] | SkipJsonSchema[None] = None
+    event_rules: list[EventRule] | SkipJsonSchema[None] = None
+    maintenance_windows: list[MaintenanceWindow] | SkipJsonSchema[None] = None
+    heartbeats: list[Heartbeat] | SkipJsonSchema[None] = None
+    status_pages: list[StatusPage] | SkipJsonSchema[None] = None
 
     def section(self, name: str) -> list[Keyed] | None:
         found: list[Keyed] | None = getattr(self, name)
