@@ -152,6 +152,7 @@ def plan(
     sources = sources or {}
     result = Plan()
     deletes: list[list[Action]] = []
+    renamed: dict[str, str] = {}  # integrations found by source under a new name: old key -> new name
     for section, _ in doc.SECTIONS:
         wanted = desired.section(section)
         if wanted is None:
@@ -159,12 +160,23 @@ def plan(
             continue
         present = current.section(section) or []
         if section == "event_rules":
-            actions, removed = _rules(wanted, present, now=now, prune=prune, sources=sources, kept=result.kept)
-            result.actions += actions
+            # A renamed integration's rules are still its list: seen under its new name, and
+            # found in the organization under their own key.
+            moved = [_moved(rule, renamed) for rule in present]
+            original = {rule.key(): before.key() for rule, before in zip(moved, present, strict=True)}
+            actions, removed = _rules(wanted, moved, now=now, prune=prune, sources=sources, kept=result.kept)
+            for action in [*removed, *actions]:
+                if action.current_key is not None:
+                    action.current_key = original[action.current_key]
             result.actions += removed  # a list's deletes run before its moves, so positions hold
+            result.actions += actions
             deletes.append([])
             continue
         pairs, unmatched = match(section, wanted, present, sources)
+        if section == "integrations":
+            renamed = {
+                found.key(): getattr(item, "name", "") for item, found in pairs if found and found.key() != item.key()
+            }
         for item, found in pairs:
             result.actions += _one(section, item, found, now=now, prune=prune, sources=sources)
         deletes.append(list(_removals(section, unmatched, prune=prune, kept=result.kept)))
@@ -207,6 +219,13 @@ def _removals(
         yield Action("delete", section, item.key(), label(item), reason=reason, current_key=item.key())
 
 
+def _moved(rule: doc.Keyed, renamed: dict[str, str]) -> doc.Keyed:
+    integration = getattr(rule, "integration", None)
+    if integration is None or integration.casefold() not in renamed:
+        return rule
+    return rule.model_copy(update={"integration": renamed[integration.casefold()]})
+
+
 def _rules(
     wanted: list[doc.Keyed],
     present: list[doc.Keyed],
@@ -230,7 +249,8 @@ def _rules(
     for desired_list, current_list in lists.values():
         pairs, unmatched = match("event_rules", list(desired_list), list(current_list), sources)
         removed += _removals("event_rules", unmatched, prune=prune, kept=kept)
-        order = [rule.key() for rule in current_list if rule not in unmatched or not prune]
+        pruned = {rule.key() for rule in unmatched} if prune else set()
+        order = [rule.key() for rule in current_list if rule.key() not in pruned]
         for index, (item, found) in enumerate(pairs):
             if found is None:
                 actions.append(Action("create", "event_rules", item.key(), label(item), desired=item, position=index))

@@ -367,3 +367,58 @@ def test_equal_meanings_compare_equal() -> None:
         teams=[TEAM],
     )
     assert plan(desired, current, now=NOW).actions == []
+
+
+def _run_rules(current: list[str], actions: list[Any]) -> list[str]:
+    """The list as the server leaves it after the actions, in order (create/move: at position)."""
+    order = list(current)
+    for action in actions:
+        name = (action.current_key or action.key).split("/", 1)[1]
+        if action.op == "delete":
+            order.remove(name)
+        elif action.op == "create":
+            order.insert(action.position, action.key.split("/", 1)[1])
+        elif action.position is not None and any(c.field == "position" for c in action.changes):
+            order.remove(name)
+            order.insert(action.position, name)
+    return order
+
+
+@pytest.mark.parametrize("prune", [False, True])
+def test_any_reordering_ends_in_the_documents_order_in_one_apply(prune: bool) -> None:
+    from itertools import permutations
+
+    for current in permutations(["a", "b", "c", "x"]):
+        for desired in (*permutations(["a", "b", "c"]), ("c", "d", "a"), ("d",), ()):
+            result = plan(
+                document(event_rules=[rule(d) for d in desired]),
+                document(event_rules=[rule(c) for c in current]),
+                now=NOW,
+                prune=prune,
+            )
+            after = _run_rules(list(current), result.actions)
+            extras = [name for name in current if name not in desired]
+            assert after == list(desired) + ([] if prune else extras), (current, desired, result.actions)
+            again = plan(
+                document(event_rules=[rule(d) for d in desired]),
+                document(event_rules=[rule(name) for name in after]),
+                now=NOW,
+                prune=prune,
+            )
+            assert again.actions == [], (current, desired)
+
+
+def test_a_renamed_integration_keeps_its_rules() -> None:
+    sources = {("integrations", "prometheus"): {("opsgenie", "int-1")}}
+    current = document(integrations=[INTEGRATION], event_rules=[rule("a", integration="Prometheus")])
+    renamed = {**INTEGRATION, "name": "Prom", "source": {"vendor": "opsgenie", "id": "int-1"}}
+    desired = document(integrations=[renamed], event_rules=[rule("a", integration="Prom")])
+    result = plan(desired, current, now=NOW, prune=True, sources=sources)
+    assert [(a.op, a.section, a.key, a.current_key) for a in result.actions] == [
+        ("update", "integrations", "prom", "prometheus")
+    ]
+    changed = document(integrations=[renamed], event_rules=[rule("a", integration="Prom", actions={"drop": True})])
+    result = plan(changed, current, now=NOW, prune=True, sources=sources)
+    assert [(a.op, a.key, a.current_key) for a in result.actions if a.section == "event_rules"] == [
+        ("update", "prom/a", "prometheus/a")
+    ]
