@@ -28,12 +28,23 @@ def _address(kind: str, address: str) -> str:
     return address.lower() if kind == "email" else address
 
 
-def _name(name: str | None, fold: bool) -> str | None:
-    """A reference by name: folded to compare (the server matches names case-insensitively),
-    as written to show."""
-    if name is None:
-        return None
-    return name.casefold() if fold else name
+class Ref:
+    """A reference by name, as compared (`fold`: case-folded, as the server matches names) or as
+    shown. `renamed` maps, per section, an object's key in the organization to its name in the
+    document: a reference to an object the document renames (found by its source) is then the
+    same reference, not a change."""
+
+    def __init__(self, *, fold: bool = True, renamed: dict[str, dict[str, str]] | None = None) -> None:
+        self.fold = fold
+        self.renamed = renamed or {}
+
+    def __call__(self, section: str, name: str | None) -> str | None:
+        if name is None:
+            return None
+        name = self.renamed.get(section, {}).get(name.lower() if section == "users" else name.casefold(), name)
+        if section == "users":
+            return name.lower()
+        return name.casefold() if self.fold else name
 
 
 def _ip(entry: str) -> str:
@@ -72,16 +83,16 @@ def _user(user: doc.User) -> dict[str, Any]:
     return fields
 
 
-def _schedule(schedule: doc.Schedule, now: datetime, fold: bool) -> dict[str, Any]:
+def _schedule(schedule: doc.Schedule, now: datetime, ref: Ref) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "name": schedule.name,
         "time_zone": schedule.time_zone,
-        "team": _name(schedule.team, fold),
+        "team": ref("teams", schedule.team),
         "handoff_notice_lead_minutes": schedule.handoff_notice_lead_minutes,
         "layers": [
             {
                 **layer.model_dump(mode="json", exclude={"start", "end", "members"}),
-                "members": [m.lower() for m in layer.members],
+                "members": [ref("users", m) for m in layer.members],
                 "start": utc(layer.start),
                 "end": utc(layer.end),
             }
@@ -91,7 +102,7 @@ def _schedule(schedule: doc.Schedule, now: datetime, fold: bool) -> dict[str, An
     if schedule.overrides is not None:
         fields["overrides"] = sorted(
             (
-                {"user": o.user.lower(), "start": utc(o.start), "end": utc(o.end)}
+                {"user": ref("users", o.user), "start": utc(o.start), "end": utc(o.end)}
                 for o in schedule.overrides
                 if o.end > now
             ),
@@ -100,7 +111,7 @@ def _schedule(schedule: doc.Schedule, now: datetime, fold: bool) -> dict[str, An
     return fields
 
 
-def _policy(policy: doc.EscalationPolicy, fold: bool) -> dict[str, Any]:
+def _policy(policy: doc.EscalationPolicy, ref: Ref) -> dict[str, Any]:
     return {
         "name": policy.name,
         "repeat_count": policy.repeat_count,
@@ -108,7 +119,7 @@ def _policy(policy: doc.EscalationPolicy, fold: bool) -> dict[str, Any]:
             {
                 "delay_minutes": level.delay_minutes,
                 "targets": [
-                    {"user": t.user.lower()} if t.user is not None else {"schedule": _name(t.schedule, fold)}
+                    {"user": ref("users", t.user)} if t.user is not None else {"schedule": ref("schedules", t.schedule)}
                     for t in level.targets
                 ],
             }
@@ -117,7 +128,7 @@ def _policy(policy: doc.EscalationPolicy, fold: bool) -> dict[str, Any]:
     }
 
 
-def _service(service: doc.Service, fold: bool) -> dict[str, Any]:
+def _service(service: doc.Service, ref: Ref) -> dict[str, Any]:
     rule = service.urgency_rule.model_dump(mode="json")
     if rule["support_hours"] is not None:
         days = set(rule["support_hours"]["days"])
@@ -126,8 +137,8 @@ def _service(service: doc.Service, fold: bool) -> dict[str, Any]:
     return {
         "name": service.name,
         "description": service.description,
-        "team": _name(service.team, fold),
-        "escalation_policy": _name(service.escalation_policy, fold),
+        "team": ref("teams", service.team),
+        "escalation_policy": ref("escalation_policies", service.escalation_policy),
         "default_severity": service.default_severity,
         "urgency_rule": rule,
         "alert_grouping": {
@@ -139,27 +150,27 @@ def _service(service: doc.Service, fold: bool) -> dict[str, Any]:
     }
 
 
-def _integration(integration: doc.Integration, fold: bool) -> dict[str, Any]:
+def _integration(integration: doc.Integration, ref: Ref) -> dict[str, Any]:
     allowlist = list(dict.fromkeys(_ip(entry) for entry in integration.ip_allowlist))
     return {
         "name": integration.name,
         "type": integration.type,
-        "service": _name(integration.service, fold),
+        "service": ref("services", integration.service),
         "signing": integration.signing,
         "ip_allowlist": allowlist,
         "expected_topic_arn": integration.expected_topic_arn,
     }
 
 
-def _rule(rule: doc.EventRule, fold: bool) -> dict[str, Any]:
+def _rule(rule: doc.EventRule, ref: Ref) -> dict[str, Any]:
     actions = rule.actions.model_dump(mode="json")
     if actions["route_to_service"]:
-        actions["route_to_service"] = _name(actions["route_to_service"], fold)
+        actions["route_to_service"] = ref("services", actions["route_to_service"])
     actions["note"] = actions["note"] or None
     return {
         "description": rule.description or None,
         "conditions": [
-            {"field": c.field, "op": c.op, "value": _name(c.value, fold) if c.field == "service" else c.value}
+            {"field": c.field, "op": c.op, "value": ref("services", c.value) if c.field == "service" else c.value}
             for c in rule.conditions
         ],
         "actions": actions,
@@ -167,17 +178,20 @@ def _rule(rule: doc.EventRule, fold: bool) -> dict[str, Any]:
     }
 
 
-def _window(window: doc.MaintenanceWindow, fold: bool) -> dict[str, Any]:
+def _window(window: doc.MaintenanceWindow, ref: Ref) -> dict[str, Any]:
     return {
         "description": window.description or None,
-        "services": sorted({name.casefold(): _name(name, fold) for name in window.services}.values(), key=str.casefold),
+        "services": sorted(
+            {str(ref("services", n)).casefold(): ref("services", n) for n in window.services}.values(),
+            key=lambda name: str(name).casefold(),
+        ),
         "start": utc(window.start),
         "end": utc(window.end),
     }
 
 
-def _heartbeat(heartbeat: doc.Heartbeat, fold: bool) -> dict[str, Any]:
-    return {**heartbeat.model_dump(mode="json", exclude={"source"}), "service": _name(heartbeat.service, fold)}
+def _heartbeat(heartbeat: doc.Heartbeat, ref: Ref) -> dict[str, Any]:
+    return {**heartbeat.model_dump(mode="json", exclude={"source"}), "service": ref("services", heartbeat.service)}
 
 
 def status_parts(page: doc.StatusPage) -> dict[str, Any]:
@@ -200,27 +214,28 @@ def _status_page(page: doc.StatusPage) -> dict[str, Any]:
     return {"name": page.name, "slug": page.slug, **status_parts(page)}
 
 
-def fields(item: doc.Keyed, now: datetime, *, fold: bool = True) -> dict[str, Any]:
-    """The object as compared (`fold`: references case-folded) or as shown (references as written)."""
+def fields(item: doc.Keyed, now: datetime, ref: Ref | None = None) -> dict[str, Any]:
+    """The object as plain data; references through `ref` (default: as compared)."""
+    ref = ref or Ref()
     if isinstance(item, doc.User):
         return _user(item)
     if isinstance(item, doc.Team):
-        members = sorted({m.lower() for m in item.members})
+        members = sorted({str(ref("users", m)) for m in item.members})
         return {"name": item.name, "description": item.description, "members": members, "active": item.active}
     if isinstance(item, doc.Schedule):
-        return _schedule(item, now, fold)
+        return _schedule(item, now, ref)
     if isinstance(item, doc.EscalationPolicy):
-        return _policy(item, fold)
+        return _policy(item, ref)
     if isinstance(item, doc.Service):
-        return _service(item, fold)
+        return _service(item, ref)
     if isinstance(item, doc.Integration):
-        return _integration(item, fold)
+        return _integration(item, ref)
     if isinstance(item, doc.EventRule):
-        return _rule(item, fold)
+        return _rule(item, ref)
     if isinstance(item, doc.MaintenanceWindow):
-        return _window(item, fold)
+        return _window(item, ref)
     if isinstance(item, doc.Heartbeat):
-        return _heartbeat(item, fold)
+        return _heartbeat(item, ref)
     if isinstance(item, doc.StatusPage):
         return _status_page(item)
     raise TypeError(f"not a document object: {type(item).__name__}")

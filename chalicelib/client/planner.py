@@ -21,6 +21,7 @@ from chalicelib.client import document as doc
 Op = Literal["create", "update", "delete", "skip"]
 Key = tuple[str, str]
 Sources = dict[Key, set[tuple[str, str]]]
+Renamed = dict[str, dict[str, str]]  # section -> {key in the organization: name in the document}
 DEACTIVATED = frozenset({"users", "teams", "services"})
 # Fields the API sets only when it creates the object: a change is reported, not attempted.
 CREATE_ONLY: dict[str, dict[str, str]] = {
@@ -112,14 +113,24 @@ def match(
 
 
 def diff(
-    section: str, desired: doc.Keyed, current: doc.Keyed, *, now: datetime, prune: bool, sources: Sources
+    section: str,
+    desired: doc.Keyed,
+    current: doc.Keyed,
+    *,
+    now: datetime,
+    prune: bool,
+    sources: Sources,
+    renamed: Renamed | None = None,
 ) -> tuple[list[Change], list[Change]]:
-    """(changes the API can make, changes it cannot) from current to desired."""
+    """(changes the API can make, changes it cannot) from current to desired. The current
+    object's references to objects the document renames are read under their new names."""
+    renamed = renamed or {}
     wanted = canonical.fields(desired, now)
-    seen = canonical.compared(wanted, canonical.fields(current, now), prune=prune)
+    seen = canonical.compared(wanted, canonical.fields(current, now, canonical.Ref(renamed=renamed)), prune=prune)
     # Compared with references folded, shown as written.
-    shown_wanted = canonical.fields(desired, now, fold=False)
-    shown_seen = canonical.compared(shown_wanted, canonical.fields(current, now, fold=False), prune=prune)
+    shown_wanted = canonical.fields(desired, now, canonical.Ref(fold=False))
+    shown_current = canonical.fields(current, now, canonical.Ref(fold=False, renamed=renamed))
+    shown_seen = canonical.compared(shown_wanted, shown_current, prune=prune)
     changes = [
         Change(name, shown_seen.get(name), shown_wanted[name])
         for name, value in wanted.items()
@@ -152,7 +163,7 @@ def plan(
     sources = sources or {}
     result = Plan()
     deletes: list[list[Action]] = []
-    renamed: dict[str, str] = {}  # integrations found by source under a new name: old key -> new name
+    renamed: Renamed = {}  # objects found by their source under a new name, section by section
     for section, _ in doc.SECTIONS:
         wanted = desired.section(section)
         if wanted is None:
@@ -162,9 +173,11 @@ def plan(
         if section == "event_rules":
             # A renamed integration's rules are still its list: seen under its new name, and
             # found in the organization under their own key.
-            moved = [_moved(rule, renamed) for rule in present]
+            moved = [_moved(rule, renamed.get("integrations", {})) for rule in present]
             original = {rule.key(): before.key() for rule, before in zip(moved, present, strict=True)}
-            actions, removed = _rules(wanted, moved, now=now, prune=prune, sources=sources, kept=result.kept)
+            actions, removed = _rules(
+                wanted, moved, now=now, prune=prune, sources=sources, kept=result.kept, renamed=renamed
+            )
             for action in [*removed, *actions]:
                 if action.current_key is not None:
                     action.current_key = original[action.current_key]
@@ -173,12 +186,9 @@ def plan(
             deletes.append([])
             continue
         pairs, unmatched = match(section, wanted, present, sources)
-        if section == "integrations":
-            renamed = {
-                found.key(): getattr(item, "name", "") for item, found in pairs if found and found.key() != item.key()
-            }
+        renamed[section] = {found.key(): label(item) for item, found in pairs if found and found.key() != item.key()}
         for item, found in pairs:
-            result.actions += _one(section, item, found, now=now, prune=prune, sources=sources)
+            result.actions += _one(section, item, found, now=now, prune=prune, sources=sources, renamed=renamed)
         deletes.append(list(_removals(section, unmatched, prune=prune, kept=result.kept)))
     for removals in reversed(deletes):
         result.actions += removals
@@ -187,7 +197,14 @@ def plan(
 
 
 def _one(
-    section: str, item: doc.Keyed, found: doc.Keyed | None, *, now: datetime, prune: bool, sources: Sources
+    section: str,
+    item: doc.Keyed,
+    found: doc.Keyed | None,
+    *,
+    now: datetime,
+    prune: bool,
+    sources: Sources,
+    renamed: Renamed,
 ) -> Iterator[Action]:
     if isinstance(item, doc.MaintenanceWindow) and item.end <= now:
         yield Action("skip", section, item.key(), label(item), reason="the window is over", desired=item)
@@ -195,7 +212,7 @@ def _one(
     if found is None:
         yield Action("create", section, item.key(), label(item), desired=item)
         return
-    changes, blocked = diff(section, item, found, now=now, prune=prune, sources=sources)
+    changes, blocked = diff(section, item, found, now=now, prune=prune, sources=sources, renamed=renamed)
     if changes:
         yield Action("update", section, item.key(), label(item), changes, desired=item, current_key=found.key())
     if blocked:
@@ -234,6 +251,7 @@ def _rules(
     prune: bool,
     sources: Sources,
     kept: list[tuple[str, str]],
+    renamed: Renamed,
 ) -> tuple[list[Action], list[Action]]:
     """Event rules, list by list: each desired rule at its place in its list (its index among the
     document's rules of that list); rules the document does not name stay after them."""
@@ -256,7 +274,7 @@ def _rules(
                 actions.append(Action("create", "event_rules", item.key(), label(item), desired=item, position=index))
                 order.insert(index, item.key())
                 continue
-            changes, _ = diff("event_rules", item, found, now=now, prune=prune, sources=sources)
+            changes, _ = diff("event_rules", item, found, now=now, prune=prune, sources=sources, renamed=renamed)
             place = order.index(found.key())
             if place != index:
                 changes.append(Change("position", place, index))

@@ -422,3 +422,40 @@ def test_a_renamed_integration_keeps_its_rules() -> None:
     assert [(a.op, a.key, a.current_key) for a in result.actions if a.section == "event_rules"] == [
         ("update", "prom/a", "prometheus/a")
     ]
+
+
+def test_references_to_an_object_renamed_by_source_are_no_change() -> None:
+    sources = {("services", "payments"): {("pagerduty", "P1")}, ("users", "alice@example.com"): {("pagerduty", "U1")}}
+    current = document(
+        users=[ALICE],
+        teams=[TEAM],
+        services=[SERVICE],
+        heartbeats=[HEARTBEAT],
+        maintenance_windows=[
+            {
+                "description": "up",
+                "services": ["Payments"],
+                "start": LATER.isoformat(),
+                "end": (LATER + timedelta(hours=1)).isoformat(),
+            }
+        ],
+    )
+    desired = document(
+        users=[{**ALICE, "email": "alice@new.example", "source": {"vendor": "pagerduty", "id": "U1"}}],
+        teams=[{**TEAM, "members": ["alice@new.example"]}],
+        services=[{**SERVICE, "name": "Payments API", "source": {"vendor": "pagerduty", "id": "P1"}}],
+        heartbeats=[{**HEARTBEAT, "service": "Payments API"}],
+        maintenance_windows=[
+            {
+                "description": "up",
+                "services": ["Payments API"],
+                "start": LATER.isoformat(),
+                "end": (LATER + timedelta(hours=1)).isoformat(),
+            }
+        ],
+    )
+    result = plan(desired, current, now=NOW, sources=sources)
+    assert [(a.op, a.section, fields) for a, fields in zip(result.actions, fields(result), strict=True)] == [
+        ("update", "users", ["email"]),
+        ("update", "services", ["name"]),
+    ]
