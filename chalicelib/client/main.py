@@ -24,7 +24,7 @@ from chalicelib.client.http import Api, ApiError, ClientError, Transport, connec
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 # Each module adds its commands with `register(subparsers)`; the importers add theirs here.
-COMMAND_MODULES: tuple[str, ...] = ("chalicelib.client.config_cli",)
+COMMAND_MODULES: tuple[str, ...] = ("chalicelib.client.config_cli", "chalicelib.client.importers.command")
 
 
 class UsageError(Exception):

@@ -18,10 +18,12 @@ _SPACES = re.compile(r"\s+")
 class Existing:
     """The organization as it is, where an import must not overrule it: people's roles (an import
     never promotes or demotes someone already in Tocsin), heartbeats' enabled flag (imported
-    paused, resumed at cut-over by a person), and the integration types the server knows."""
+    paused, resumed at cut-over by a person), teams' members (kept), and the integration types
+    the server knows."""
 
     roles: dict[str, str] = field(default_factory=dict)  # email, lower-cased -> role
     heartbeats_enabled: dict[str, bool] = field(default_factory=dict)  # name, case-folded -> enabled
+    team_members: dict[str, list[str]] = field(default_factory=dict)  # name, case-folded -> emails
     integration_types: frozenset[str] = frozenset(
         {"custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"}
     )
@@ -30,9 +32,17 @@ class Existing:
     def of(cls, current: doc.Document, integration_types: frozenset[str] | None = None) -> Existing:
         roles: dict[str, str] = {user.email.lower(): user.role for user in current.users or []}
         heartbeats = {beat.name.casefold(): beat.enabled for beat in current.heartbeats or []}
+        members = {team.name.casefold(): list(team.members) for team in current.teams or []}
         if integration_types is None:
-            return cls(roles, heartbeats)
-        return cls(roles, heartbeats, integration_types)
+            return cls(roles, heartbeats, members)
+        return cls(roles, heartbeats, members, integration_types)
+
+    def members(self, team: str, vendor_members: list[str]) -> list[str]:
+        """A team's members: the vendor's, and whoever the team already has in Tocsin (an import
+        adds people to a team, it never takes anyone out)."""
+        have = {email.lower() for email in vendor_members}
+        kept = [email for email in self.team_members.get(team.casefold(), []) if email.lower() not in have]
+        return [*vendor_members, *kept]
 
 
 def clean_name(value: object, fallback: str) -> str:

@@ -28,9 +28,9 @@ NATIVE_BY_WORD: tuple[tuple[str, str], ...] = (
     ("sentry", "sentry"),
 )
 SENDER_STEPS: dict[str, str] = {
-    "pagerduty": "send PagerDuty Events v2 to {base}/v2/enqueue with this routing key (the payload stays as it is)",
-    "opsgenie": "point the Opsgenie client's API URL at {base} and use this key as its GenieKey (the payload stays "
-    "as it is)",
+    "pagerduty": "Events API v2 at {base}/v2/enqueue with this routing key (the payload stays as it is)",
+    "opsgenie": "Opsgenie's API URL set to {base} with this key as its GenieKey (the payload stays as it is; "
+    "heartbeats ping {base}/v2/heartbeats/<name>/ping)",
     "alertmanager": "Alertmanager / Grafana: a webhook receiver (webhook_configs) with this URL",
     "cloudwatch": "subscribe the SNS topic to this URL (HTTPS); Tocsin confirms the subscription",
     "newrelic": "New Relic: a webhook destination with this URL",

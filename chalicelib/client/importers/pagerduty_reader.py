@@ -8,8 +8,6 @@ the wait is PagerDuty's Retry-After instead (bounded), and a 401 is one clear me
 
 from __future__ import annotations
 
-import os
-import ssl
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -17,6 +15,7 @@ from typing import Any
 
 import pagerduty
 
+from chalicelib.client.importers import trust
 from chalicelib.client.importers.accounts import PagerDutyAccount
 from chalicelib.client.importers.vendor_http import MAX_RATE_LIMITED, VendorError, VendorUnavailable, retry_after
 
@@ -58,10 +57,8 @@ class Client(pagerduty.RestApiV2Client):
 
 def client(token: str, base_url: str, sleep: Callable[[float], None] = time.sleep, **kw: Any) -> Client:
     """A client for `base_url` (https://api.pagerduty.com, https://api.eu.pagerduty.com, a
-    stand-in). A private CA named by REQUESTS_CA_BUNDLE is trusted as SSL_CERT_FILE is."""
-    bundle = os.environ.get("REQUESTS_CA_BUNDLE")
-    if bundle and not os.environ.get("SSL_CERT_FILE") and "verify" not in kw:
-        kw["verify"] = ssl.create_default_context(cafile=bundle)
+    stand-in), trusting the CAs the environment names (chalicelib.client.importers.trust)."""
+    kw.setdefault("verify", trust.context())
     try:
         made = Client(token, base_url.rstrip("/"), sleep, **kw)
     except pagerduty.UrlError as error:

@@ -136,7 +136,7 @@ def _team(raw: dict[str, Any], ctx: Context) -> doc.Team:
     return doc.Team(
         name=name,
         description=clean_name(raw.get("description"), "") or None,
-        members=members,
+        members=ctx.existing.members(name, members),
         source=ctx.source(vendor_id),
     )
 

@@ -131,6 +131,18 @@ class OpsgenieClient:
 def opsgenie_client(base_url: str, key: str, transport: Transport | None = None) -> OpsgenieClient:
     if transport is None:
         import requests
+        from requests.adapters import HTTPAdapter
 
-        return OpsgenieClient(base_url, key, cast(Transport, requests.Session()))
+        from chalicelib.client.importers import trust
+
+        class Trusting(HTTPAdapter):
+            """HTTPS trusting every CA the environment names, whichever variable names it."""
+
+            def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+                kwargs["ssl_context"] = trust.context()
+                super().init_poolmanager(*args, **kwargs)
+
+        session = requests.Session()
+        session.mount("https://", Trusting())
+        return OpsgenieClient(base_url, key, cast(Transport, session))
     return OpsgenieClient(base_url, key, transport)
