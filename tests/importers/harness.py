@@ -12,7 +12,7 @@ from chalicelib.client.importers.accounts import OpsgenieAccount, PagerDutyAccou
 from chalicelib.client.importers.context import Context, Existing, Translation
 from chalicelib.oncall import rotation
 from chalicelib.oncall import schedule as domain
-from tests.importers import opsgenie_account, pagerduty_account
+from tests.importers import opsgenie_account, pagerduty_account, vendor_oncall
 
 
 def pagerduty_read(now: datetime) -> tuple[PagerDutyAccount, dict[str, Any]]:
@@ -27,6 +27,27 @@ def pagerduty_read(now: datetime) -> tuple[PagerDutyAccount, dict[str, Any]]:
         maintenance_windows=served["maintenance_windows"],
     )
     return account, served
+
+
+def with_final(
+    account: PagerDutyAccount, served: dict[str, Any], since: datetime, until: datetime, *, calendar: bool = True
+) -> PagerDutyAccount:
+    """The account's schedules with PagerDuty's rendered final schedule over [since, until)."""
+    for schedule in account.schedules:
+        overrides = served["overrides"][schedule["id"]]
+        edges = [vendor_oncall.parse(o[key]) for o in overrides for key in ("start", "end")]
+        found = vendor_oncall.entries(
+            lambda moment, s=schedule, o=overrides: vendor_oncall.pd_on_call(s, o, moment, calendar=calendar),
+            since,
+            until,
+            [edge for edge in edges if edge is not None],
+        )
+        schedule["final_schedule"] = {
+            "rendered_schedule_entries": [
+                {"start": start.isoformat(), "end": end.isoformat(), "user": {"id": who}} for start, end, who in found
+            ]
+        }
+    return account
 
 
 def opsgenie_read(now: datetime) -> tuple[OpsgenieAccount, dict[str, Any]]:

@@ -21,9 +21,12 @@ def _iso(moment: datetime) -> str:
 
 
 class PagerDutyStandIn(StandIn):
-    def __init__(self, account: dict[str, Any], tls: Tls, token: str = "pd-test-token") -> None:
+    def __init__(
+        self, account: dict[str, Any], tls: Tls, token: str = "pd-test-token", now: datetime | None = None
+    ) -> None:
         super().__init__(tls=tls)
         self.account = account
+        self.now = now  # what "ongoing" and "future" windows are measured from (None: the clock)
         self.token = token
         self.users = {u["id"]: u for u in account["users"]}
         self.schedules = {s["id"]: s for s in account["schedules"]}
@@ -116,7 +119,7 @@ class PagerDutyStandIn(StandIn):
         return (200, {"integration": found}, {}) if found else self.not_found("")
 
     def _windows(self, _: re.Match[str], query: Query) -> Answer:
-        now = datetime.now(UTC)
+        now = self.now or datetime.now(UTC)
         kind = first(query, "filter", "all")
         windows = []
         for window in self.account["maintenance_windows"]:

@@ -56,7 +56,7 @@ def _pd_allowed(restrictions: list[dict[str, Any]], zone: ZoneInfo, moment: date
     return False
 
 
-def pd_layer_user(layer: dict[str, Any], zone: ZoneInfo, moment: datetime) -> str | None:
+def pd_layer_user(layer: dict[str, Any], zone: ZoneInfo, moment: datetime, *, calendar: bool = True) -> str | None:
     start, end = parse(layer["start"]), parse(layer.get("end"))
     assert start is not None
     if moment < start or (end is not None and moment >= end):
@@ -66,7 +66,7 @@ def pd_layer_user(layer: dict[str, Any], zone: ZoneInfo, moment: datetime) -> st
     origin = parse(layer["rotation_virtual_start"])
     assert origin is not None
     length = int(layer["rotation_turn_length_seconds"])
-    if length % 86400 == 0:
+    if length % 86400 == 0 and calendar:
         turn = _local_days_since(origin, moment, zone) // (length // 86400)
     else:
         turn = int((moment - origin).total_seconds() // length)
@@ -74,14 +74,17 @@ def pd_layer_user(layer: dict[str, Any], zone: ZoneInfo, moment: datetime) -> st
     return str(users[turn % len(users)]["user"]["id"])
 
 
-def pd_on_call(schedule: dict[str, Any], overrides: list[dict[str, Any]], moment: datetime) -> str | None:
-    """The user id PagerDuty has on call for the schedule at `moment`, or None."""
+def pd_on_call(
+    schedule: dict[str, Any], overrides: list[dict[str, Any]], moment: datetime, *, calendar: bool = True
+) -> str | None:
+    """The user id PagerDuty has on call for the schedule at `moment`, or None. `calendar=False`:
+    a PagerDuty that counted whole-day turns in elapsed time (the importer must notice)."""
     covering = [o for o in overrides if parse(o["start"]) <= moment < parse(o["end"])]  # type: ignore[operator]
     if covering:
         return str(covering[-1]["user"]["id"])
     zone = ZoneInfo(schedule["time_zone"])
     for layer in schedule["schedule_layers"]:  # highest first
-        user = pd_layer_user(layer, zone, moment)
+        user = pd_layer_user(layer, zone, moment, calendar=calendar)
         if user is not None:
             return user
     return None

@@ -235,7 +235,8 @@ class Intake:
                         "maintenance_window",
                         f"{label}: {entity.get('type')} {entity.get('id')}",
                         vendor_id,
-                        f"Tocsin's maintenance silences services, not {entity.get('type')}s",
+                        "Tocsin's maintenance silences services, not "
+                        + {"policy": "alert policies"}.get(str(entity.get("type")), f"{entity.get('type')}s"),
                     )
             if services:
                 found.append(

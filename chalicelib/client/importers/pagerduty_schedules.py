@@ -132,11 +132,13 @@ def schedule_of(
     if len(layers) > MAX_LAYERS:
         differences.append(f"more than {MAX_LAYERS} layers: the {MAX_LAYERS} highest are kept")
         layers = layers[-MAX_LAYERS:]
+    if not layers:
+        ctx.notes.skip(
+            "schedule", label, vendor_id, "; ".join(["no layer puts anyone on call from now on", *differences])
+        )
+        return None
     if differences:
         ctx.notes.approximate("schedule", label, vendor_id, "; ".join(differences))
-    if not layers:
-        ctx.notes.skip("schedule", label, vendor_id, "no layer puts anyone on call from now on")
-        return None
     name = ctx.name("schedule", label, vendor_id)
     ctx.schedules[vendor_id] = name
     teams = [ctx.teams[str(team["id"])] for team in raw.get("teams") or [] if str(team.get("id")) in ctx.teams]

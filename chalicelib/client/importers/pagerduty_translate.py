@@ -7,9 +7,10 @@ import re
 from typing import Any
 
 from chalicelib.client import document as doc
-from chalicelib.client.importers import integrations, pagerduty_schedules, pagerduty_services
+from chalicelib.client.importers import integrations, pagerduty_schedules, pagerduty_services, phase
 from chalicelib.client.importers.accounts import PagerDutyAccount
 from chalicelib.client.importers.context import Context, Intake, Translation, clean_name
+from chalicelib.client.importers.timezones import iana
 
 VENDOR = "pagerduty"
 ROLES = {
@@ -170,11 +171,11 @@ def _policy(raw: dict[str, Any], ctx: Context) -> doc.EscalationPolicy | None:
     loops = int(raw.get("num_loops") or 0)
     if loops > MAX_REPEATS:
         differences.append(f"repeats {loops} times: Tocsin repeats at most {MAX_REPEATS} times")
-    if differences:
-        ctx.notes.approximate("escalation_policy", label, vendor_id, "; ".join(differences))
     if not levels:
         ctx.notes.skip("escalation_policy", label, vendor_id, "no level has a target Tocsin knows")
         return None
+    if differences:
+        ctx.notes.approximate("escalation_policy", label, vendor_id, "; ".join(differences))
     name = ctx.name("escalation_policy", label, vendor_id)
     ctx.policies[vendor_id] = name
     return doc.EscalationPolicy(
@@ -253,13 +254,20 @@ def _window(raw: dict[str, Any], ctx: Context) -> doc.MaintenanceWindow | None:
     )
 
 
+def _elapsed(raw: dict[str, Any]) -> frozenset[str]:
+    zone = iana(raw.get("time_zone"))
+    return phase.elapsed_layers(raw, zone) if zone else frozenset()
+
+
 def translate(account: PagerDutyAccount, ctx: Context) -> Translation:
     translation = Translation(doc.Document(version=1), ctx.notes)
     for section, why in account.unavailable.items():
         ctx.notes.skip(section.rstrip("s"), section, "-", f"could not be read: {why}")
     users = [user for raw in account.users if (user := _user(raw, ctx)) is not None]
     teams = [_team(raw, ctx) for raw in account.teams]
-    schedules = [s for raw in account.schedules if (s := pagerduty_schedules.schedule_of(raw, ctx)) is not None]
+    schedules = [
+        s for raw in account.schedules if (s := pagerduty_schedules.schedule_of(raw, ctx, _elapsed(raw))) is not None
+    ]
     policies = [p for raw in account.escalation_policies if (p := _policy(raw, ctx)) is not None]
     policy_teams = {
         str(raw["id"]): ctx.teams[str(raw["teams"][0]["id"])]

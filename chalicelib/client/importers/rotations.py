@@ -138,12 +138,14 @@ def build(
     first = unit.index_at(start)
 
     def layer(layer_name: str, members: list[str], layer_start: datetime, layer_end: datetime | None) -> doc.Layer:
+        # Calendar handoffs keep the origin's wall-clock time; elapsed ones count from the layer's
+        # start (a boundary), whose wall-clock time may differ from the origin's across DST.
         return doc.Layer(
             name=layer_name,
             members=members,
             rotation=rotation,
             rotation_hours=rotation_hours,
-            handoff_time=clock,
+            handoff_time=hhmm(layer_start, unit.zone) if rotation == "custom" else clock,
             start=layer_start.astimezone(UTC),
             end=layer_end.astimezone(UTC) if layer_end is not None else None,
             restrictions=restrictions,
