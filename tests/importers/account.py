@@ -27,7 +27,22 @@ ZONES = (
 )
 FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Dennis")
 LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra")
-USERS, SCHEDULES, POLICIES, SERVICES, INTEGRATIONS = 40, 10, 12, 30, 40
+
+
+@dataclass(frozen=True)
+class Size:
+    """How big an account: the real-sized one by default; SMALL for the in-process tests."""
+
+    users: int = 40
+    teams: int = 8
+    schedules: int = 10
+    policies: int = 12
+    services: int = 30
+    integrations: int = 40
+
+
+FULL = Size()
+SMALL = Size(users=10, teams=2, schedules=3, policies=3, services=6, integrations=9)
 PD_INTEGRATIONS = (
     ("events_api_v2_inbound_integration", "", "Events API v2"),
     ("events_api_v2_inbound_integration", "Prometheus", "Alertmanager"),
@@ -77,17 +92,17 @@ def _local(zone: str, day: date, clock: str) -> datetime:
     return datetime.combine(day, time(hours, minutes), tzinfo=ZoneInfo(zone))
 
 
-def schedules(now: datetime) -> list[Schedule]:
+def schedules(now: datetime, size: Size = FULL) -> list[Schedule]:
     """Ten schedules; their kinds of layers cycle through weekly (started before the last DST
     change), daily, 12-hour, two-week, restricted nights and weekends, a layer that starts next
     week between handoffs, one that ends in two weeks, one that has ended."""
     today = now.date()
     monday = today - timedelta(days=today.weekday())
     found = []
-    for index in range(SCHEDULES):
+    for index in range(size.schedules):
         zone = ZONES[index]
-        team = index % len(TEAMS)
-        people = [(team * 5 + offset) % USERS for offset in range(5)]
+        team = index % size.teams
+        people = [(team * 5 + offset) % size.users for offset in range(5)]
         sid = f"PSCH{index:03d}"
         layers = [
             Layer(
@@ -207,23 +222,25 @@ def schedules(now: datetime) -> list[Schedule]:
     return found
 
 
-def policies() -> list[dict[str, Any]]:
+def policies(size: Size = FULL) -> list[dict[str, Any]]:
     """Twelve policies: level 1 a schedule, level 2 another schedule or a user, some a level 3."""
     found = []
-    for index in range(POLICIES):
-        levels = [{"delay": 10 + 5 * (index % 3), "targets": [("schedule", index % SCHEDULES)]}]
+    for index in range(size.policies):
+        levels = [{"delay": 10 + 5 * (index % 3), "targets": [("schedule", index % size.schedules)]}]
         if index % 4 != 3:
-            second = ("schedule", (index + 1) % SCHEDULES) if index % 2 else ("user", (index * 3) % USERS)
+            second = ("schedule", (index + 1) % size.schedules) if index % 2 else ("user", (index * 3) % size.users)
             levels.append({"delay": 15 + 5 * (index % 2), "targets": [second]})
         if index % 3 == 0:
-            levels.append({"delay": 30, "targets": [("user", (index * 7 + 1) % USERS), ("user", (index + 2) % USERS)]})
+            levels.append(
+                {"delay": 30, "targets": [("user", (index * 7 + 1) % size.users), ("user", (index + 2) % size.users)]}
+            )
         found.append(
             {
                 "id": f"PPOL{index:03d}",
-                "name": f"{TEAMS[index % 8]} escalation {index + 1}",
+                "name": f"{TEAMS[index % size.teams]} escalation {index + 1}",
                 "levels": levels,
                 "loops": index % 3,
-                "team": index % 8,
+                "team": index % size.teams,
             }
         )
     return found
@@ -233,18 +250,18 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def service_names() -> list[str]:
+def service_names(size: Size = FULL) -> list[str]:
     return [
-        f"{TEAMS[index % 8]} {word}"
+        f"{TEAMS[index % size.teams]} {word}"
         for index, word in enumerate(
             ("api", "web", "worker", "db", "cache", "queue", "search", "auth", "billing", "cdn") * 3
         )
-    ][:SERVICES]
+    ][: size.services]
 
 
-def unique_service_names() -> list[str]:
-    names = service_names()
-    return [f"{name} {index // 8 + 1}" for index, name in enumerate(names)]
+def unique_service_names(size: Size = FULL) -> list[str]:
+    names = service_names(size)
+    return [f"{name} {index // size.teams + 1}" for index, name in enumerate(names)]
 
 
 @dataclass
@@ -253,7 +270,8 @@ class Built:
     schedules: list[Schedule]
     policies: list[dict[str, Any]]
     services: list[str]
+    size: Size = FULL
 
     @classmethod
-    def at(cls, now: datetime) -> Built:
-        return cls(now, schedules(now), policies(), unique_service_names())
+    def at(cls, now: datetime, size: Size = FULL) -> Built:
+        return cls(now, schedules(now, size), policies(size), unique_service_names(size), size)

@@ -12,11 +12,11 @@ from chalicelib.client.importers.accounts import OpsgenieAccount, PagerDutyAccou
 from chalicelib.client.importers.context import Context, Existing, Translation
 from chalicelib.oncall import rotation
 from chalicelib.oncall import schedule as domain
-from tests.importers import opsgenie_account, pagerduty_account, vendor_oncall
+from tests.importers import account, opsgenie_account, pagerduty_account, vendor_oncall
 
 
-def pagerduty_read(now: datetime) -> tuple[PagerDutyAccount, dict[str, Any]]:
-    served = pagerduty_account.account(now)
+def pagerduty_read(now: datetime, size: account.Size = account.FULL) -> tuple[PagerDutyAccount, dict[str, Any]]:
+    served = pagerduty_account.account(now, size)
     schedules = [{**s, "overrides": served["overrides"][s["id"]]} for s in served["schedules"]]
     account = PagerDutyAccount(
         users=served["users"],
@@ -50,8 +50,8 @@ def with_final(
     return account
 
 
-def opsgenie_read(now: datetime) -> tuple[OpsgenieAccount, dict[str, Any]]:
-    served = opsgenie_account.account(now)
+def opsgenie_read(now: datetime, size: account.Size = account.FULL) -> tuple[OpsgenieAccount, dict[str, Any]]:
+    served = opsgenie_account.account(now, size)
     schedules = [{**s, "overrides": served["overrides"][s["id"]]} for s in served["schedules"]]
     teams = [{**t, "routingRules": served["routing_rules"][t["id"]]} for t in served["teams"]]
     users = [

@@ -20,9 +20,9 @@ def _user_ref(index: int) -> Raw:
     return {"type": "user", "id": user_id(index), "username": spec.user_email(index)}
 
 
-def users() -> tuple[list[Raw], dict[str, list[Raw]], dict[str, list[Raw]]]:
+def users(size: spec.Size = spec.FULL) -> tuple[list[Raw], dict[str, list[Raw]], dict[str, list[Raw]]]:
     found, contacts, rules = [], {}, {}
-    for index in range(spec.USERS):
+    for index in range(size.users):
         uid, email, phone = user_id(index), spec.user_email(index), f"1-555010{index:04d}"
         role = ROLES[0] if index == 0 else ROLES[1 + index % 5]
         found.append(
@@ -79,7 +79,7 @@ def users() -> tuple[list[Raw], dict[str, list[Raw]], dict[str, list[Raw]]]:
 
 def teams(built: spec.Built) -> tuple[list[Raw], dict[str, list[Raw]]]:
     found, routing = [], {}
-    for index, name in enumerate(spec.TEAMS):
+    for index, name in enumerate(spec.TEAMS[: built.size.teams]):
         tid = f"og-team-{index}"
         found.append(
             {
@@ -87,17 +87,18 @@ def teams(built: spec.Built) -> tuple[list[Raw], dict[str, list[Raw]]]:
                 "name": name,
                 "description": f"The {name} team",
                 "members": [
-                    {"user": _user_ref((index * 5 + k) % spec.USERS), "role": "admin" if k == 0 else "user"}
+                    {"user": _user_ref((index * 5 + k) % built.size.users), "role": "admin" if k == 0 else "user"}
                     for k in range(5)
                 ],
             }
         )
-        policy = built.policies[index]
+        policy = built.policies[index % len(built.policies)]
         notify = {"type": "escalation", "id": policy["id"], "name": policy["name"]}
-        if index == 6:
-            notify = {"type": "schedule", "id": built.schedules[6].id, "name": built.schedules[6].name}
+        if index == built.size.teams - 2:  # one team routes straight to a schedule
+            routed = built.schedules[index % len(built.schedules)]
+            notify = {"type": "schedule", "id": routed.id, "name": routed.name}
         rules = [{"id": f"{tid}-default", "name": "Default", "isDefault": True, "order": 1, "notify": notify}]
-        if index == 7:
+        if index == built.size.teams - 1:
             rules.insert(
                 0,
                 {
@@ -109,7 +110,7 @@ def teams(built: spec.Built) -> tuple[list[Raw], dict[str, list[Raw]]]:
                         "type": "match-all-conditions",
                         "conditions": [{"field": "priority", "operation": "equals", "expectedValue": "P1"}],
                     },
-                    "notify": {"type": "escalation", "id": built.policies[11]["id"]},
+                    "notify": {"type": "escalation", "id": built.policies[-1]["id"]},
                 },
             )
         routing[tid] = rules
@@ -235,20 +236,21 @@ def escalations(built: spec.Built) -> list[Raw]:
     return found
 
 
-def account(now: datetime) -> dict[str, Any]:
-    built = spec.Built.at(now)
-    people, contacts, rules = users()
+def account(now: datetime, size: spec.Size = spec.FULL) -> dict[str, Any]:
+    built = spec.Built.at(now, size)
+    teams_count = size.teams
+    people, contacts, rules = users(size)
     team_list, routing = teams(built)
     scheduled, overrides = schedules(built)
     integrations = [
         {
             "id": f"og-int-{n:03d}",
-            "name": f"{spec.TEAMS[n % 8]} {spec.OG_INTEGRATIONS[n % 9]} {n}",
+            "name": f"{spec.TEAMS[n % teams_count]} {spec.OG_INTEGRATIONS[n % 9]} {n}",
             "type": spec.OG_INTEGRATIONS[n % 9],
-            "enabled": n != 39,
-            "teamId": f"og-team-{n % 8}",
+            "enabled": n != size.integrations - 1,
+            "teamId": f"og-team-{n % teams_count}",
         }
-        for n in range(spec.INTEGRATIONS)
+        for n in range(size.integrations)
     ]
     start = now.replace(second=0, microsecond=0) + timedelta(days=2)
     return {
@@ -261,7 +263,12 @@ def account(now: datetime) -> dict[str, Any]:
         "overrides": overrides,
         "escalations": escalations(built),
         "services": [
-            {"id": f"og-svc-{n:03d}", "name": name, "description": f"{name} service", "teamId": f"og-team-{n % 8}"}
+            {
+                "id": f"og-svc-{n:03d}",
+                "name": name,
+                "description": f"{name} service",
+                "teamId": f"og-team-{n % teams_count}",
+            }
             for n, name in enumerate(built.services)
         ],
         "integrations": integrations,
@@ -290,6 +297,6 @@ def account(now: datetime) -> dict[str, Any]:
                 "enabled": True,
                 "ownerTeam": {"id": f"og-team-{n}", "name": spec.TEAMS[n]},
             }
-            for n in range(3)
+            for n in range(min(3, teams_count))
         ],
     }

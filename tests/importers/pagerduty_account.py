@@ -14,9 +14,9 @@ def _ref(kind: str, object_id: str, summary: str = "") -> Raw:
     return {"id": object_id, "type": f"{kind}_reference", "summary": summary}
 
 
-def users() -> list[Raw]:
+def users(size: spec.Size = spec.FULL) -> list[Raw]:
     found = []
-    for index in range(spec.USERS):
+    for index in range(size.users):
         uid = f"PUSR{index:03d}"
         email = spec.user_email(index)
         methods = [
@@ -76,7 +76,7 @@ def users() -> list[Raw]:
     return found
 
 
-def teams() -> list[Raw]:
+def teams(size: spec.Size = spec.FULL) -> list[Raw]:
     return [
         {
             "id": f"PTEAM{index:02d}",
@@ -85,13 +85,13 @@ def teams() -> list[Raw]:
             "description": f"The {name} team",
             "members": [
                 {
-                    "user": _ref("user", f"PUSR{(index * 5 + k) % spec.USERS:03d}"),
+                    "user": _ref("user", f"PUSR{(index * 5 + k) % size.users:03d}"),
                     "role": "manager" if k == 0 else "responder",
                 }
                 for k in range(5)
             ],
         }
-        for index, name in enumerate(spec.TEAMS)
+        for index, name in enumerate(spec.TEAMS[: size.teams])
     ]
 
 
@@ -192,8 +192,8 @@ def services(built: spec.Built) -> list[Raw]:
             "name": name,
             "description": f"{name} service",
             "status": "disabled" if index == 29 else "active",
-            "escalation_policy": _ref("escalation_policy", built.policies[index % spec.POLICIES]["id"]),
-            "teams": [_ref("team", f"PTEAM{index % 8:02d}")],
+            "escalation_policy": _ref("escalation_policy", built.policies[index % built.size.policies]["id"]),
+            "teams": [_ref("team", f"PTEAM{index % built.size.teams:02d}")],
             "incident_urgency_rule": {"type": "constant", "urgency": ("high", "severity_based", "low")[index % 3]},
             "auto_resolve_timeout": 14400 if index % 5 == 0 else None,
             "acknowledgement_timeout": None,
@@ -215,8 +215,8 @@ def services(built: spec.Built) -> list[Raw]:
         if index % 7 == 2:
             service["alert_grouping_parameters"] = {"type": "time", "config": {"timeout": 15}}
         found.append(service)
-    for number in range(spec.INTEGRATIONS):
-        service = found[number % spec.SERVICES]
+    for number in range(built.size.integrations):
+        service = found[number % built.size.services]
         kind, vendor, label = spec.PD_INTEGRATIONS[number % len(spec.PD_INTEGRATIONS)]
         item: Raw = {
             "id": f"PINT{number:03d}",
@@ -251,12 +251,12 @@ def maintenance_windows(built: spec.Built) -> list[Raw]:
     ]
 
 
-def account(now: datetime) -> dict[str, Any]:
-    built = spec.Built.at(now)
+def account(now: datetime, size: spec.Size = spec.FULL) -> dict[str, Any]:
+    built = spec.Built.at(now, size)
     scheduled, overrides = schedules(built)
     return {
-        "users": users(),
-        "teams": teams(),
+        "users": users(size),
+        "teams": teams(size),
         "schedules": scheduled,
         "overrides": overrides,
         "escalation_policies": policies(built),

@@ -116,7 +116,9 @@ def first(query: Query, name: str, default: str | None = None) -> str | None:
 
 
 def page(items: list[Any], query: Query, default_limit: int) -> tuple[list[Any], int, int, bool]:
-    limit = int(first(query, "limit", str(default_limit)) or default_limit)
+    """One page: at most `default_limit` items whatever was asked (a server may answer with fewer,
+    and the readers must follow the pages)."""
+    limit = min(int(first(query, "limit", str(default_limit)) or default_limit), default_limit)
     offset = int(first(query, "offset", "0") or 0)
     chunk = items[offset : offset + limit]
     return chunk, limit, offset, offset + len(chunk) < len(items)
