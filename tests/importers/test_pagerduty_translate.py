@@ -123,9 +123,12 @@ def test_teams_keep_their_tocsin_members_and_say_roles_are_not_carried_over() ->
             }
         ],
     )
-    translation = translate(account, Existing(team_members={"payments": ["a@x.test", "z@x.test"]}))
+    kept = doc.User(email="z@x.test", name="Zed", role="viewer")
+    existing = Existing(team_members={"payments": ["a@x.test", "z@x.test"]}, users={"z@x.test": kept})
+    translation = translate(account, existing)
     [team] = translation.document.teams or []
     assert team.members == ["a@x.test", "b@x.test", "z@x.test"]
+    assert (translation.document.users or [])[-1] == kept  # named by a team, so in the document, as it is
     assert reasons(translation, "team") == [("approximated", "Payments", "team roles (manager) are not carried over")]
 
 

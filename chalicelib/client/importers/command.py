@@ -65,19 +65,20 @@ def _credential(args: argparse.Namespace, vendor: str) -> tuple[str, str]:
     return token, url
 
 
-def read_and_translate(
-    vendor: str, args: argparse.Namespace, existing: Existing, now: datetime, progress: Progress
-) -> tuple[Translation, dict[str, int]]:
-    """The vendor account, read and translated (VendorError when the vendor refuses)."""
+def read_vendor(vendor: str, args: argparse.Namespace, now: datetime, progress: Progress) -> Any:
+    """The vendor's account as its reader fetches it (VendorError when the vendor refuses)."""
     secret, url = _credential(args, vendor)
+    if vendor == "opsgenie":
+        return OpsgenieReader(opsgenie_client(url, secret), progress).read()
+    api = pagerduty_reader.client(secret, url)
+    return pagerduty_reader.PagerDutyReader(api, now=now, progress=progress).read()
+
+
+def translate(vendor: str, account: Any, existing: Existing, now: datetime) -> Translation:
     context = Context(vendor, now, existing)
     if vendor == "opsgenie":
-        client = opsgenie_client(url, secret)
-        account = OpsgenieReader(client, progress).read()
-        return opsgenie_translate.translate(account, context), account.counts()
-    api = pagerduty_reader.client(secret, url)
-    pd_account = pagerduty_reader.PagerDutyReader(api, now=now, progress=progress).read()
-    return pagerduty_translate.translate(pd_account, context), pd_account.counts()
+        return opsgenie_translate.translate(account, context)
+    return pagerduty_translate.translate(account, context)
 
 
 def run_import(args: argparse.Namespace, connect: Connect, out: TextIO, err: TextIO, stdin: TextIO) -> int:
@@ -85,14 +86,15 @@ def run_import(args: argparse.Namespace, connect: Connect, out: TextIO, err: Tex
     now: datetime = args.now
     progress = _progress(err)
     api = connect(args)
-    progress("tocsin: reading the organization")
-    current = config_cli.read_current(api, now=now, progress=progress)
-    existing = Existing.of(current.document, integration_types(api))
-    try:
-        translation, counts = read_and_translate(vendor, args, existing, now, progress)
+    try:  # the vendor first: a refused credential fails before anything else is read
+        account = read_vendor(vendor, args, now, progress)
     except VendorError as error:
         err.write(f"tocsin: {error}\n")
         return EXIT_FAILURE
+    progress("tocsin: reading the organization")
+    current = config_cli.read_current(api, now=now, progress=progress)
+    translation = translate(vendor, account, Existing.of(current.document, integration_types(api)), now)
+    counts = account.counts()
     planned = config_cli.plan_document(translation.document, current, now=now)
     for warning in current.warnings:
         err.write(f"warning: {warning}\n")

@@ -24,6 +24,7 @@ class Existing:
     roles: dict[str, str] = field(default_factory=dict)  # email, lower-cased -> role
     heartbeats_enabled: dict[str, bool] = field(default_factory=dict)  # name, case-folded -> enabled
     team_members: dict[str, list[str]] = field(default_factory=dict)  # name, case-folded -> emails
+    users: dict[str, doc.User] = field(default_factory=dict)  # email, lower-cased -> as it is
     integration_types: frozenset[str] = frozenset(
         {"custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"}
     )
@@ -33,9 +34,10 @@ class Existing:
         roles: dict[str, str] = {user.email.lower(): user.role for user in current.users or []}
         heartbeats = {beat.name.casefold(): beat.enabled for beat in current.heartbeats or []}
         members = {team.name.casefold(): list(team.members) for team in current.teams or []}
+        users = {user.email.lower(): user for user in current.users or []}
         if integration_types is None:
-            return cls(roles, heartbeats, members)
-        return cls(roles, heartbeats, members, integration_types)
+            return cls(roles, heartbeats, members, users)
+        return cls(roles, heartbeats, members, users, integration_types)
 
     def members(self, team: str, vendor_members: list[str]) -> list[str]:
         """A team's members: the vendor's, and whoever the team already has in Tocsin (an import
@@ -43,6 +45,18 @@ class Existing:
         have = {email.lower() for email in vendor_members}
         kept = [email for email in self.team_members.get(team.casefold(), []) if email.lower() not in have]
         return [*vendor_members, *kept]
+
+    def kept_members(self, users: list[doc.User], teams: list[doc.Team]) -> list[doc.User]:
+        """The people a team keeps who are not the vendor's, as they are: the document names
+        every user its teams name."""
+        have = {user.email.lower() for user in users}
+        found: list[doc.User] = []
+        for team in teams:
+            for email in team.members:
+                if email.lower() not in have and email.lower() in self.users:
+                    have.add(email.lower())
+                    found.append(self.users[email.lower()])
+        return found
 
 
 def clean_name(value: object, fallback: str) -> str:

@@ -197,6 +197,7 @@ def translate(account: OpsgenieAccount, ctx: Context) -> Translation:
         ctx.notes.skip(section.rstrip("s"), section, "-", f"could not be read: {why}")
     users = [user for raw in account.users if (user := _user(raw, ctx)) is not None]
     teams = [_team(raw, ctx) for raw in account.teams]
+    users += ctx.existing.kept_members(users, teams)
     schedules = [s for raw in account.schedules if (s := opsgenie_schedules.schedule_of(raw, ctx)) is not None]
     policies = [p for raw in account.escalations if (p := _policy(raw, ctx)) is not None]
     intake = opsgenie_intake.Intake(account, ctx, translation)

@@ -265,6 +265,7 @@ def translate(account: PagerDutyAccount, ctx: Context) -> Translation:
         ctx.notes.skip(section.rstrip("s"), section, "-", f"could not be read: {why}")
     users = [user for raw in account.users if (user := _user(raw, ctx)) is not None]
     teams = [_team(raw, ctx) for raw in account.teams]
+    users += ctx.existing.kept_members(users, teams)
     schedules = [
         s for raw in account.schedules if (s := pagerduty_schedules.schedule_of(raw, ctx, _elapsed(raw))) is not None
     ]
