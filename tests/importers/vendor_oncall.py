@@ -100,7 +100,8 @@ def _og_allowed(restriction: dict[str, Any] | None, zone: ZoneInfo, moment: date
     minute = local.hour * 60 + local.minute
     if restriction["type"] == "time-of-day":
         part = restriction["restriction"]
-        begin, finish = part["startHour"] * 60 + part["startMin"], part["endHour"] * 60 + part["endMin"]
+        begin = int(part["startHour"]) * 60 + int(part["startMin"])
+        finish = int(part["endHour"]) * 60 + int(part["endMin"])
         return (minute - begin) % 1440 < ((finish - begin) % 1440 or 1440)
     week_minute = local.weekday() * 1440 + minute
     for part in restriction["restrictions"]:
