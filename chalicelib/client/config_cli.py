@@ -105,7 +105,14 @@ def export_document(current: Current) -> str:
     data = current.document.model_dump(mode="json", exclude_defaults=True, by_alias=True)
     body: dict[str, Any] = {"version": 1}
     for section, _ in doc.SECTIONS:
-        body[section] = data.get(section, [])
+        # Each object's source after its own fields: what it is first, where it came from last.
+        body[section] = [
+            {
+                **{k: v for k, v in item.items() if k != "source"},
+                **({"source": item["source"]} if "source" in item else {}),
+            }
+            for item in data.get(section, [])
+        ]
     return yamlio.dump(body)
 
 

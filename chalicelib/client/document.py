@@ -59,6 +59,13 @@ class Keyed(Part):
         raise NotImplementedError
 
 
+class Named(Keyed):
+    name: Name
+
+    def key(self) -> str:
+        return self.name.casefold()
+
+
 # --- people ---------------------------------------------------------------------------------------
 
 
@@ -100,16 +107,12 @@ class User(Keyed):
         return self.email.lower()
 
 
-class Team(Keyed):
+class Team(Named):
     kind: ClassVar[str] = "team"
 
-    name: Name
     description: Text | None = None
     members: list[Email] = Field(default_factory=list, description="Users, by email.")
     active: bool = True
-
-    def key(self) -> str:
-        return self.name.casefold()
 
 
 # --- on call --------------------------------------------------------------------------------------
@@ -140,10 +143,9 @@ class Override(Part):
     end: AwareDatetime
 
 
-class Schedule(Keyed):
+class Schedule(Named):
     kind: ClassVar[str] = "schedule"
 
-    name: Name
     time_zone: TimeZone
     team: Name | None = None
     handoff_notice_lead_minutes: Annotated[int, Field(ge=0)] = 0
@@ -151,9 +153,6 @@ class Schedule(Keyed):
     overrides: list[Override] | None = Field(
         default=None, description="Overrides not yet ended. Left out: the schedule's overrides are not managed."
     )
-
-    def key(self) -> str:
-        return self.name.casefold()
 
 
 class Target(Part):
@@ -176,15 +175,11 @@ class Level(Part):
     targets: list[Target] = Field(min_length=1)
 
 
-class EscalationPolicy(Keyed):
+class EscalationPolicy(Named):
     kind: ClassVar[str] = "escalation_policy"
 
-    name: Name
     repeat_count: Annotated[int, Field(ge=0)] = 0
     levels: list[Level] = Field(min_length=1, description="Level 1 first.")
-
-    def key(self) -> str:
-        return self.name.casefold()
 
 
 # --- services and intake --------------------------------------------------------------------------
@@ -208,10 +203,9 @@ class AlertGrouping(Part):
     fields: list[str] | None = None
 
 
-class Service(Keyed):
+class Service(Named):
     kind: ClassVar[str] = "service"
 
-    name: Name
     description: Text | None = None
     team: Name | None = None
     escalation_policy: Name | None = None
@@ -220,14 +214,10 @@ class Service(Keyed):
     alert_grouping: AlertGrouping = Field(default_factory=AlertGrouping)
     active: bool = True
 
-    def key(self) -> str:
-        return self.name.casefold()
 
-
-class Integration(Keyed):
+class Integration(Named):
     kind: ClassVar[str] = "integration"
 
-    name: Name
     type: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")] = Field(
         description="custom, newrelic, sentry, alertmanager, cloudwatch, pagerduty, or any type the server knows."
     )
@@ -238,9 +228,6 @@ class Integration(Keyed):
     client_secret_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = Field(
         default=None, description="Sentry: the environment variable holding the client secret (never in the file)."
     )
-
-    def key(self) -> str:
-        return self.name.casefold()
 
 
 class Condition(Part):
@@ -294,18 +281,14 @@ class MaintenanceWindow(Keyed):
         return f"{services}@{self.start.astimezone(UTC).isoformat()}/{self.end.astimezone(UTC).isoformat()}"
 
 
-class Heartbeat(Keyed):
+class Heartbeat(Named):
     kind: ClassVar[str] = "heartbeat"
 
-    name: Name
     service: Name
     interval_seconds: Annotated[int, Field(ge=60, le=604800)]
     grace_seconds: Annotated[int, Field(ge=0)] = 0
     description: Text | None = None
     enabled: bool = True
-
-    def key(self) -> str:
-        return self.name.casefold()
 
 
 # --- status pages ---------------------------------------------------------------------------------
@@ -337,18 +320,14 @@ class IncidentTemplate(Part):
     )
 
 
-class StatusPage(Keyed):
+class StatusPage(Named):
     kind: ClassVar[str] = "status_page"
 
-    name: Name
     slug: Annotated[str, Field(pattern=r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")] = Field(
         description="The public URL's last segment; unique across the whole service."
     )
     sections: list[Section] = Field(default_factory=list)
     templates: list[IncidentTemplate] = Field(default_factory=list)
-
-    def key(self) -> str:
-        return self.name.casefold()
 
 
 # --- the document ---------------------------------------------------------------------------------
@@ -367,19 +346,12 @@ SECTIONS: tuple[tuple[str, type[Keyed]], ...] = (
     ("heartbeats", Heartbeat),
     ("status_pages", StatusPage),
 )
-SECTION_OF_KIND: dict[str, str] = {model.kind: section for section, model in SECTIONS}
 
 
 class Document(Part):
     """An organization's setup. Every section is optional: one left out is not managed."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_by_name=True,
-        validate_by_alias=True,
-        serialize_by_alias=True,
-        json_schema_extra={"$id": SCHEMA_ID, "title": "Tocsin configuration document"},
-    )
+    model_config = ConfigDict(json_schema_extra={"$id": SCHEMA_ID, "title": "Tocsin configuration document"})
 
     version: Literal[1] = Field(description="The document format's version.")
     users: list[User] | SkipJsonSchema[None] = None
