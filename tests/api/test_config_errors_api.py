@@ -167,7 +167,7 @@ def test_url_and_key_come_from_options_or_the_environment(transport: InProcess, 
     assert status == 0, err
 
 
-def test_validate_and_schema_need_no_server_and_export_writes_a_file(transport: InProcess, org: Org, tmp_path: Any) -> None:
+def test_offline_commands_and_export_to_a_file(transport: InProcess, org: Org, tmp_path: Any) -> None:
     path = tmp_path / "tocsin.yaml"
     path.write_text(FULL)
     ran = tocsin(transport, org.owner_key, "config", "validate", "-f", str(path), now=NOW)
