@@ -44,12 +44,12 @@ class ApiError(ClientError):
     method: str
     path: str
     status: int
-    code: str
+    code: str | None  # None: the answer was not Tocsin's error envelope (a proxy's page, say)
     message: str
     details: Any = None
 
     def __str__(self) -> str:
-        text = f"{self.method} {self.path}: {self.status} {self.code}: {self.message}"
+        text = f"{self.method} {self.path}: {self.status} {self.code or 'error'}: {self.message}"
         fields = self.details.get("fields") if isinstance(self.details, dict) else None
         if isinstance(fields, list) and fields:
             named = "; ".join(f"{f.get('field')}: {f.get('message')}" for f in fields if isinstance(f, dict))
@@ -139,7 +139,7 @@ class Api:
                 str(error.get("message") or ""),
                 error.get("details"),
             )
-        raise ApiError(method, path, response.status_code, "HTTP_ERROR", response.text[:200].strip())
+        raise ApiError(method, path, response.status_code, None, response.text[:200].strip())
 
     def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         return self.request("GET", path, params=params)

@@ -79,7 +79,8 @@ def run(
         return EXIT_USAGE
     except ApiError as error:
         if error.unauthorized:
-            err.write(f"tocsin: the API key was refused ({error.status} {error.code}): check --key or TOCSIN_API_KEY\n")
+            refused = f"{error.status} {error.code or 'error'}"
+            err.write(f"tocsin: the API key was refused ({refused}): check --key or TOCSIN_API_KEY\n")
         elif error.status == 403:
             err.write(f"tocsin: the API key lacks a scope this needs: {error}\n")
         else:

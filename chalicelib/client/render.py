@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chalicelib.client.document import SECTIONS
 from chalicelib.client.planner import Action, Change, Plan
 from chalicelib.client.reconcile import Outcome
 
 SIGNS = {"create": "+", "update": "~", "delete": "-", "skip": "!"}
 MAX_SHOWN = 200  # characters of one value before it is cut
+
+
+def _singular(section: str) -> str:
+    return dict(SECTIONS)[section].kind.replace("_", " ")
 
 
 def _short(value: Any) -> str:
@@ -76,10 +81,12 @@ def text(plan: Plan, *, organization: str = "", prune: bool = False) -> str:
         lines.append(
             f"  {len(plan.kept)} object(s) of the organization are not in the document and are kept "
             "(--prune deletes them): "
-            + ", ".join(f"{section[:-1].replace('_', ' ')} {name!r}" for section, name in plan.kept[:10])
+            + ", ".join(f"{_singular(section)} {name!r}" for section, name in plan.kept[:10])
             + (" ..." if len(plan.kept) > 10 else "")
         )
-    if not plan.changes:
+    if not plan.changes and counts["skip"]:
+        lines.append(f"No changes can be made: {counts['skip']} skipped (marked !, with what to do).")
+    elif not plan.changes:
         lines.append("No changes. The organization matches the document.")
     else:
         lines.append(
@@ -120,5 +127,5 @@ def outcome_text(outcome: Outcome) -> str:
         lines.append("Shown once, keep them now (put each URL or key in its sender):")
         for issued in outcome.issued:
             values = ", ".join(f"{name}={value}" for name, value in issued.values.items())
-            lines.append(f"  {issued.section[:-1].replace('_', ' ')} {issued.name!r}: {values}")
+            lines.append(f"  {_singular(issued.section)} {issued.name!r}: {values}")
     return "\n".join(lines) + "\n"

@@ -155,7 +155,8 @@ def test_a_renamed_object_is_found_by_its_source(transport: InProcess, org: Org)
     names = sorted(s["name"] for s in client.all("/api/v1/services"))
     assert names == ["Payments", "Storefront"]
     assert [s["service_id"] for s in client.all("/api/v1/services") if s["name"] == "Storefront"] == [web["service_id"]]
-    assert "  - name: Storefront\n    source:\n      vendor: pagerduty\n      id: PWEB1\n" in export(transport, org.owner_key)
+    exported = export(transport, org.owner_key)
+    assert "  - name: Storefront\n    source:\n      vendor: pagerduty\n      id: PWEB1\n" in exported
     # Pruning the service takes its ledger entry with it.
     without = renamed.replace("  - name: Storefront\n    source: {vendor: pagerduty, id: PWEB1}\n", "").replace(
         "[Payments, Storefront]", "[Payments]"

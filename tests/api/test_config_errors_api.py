@@ -167,7 +167,7 @@ def test_url_and_key_come_from_options_or_the_environment(transport: InProcess, 
     assert status == 0, err
 
 
-def test_validate_and_schema_need_no_server(transport: InProcess, org: Org, tmp_path: Any) -> None:
+def test_offline_commands_and_export_to_a_file(transport: InProcess, org: Org, tmp_path: Any) -> None:
     path = tmp_path / "tocsin.yaml"
     path.write_text(FULL)
     ran = tocsin(transport, org.owner_key, "config", "validate", "-f", str(path), now=NOW)
@@ -179,3 +179,6 @@ def test_validate_and_schema_need_no_server(transport: InProcess, org: Org, tmp_
         and missing.err == f"tocsin: cannot read {tmp_path / 'nope.yaml'}: No such file or directory\n"
     )
     assert transport.seen == []
+    written = tmp_path / "out.yaml"
+    exported = tocsin(transport, org.owner_key, "config", "export", "-o", str(written), now=NOW)
+    assert exported.status == 0 and exported.out == "" and written.read_text().startswith("version: 1\n")
