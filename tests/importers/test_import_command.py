@@ -7,14 +7,16 @@ with one line."""
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
 import pytest
 
 from chalicelib import clock, settings
+from chalicelib.client.main import run
+from tests.api.tocsin_client import BASE_URL, InProcess, Ran, api, tocsin
 from tests.api.tocsin_client import Answer as TocsinAnswer
-from tests.api.tocsin_client import InProcess, Ran, api, tocsin
 from tests.conftest import NOW, Org
 from tests.importers.standin_opsgenie import OpsgenieStandIn
 from tests.importers.standin_pagerduty import PagerDutyStandIn
@@ -148,6 +150,17 @@ def test_vendor_credentials_refused_or_missing(
     assert refused.status == 1 and "tocsin: Opsgenie refused the API key (401)" in refused.err
     missing = tocsin(transport, org.owner_key, "import", "opsgenie", "--plan", now=NOW, environ={})
     assert missing.status == 2 and "give --opsgenie-key or set OPSGENIE_API_KEY" in missing.err
+    out, err = io.StringIO(), io.StringIO()
+    after = run(  # Tocsin's --url and --key may follow the subcommand too
+        ["import", "opsgenie", "--plan", "--url", BASE_URL, "--key", org.owner_key],
+        out=out,
+        err=err,
+        stdin=io.StringIO(),
+        environ={"OPSGENIE_API_KEY": "x", "OPSGENIE_API_URL": opsgenie.base_url},
+        transport=transport,
+        clock=lambda: NOW,
+    )
+    assert after == 1 and "Opsgenie refused the API key (401)" in err.getvalue()
     both = tocsin(transport, org.owner_key, "import", "opsgenie", "--plan", "--apply", now=NOW, environ={})
     assert both.status == 2 and "not allowed with argument" in both.err
     assert writes(transport) == []

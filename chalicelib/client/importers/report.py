@@ -54,7 +54,7 @@ def _note_rows(notes: list[Note]) -> list[tuple[str, str, str, str, str]]:
         verb = "not imported" if outcome == "skipped" else "approximated"
         if len(members) > GROUPED_AFTER:
             names = ", ".join(note.name for note in members[:2])
-            rows.append((verb, kind.replace("_", " "), f"{len(members)} objects: {names}, ...", "", why))
+            rows.append((verb, kind.replace("_", " "), f"{len(members)} of them", "", f"{why}; e.g. {names}, ..."))
             continue
         rows += [(verb, kind.replace("_", " "), note.name, note.vendor_id, why) for note in members]
     return rows
