@@ -130,3 +130,23 @@ def test_retry_after_reads_either_header_and_is_bounded() -> None:
     assert vendor_http.retry_after({"Retry-After": "86400"}, 0) == vendor_http.MAX_WAIT_SECONDS
     assert vendor_http.retry_after({"Retry-After": "soon"}, 1) == 10.0
     assert vendor_http.retry_after(None, 0) == vendor_http.DEFAULT_WAIT_SECONDS
+
+
+def test_opsgenie_schedules_listed_without_rotations_are_read_one_by_one() -> None:
+    from tests.importers import opsgenie_account
+
+    served = opsgenie_account.account(NOW)
+    server = OpsgenieStandIn(served)
+    server.routes = [r for r in server.routes if r[0].pattern != "^/v2/schedules$"]
+    server.route(
+        r"/v2/schedules", lambda m, q: server._data([{"id": s["id"], "name": s["name"]} for s in served["schedules"]])
+    )
+    server.route(r"/v2/schedules/([\w-]+)", lambda m, q: server._data(server.schedules.get(m.group(1))))
+    server.start()
+    try:
+        reader, _ = opsgenie_reader(server)
+        account = reader.read()
+        assert [len(s["rotations"]) for s in account.schedules] == [len(s["rotations"]) for s in served["schedules"]]
+        assert "schedule rotations" not in account.unavailable
+    finally:
+        server.stop()

@@ -82,8 +82,12 @@ class OpsgenieReader:
     def _schedules(self) -> None:
         for schedule in self.client.data("/v2/schedules", {"expand": "rotation"}) or []:
             schedule_id = str(schedule["id"])
-            if "rotations" not in schedule:
-                schedule["rotations"] = self.client.data(f"/v2/schedules/{schedule_id}/rotations") or []
+            if "rotations" not in schedule:  # a list without them: the schedule itself, else its rotations
+                detail = self._optional("schedule rotations", f"/v2/schedules/{schedule_id}")
+                rotations = detail.get("rotations") if isinstance(detail, dict) else None
+                if rotations is None:
+                    rotations = self._optional("schedule rotations", f"/v2/schedules/{schedule_id}/rotations")
+                schedule["rotations"] = rotations or []
             schedule["overrides"] = self._optional("schedule overrides", f"/v2/schedules/{schedule_id}/overrides") or []
             self.account.schedules.append(schedule)
 
