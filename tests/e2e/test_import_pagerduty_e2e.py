@@ -87,6 +87,7 @@ def test_import_matches_pagerduty_and_a_second_apply_changes_nothing(
     assert applied["applied"]["created"] >= 130
     senders = applied["cutover"]["senders"]
     assert len(senders) == 35 and all(s["routing_key"] for s in senders)
+    assert [v["differences"] for v in applied["verified"]] == [[]] * 10
 
     schedules = e2e_kit.imported(checker, "pagerduty", "schedule")
     assert len(schedules) == 10

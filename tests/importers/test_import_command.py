@@ -91,6 +91,8 @@ def test_pagerduty_plan_apply_and_apply_again(
     assert len(senders) == 8 and all(s["routing_key"] and s["integration_id"] for s in senders)
     assert {s["type"] for s in senders if s["keeps_payload"]} == {"pagerduty"}
     assert "still points at PagerDuty" in body["cutover"]["note"]
+    verified = body["verified"]  # against PagerDuty's own final schedule, read back from Tocsin
+    assert len(verified) == 3 and all(v["instants"] > 20 and v["differences"] == [] for v in verified)
 
     tocsin_api = api(transport, org.owner_key)
     policies = {p["name"]: p for p in tocsin_api.all("/api/v1/escalation-policies")}
@@ -104,6 +106,7 @@ def test_pagerduty_plan_apply_and_apply_again(
     assert "Plan: 0 to create, 0 to update, 34 unchanged" in again.out
     assert "Nothing to do: a second import of the same PagerDuty setup changes nothing." in again.out
     assert "made by an earlier run (its key starts" in again.out
+    assert "Checked against PagerDuty's own final schedule for the weeks ahead: 3 of 3 schedule(s)" in again.out
 
 
 def test_a_refusal_part_way_stops_and_the_next_run_finishes(

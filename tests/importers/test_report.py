@@ -137,3 +137,23 @@ def test_the_sheet_shows_keys_once_and_how_to_get_new_ones_after() -> None:
         ("int2", None, True),
         ("int3", None, False),
     ]
+
+
+def test_the_check_against_the_vendor_names_the_schedules_that_differ() -> None:
+    from chalicelib.client.importers import verify
+
+    same = verify.Check("Primary", "P1", probes=30)
+    off = verify.Check("Nights", "P2", probes=12, differences=[(NOW, "ann@x.test", None), (NOW, "ann@x.test", "b@x")])
+    text = verify.text([same, off], "PagerDuty")
+    assert text.splitlines() == [
+        "Checked against PagerDuty's own final schedule for the weeks ahead: 1 of 2 schedule(s) give the same person "
+        "at every handoff.",
+        "  ! 'Nights' (P2): 2 of 12 instants differ, first at 2026-11-22T12:00:00Z: "
+        "PagerDuty ann@x.test, Tocsin nobody",
+    ]
+    assert verify.text([], "PagerDuty") == ""
+    assert verify.as_json([off])[0]["differences"][1] == {
+        "at": "2026-11-22T12:00:00Z",
+        "vendor": "ann@x.test",
+        "tocsin": "b@x",
+    }

@@ -16,7 +16,14 @@ from typing import Any, TextIO
 
 from chalicelib.client import config_cli
 from chalicelib.client.http import Api, ApiError
-from chalicelib.client.importers import cutover, opsgenie_translate, pagerduty_reader, pagerduty_translate, report
+from chalicelib.client.importers import (
+    cutover,
+    opsgenie_translate,
+    pagerduty_reader,
+    pagerduty_translate,
+    report,
+    verify,
+)
 from chalicelib.client.importers.context import Context, Existing, Translation
 from chalicelib.client.importers.opsgenie_reader import OpsgenieReader
 from chalicelib.client.importers.vendor_http import VendorError, opsgenie_client
@@ -125,7 +132,9 @@ def run_import(args: argparse.Namespace, connect: Connect, out: TextIO, err: Tex
         vendor=vendor,
         base_url=api.base_url,
     )
+    checks = verify.pagerduty(api, account, translation) if vendor == "pagerduty" else []
     if args.json:
+        body["verified"] = verify.as_json(checks)
         body["applied"] = {
             "created": sum(1 for a in (outcome.done if outcome else []) if a.op == "create"),
             "updated": sum(1 for a in (outcome.done if outcome else []) if a.op == "update"),
@@ -133,6 +142,7 @@ def run_import(args: argparse.Namespace, connect: Connect, out: TextIO, err: Tex
         body["cutover"] = sheet.as_dict()
         out.write(report.dumps(body))
     else:
+        out.write(verify.text(checks, name))
         out.write(cutover.text(sheet))
     return EXIT_OK
 
