@@ -22,6 +22,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.directory.tables
     import chalicelib.escalation.tables
     import chalicelib.eventrule.tables
+    import chalicelib.externalref.tables
     import chalicelib.heartbeat.tables
     import chalicelib.idempotency.tables
     import chalicelib.identity.tables

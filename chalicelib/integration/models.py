@@ -6,9 +6,10 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
+from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.integration.admin import Integration, IssuedIntegration
-from chalicelib.model_base import ApiModel, SingleLine, StrictBool
+from chalicelib.model_base import ApiModel, PatchModel, SingleLine, StrictBool
 
 IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
 
@@ -114,6 +115,22 @@ class IntegrationCreate(ApiModel):
         fields["integration_type"] = fields.pop("type")
         fields["default_service_key"] = fields.pop("default_service")
         return fields
+
+
+class IntegrationPatch(PatchModel):
+    nullable = frozenset({"default_service", "expected_topic_arn"})
+
+    name: (
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100), SingleLine]
+        | (SkipJsonSchema[None])
+    ) = None
+    default_service: Annotated[str, SingleLine] | None = Field(
+        default=None, description="Its key (svc_...) or its id (SER-nnnnn); null: no default service."
+    )
+    ip_allowlist: list[Annotated[str, SingleLine]] | SkipJsonSchema[None] = Field(
+        default=None, description="Replaces the list; [] admits every address."
+    )
+    expected_topic_arn: Annotated[str, SingleLine] | None = None
 
 
 class IntegrationV1(ApiModel):
