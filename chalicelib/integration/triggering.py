@@ -275,32 +275,10 @@ def _open_incident(
     group_slot: tuple[str, AlertGroupRecord | None, datetime | None] | None,
 ) -> IngestResult:
     draft, service = shaped.draft, shaped.service
-    written: list[AlertRecord] = []
-
-    def before_write(transaction: Transaction, incident: IncidentRecord) -> None:
-        incident.open_alerts = 1
-        record = alert_repository.build_record(
-            draft, alert_id=alert_id, now=now, incident_number=incident.incident_number, grouped=False
-        )
-        joining.put_alert(transaction, record)
-        written.append(record)
-        if claim is not None:
-            claim_key(transaction, claim, alert_id=alert_id, incident_number=incident.incident_number, now=now)
-        if group_slot is not None:
-            slot_id, previous, window_ends_at = group_slot
-            joining.claim_group(
-                transaction,
-                slot_id=slot_id,
-                previous=previous,
-                incident_number=incident.incident_number,
-                now=now,
-                window_ends_at=window_ends_at,
-            )
-
     description = alert.description
     if shaped.decision.notes:
         description = "\n\n".join([*((description and [description]) or []), *shaped.decision.notes])
-    incident = incidents.create_incident(
+    prepared = incidents.prepare_incident(
         organization_id=origin.organization_id,
         request=incidents.NewIncident(
             title=alert.title,
@@ -321,7 +299,20 @@ def _open_incident(
             "runbook_url": alert.runbook_url,
             "alert_id": alert_id,
         },
-        before_write=before_write,
         known_services={service.service_key: service},
     )
-    return IngestResult(incident, created=True, deduplicated=False, alert=written[-1] if written else None)
+    # One unit of work: the incident, the alert that opened it, its dedup claim and group slot.
+    number = prepared.record.incident_number
+    prepared.record.open_alerts = 1
+    unit = Transaction()
+    record = alert_repository.build_record(draft, alert_id=alert_id, now=now, incident_number=number, grouped=False)
+    joining.put_alert(unit, record)
+    if claim is not None:
+        claim_key(unit, claim, alert_id=alert_id, incident_number=number, now=now)
+    if group_slot is not None:
+        slot_id, previous, window_ends_at = group_slot
+        joining.claim_group(
+            unit, slot_id=slot_id, previous=previous, incident_number=number, now=now, window_ends_at=window_ends_at
+        )
+    incident = incidents.commit_new_incident(prepared, unit)
+    return IngestResult(incident, created=True, deduplicated=False, alert=record)

@@ -74,10 +74,7 @@ def _parse(call: Call, source_type: str) -> NormalizedAlert:
             source_type,
             dict(call.request.headers),
             call.raw_body,
-            now=call.now,
             # HMAC signatures (custom, Sentry) were verified by the gate, before any bucket was charged.
-            signing_secret=None,
-            client_secret=None,
             fetch_certificate=fetch.fetch_certificate,
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
