@@ -119,7 +119,7 @@ def _accepted(result: IngestResult, warnings: tuple[str, ...]) -> StoredResponse
         grouped=result.grouped,
         suppressed=result.suppressed,
         dropped=result.dropped,
-        warnings=list(warnings),
+        warnings=[*warnings, *result.warnings],  # the parser's, then what ingesting said
     )
     return StoredResponse(status=_status_of(result), body=accepted.model_dump())
 
