@@ -58,6 +58,7 @@ class IngestResult:
     suppressed: bool = False
     dropped: bool = False
     grouped: bool = False
+    dropped_by: tuple[str, ...] = ()  # the event rules that dropped it
     # What ingesting said beside the answer (a service that fell back to the default, ...): the
     # webhook answer's `warnings` lists them after the parser's, and the event log records them.
     warnings: tuple[str, ...] = ()
@@ -98,7 +99,12 @@ def _trigger_shaped(
     if shaped.decision.dropped:
         rules = ", ".join(shaped.decision.matched_rule_ids)
         return IngestResult(
-            None, created=False, deduplicated=False, dropped=True, note=f"dropped by event rule {rules}"
+            None,
+            created=False,
+            deduplicated=False,
+            dropped=True,
+            note=f"dropped by event rule {rules}",
+            dropped_by=tuple(shaped.decision.matched_rule_ids),
         )
     for attempt in range(CLAIM_ATTEMPTS):
         if attempt:
