@@ -18,6 +18,7 @@ EXPECTED = {
         "UpdateItem counters",
         "TransactWriteItems [Put alerts, Put alert-dedup, Put incidents, Put incidents]",
         "SendMessage events",
+        "UpdateItem integration-events",  # the integration's event log, after the answer
     ],
     # Post-create work in the worker (service without an escalation policy): auto-assignment looks
     # for the primary on call, escalation finds no policy, the acknowledge-SLA check is queued.
@@ -34,6 +35,7 @@ EXPECTED = {
         "UpdateItem alerts",
         "UpdateItem incidents",
         "SendMessage events",
+        "UpdateItem integration-events",
     ],
     "dedup hit, queued work": ["PutItem incidents"],
 }
