@@ -19,6 +19,12 @@ OutcomeName = Literal[
 ]
 
 
+def summary_of(record: IntegrationEventRecord) -> str | None:
+    if record.error_code and record.title and record.message:
+        return f"{record.title}: {record.message}"
+    return record.title or record.message
+
+
 class EventListQuery(ApiModel):
     """Filters of an integration's event list; bounds are inclusive, RFC 3339 with an offset."""
 
@@ -49,7 +55,9 @@ class IntegrationEventSummaryV1(ApiModel):
     route: str = Field(description="The route's template (/webhooks/{routing_key}): never the routing key.")
     outcome: OutcomeName
     status: int = Field(description="The HTTP status answered.")
-    summary: str | None = Field(description="The alert's title, else the answer's message or error.")
+    summary: str | None = Field(
+        description="The alert's title, else the answer's message; for an error, its message after the title."
+    )
     error_code: str | None = Field(description="Refused, rate limited or failed: the error code answered.")
     incident_number: str | None
     alert_id: str | None
@@ -69,7 +77,7 @@ class IntegrationEventSummaryV1(ApiModel):
             "route": record.route,
             "outcome": record.outcome,
             "status": int(record.status),
-            "summary": record.title or record.message,
+            "summary": summary_of(record),
             "error_code": record.error_code,
             "incident_number": record.incident_number,
             "alert_id": record.alert_id,
