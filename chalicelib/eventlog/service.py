@@ -1,8 +1,8 @@
 """The event log: the one write a recorded request costs, and the reads of the API and console.
 
-`record` is one UpdateItem: every attribute set (those the request has not, removed, since a
-shared slot may hold an older request) and the count of requests the item stands for. Nothing is
-read first. Reads check the integration belongs to the caller's organization (404 otherwise) and
+`record` is one write, nothing read first: a PutItem on the request's own slot, or, on a slot
+shared past the minute's bound, one UpdateItem that sets every attribute (removing those the
+request has not: the slot holds an older request), and counts the requests it stands for. Reads check the integration belongs to the caller's organization (404 otherwise) and
 leave out records past their TTL (DynamoDB and moto delete them lazily).
 """
 
@@ -67,19 +67,23 @@ class FoundEvent:
 def record(
     received: Received, answer: Answer, slot: slots.Slot, *, replay_of: str | None = None
 ) -> IntegrationEventRecord:
-    """Record one request: one UpdateItem, nothing read first."""
-    item = IntegrationEventRecord(received.integration_id, slot.event_id)
+    """Record one request: one write, nothing read first."""
     values = _values(received, answer, replay_of)
-    actions: list[Action] = []
+    if not slot.shared:
+        # Its own slot: a PutItem of the whole item.
+        kept = {name: value for name, value in values.items() if value is not None}
+        item = IntegrationEventRecord(received.integration_id, slot.event_id, request_count=1, **kept)
+        item.save()
+        return item
+    # A shared slot (past the minute's bound): one UpdateItem sets every attribute, removes those
+    # this request has not (an older request's), and counts the requests the item stands for.
+    item = IntegrationEventRecord(received.integration_id, slot.event_id)
+    actions: list[Action] = [IntegrationEventRecord.request_count.add(1)]
     for name, attribute in IntegrationEventRecord.get_attributes().items():
         if name in _KEYS or name == "request_count":
             continue
         value = values.get(name)
         actions.append(attribute.remove() if value is None else attribute.set(value))
-    # A shared slot counts the requests it stands for; an own slot is one request.
-    actions.append(
-        IntegrationEventRecord.request_count.add(1) if slot.shared else IntegrationEventRecord.request_count.set(1)
-    )
     item.update(actions=actions)
     return item
 
