@@ -66,7 +66,10 @@ def replay_event(
     except BaseException:
         replay.release(event)
         raise
-    replay.settle(event, replayed.event_id)
+    if replayed.outcome == "failed":
+        replay.release(event)  # our failure (5xx): the event may be replayed again, as a sender retries
+    else:
+        replay.settle(event, replayed.event_id)
     return service.FoundEvent(replayed, integration)
 
 

@@ -69,19 +69,15 @@ def answer(entry: BoundOperation, request: Request, path_params: dict[str, str])
     operation = entry.operation
     admission = Admission(Inbound(request, path_params, clock.now()))
     error: AppError | None = None
-    call: Call | None = None
-    response: Response | None = None
+    call: Call | None = None  # the handler's, once admitted: it may leave an outcome for step 7
     try:
-        response = admit(operation, admission)
-        if response is None:
-            call = call_of(admission)
-            response = _respond(entry, call)
+        response = admit(operation, admission) or _respond(entry, call := call_of(admission))
     except AppError as refused:
         error = refused
     except Exception as unexpected:
         error = unexpected_error(operation.operation_id, unexpected, message=operation.unexpected)
-    if error is not None or response is None:
-        error = (error or InternalError(operation.unexpected)).with_headers(admission.rate_headers())
+    if error is not None:
+        error = error.with_headers(admission.rate_headers())
         response = _render(operation, request, path_params, error)
     else:
         response.headers.update(admission.rate_headers())

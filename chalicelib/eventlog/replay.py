@@ -14,7 +14,9 @@ what it would have been. Refused (409), with the reason:
 - a revoked integration.
 
 The claim: one conditional update on the replayed event (`replay_started_at`, a 60 s lease), then
-`replayed_as` names the new event, whatever became of it.
+`replayed_as` names the new event, whatever became of it (refused again included: then the new
+event is the one to replay), unless the replay failed on our side (5xx): then the claim is
+released and the event may be replayed again, as a sender retries a 5xx.
 """
 
 from __future__ import annotations
@@ -81,6 +83,6 @@ def settle(event: IntegrationEventRecord, replayed_as: str) -> None:
 
 
 def release(event: IntegrationEventRecord) -> None:
-    """The replay failed before it was recorded: `event` may be replayed again."""
+    """The replay failed (before it was recorded, or with a 5xx of ours): `event` may be replayed again."""
     with best_effort("a replay's claim"):
         update_if(event, [IntegrationEventRecord.replay_started_at.remove()])

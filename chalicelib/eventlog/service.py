@@ -2,8 +2,9 @@
 
 `record` is one write, nothing read first: a PutItem on the request's own slot, or, on a slot
 shared past the minute's bound, one UpdateItem that sets every attribute (removing those the
-request has not: the slot holds an older request), and counts the requests it stands for. Reads check the integration belongs to the caller's organization (404 otherwise) and
-leave out records past their TTL (DynamoDB and moto delete them lazily).
+request has not: the slot holds an older request), and counts the requests it stands for.
+Reads check the integration belongs to the caller's organization (404 otherwise) and leave out
+records past their TTL (DynamoDB and moto delete them lazily).
 """
 
 from __future__ import annotations

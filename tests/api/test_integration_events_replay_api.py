@@ -8,6 +8,8 @@ import json
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.catalog import service as catalog
@@ -187,3 +189,35 @@ def test_replaying_needs_integrations_write(client: Any, org: Org, services: lis
     assert replay(client, org, hook, refused["id"], key=make_org("Other").owner_key).status_code == 404
     assert replay(client, org, hook, "20261122120000.d042").status_code == 404
     assert newest(client, org, hook)["id"] == refused["id"]  # nothing was replayed
+
+
+def test_a_replay_that_failed_on_our_side_leaves_the_event_replayable(
+    client: Any, org: Org, services: list[Service], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.api.routes import webhooks
+
+    hook = integrate(client, org, "custom")
+    assert post(client, hook["routing_key"], SEARCH).status_code == 400
+    refused = newest(client, org, hook)
+    catalog.create_service(organization_id=org.organization_id, name="Search", now=NOW)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("DynamoDB had a bad minute")
+
+    monkeypatch.setattr(webhooks, "ingest", broken)
+    with clock.frozen(NOW + timedelta(minutes=1)):
+        failed = replay(client, org, hook, refused["id"]).json["data"]
+    assert (failed["outcome"], failed["status"], failed["error_code"], failed["replayable"]) == (
+        "failed",
+        500,
+        "INTERNAL_ERROR",
+        False,
+    )
+    assert (
+        detail(client, org, hook, refused["id"])["replayed_as"],
+        detail(client, org, hook, refused["id"])["replayable"],
+    ) == (None, True)
+    monkeypatch.undo()
+    with clock.frozen(NOW + timedelta(minutes=2)):
+        again = replay(client, org, hook, refused["id"]).json["data"]
+    assert (again["outcome"], again["replay_of"]) == ("created", refused["id"])
