@@ -7,6 +7,7 @@ up beforehand is honoured), and tests can inject clients or rebind tables.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import boto3
@@ -27,6 +28,9 @@ _lock = threading.Lock()
 _clients: dict[str, Any] = {}
 _bound = False
 _models: list[type[Model]] = []
+# Run on every client of a service as it is built, kept across reset(): how an entry point adds
+# behaviour to the clients the code below it builds (the local stack records what SES and SNS send).
+_client_setups: dict[str, list[Callable[[Any], None]]] = {}
 
 
 def register_model(model: type[Model]) -> type[Model]:
@@ -50,17 +54,39 @@ def client(service_name: str) -> Any:
     with _lock:
         if service_name not in _clients:
             settings = get_settings()
-            _clients[service_name] = boto3.session.Session().client(
+            built = boto3.session.Session().client(
                 service_name,  # type: ignore[call-overload]
                 region_name=settings.aws_region,
                 endpoint_url=settings.aws_endpoint_url,
                 config=BotocoreConfig(retries=dict(RETRIES)),  # type: ignore[arg-type]
             )
+            for setup in _client_setups.get(service_name, ()):
+                setup(built)
+            _clients[service_name] = built
         return _clients[service_name]
 
 
 def set_client(service_name: str, value: Any) -> None:
     _clients[service_name] = value
+
+
+def add_client_setup(service_name: str, setup: Callable[[Any], None]) -> None:
+    """Run `setup` on every `service_name` client built from now on, across reset() too. A cached
+    client is dropped, so the next call builds one that has it. Adding the same setup again does nothing."""
+    with _lock:
+        setups = _client_setups.setdefault(service_name, [])
+        if setup not in setups:
+            setups.append(setup)
+            _clients.pop(service_name, None)
+
+
+def remove_client_setup(service_name: str, setup: Callable[[Any], None]) -> None:
+    """Undo add_client_setup; a cached client that has it is dropped."""
+    with _lock:
+        setups = _client_setups.get(service_name, [])
+        if setup in setups:
+            setups.remove(setup)
+            _clients.pop(service_name, None)
 
 
 def bind_tables() -> None:

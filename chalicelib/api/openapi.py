@@ -11,6 +11,7 @@ from pydantic_core import core_schema
 
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.lazy import documented_operations
+from chalicelib.api.negotiation import alternatives
 from chalicelib.api.operation import Operation
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.errors import ERROR_TYPES
@@ -246,7 +247,9 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         success_schema = {"type": "string"}
     success: dict[str, Any] = {"description": _STATUS_TEXT.get(op.status, "Success"), "headers": dict(_RATE_HEADERS)}
     if op.status != 204:  # a 204 has no body
-        success["content"] = {op.content_type: {"schema": success_schema}}
+        # An XML feed is also served as text/xml, which client generators can read (api/negotiation.py).
+        media_types = alternatives(op.content_type) if op.content_type != "application/json" else [op.content_type]
+        success["content"] = {media_type: {"schema": success_schema} for media_type in media_types}
     responses: dict[str, Any] = {str(op.status): success}
     for other in op.other_statuses:
         responses[str(other)] = {**success, "description": _STATUS_TEXT.get(other, "Success")}

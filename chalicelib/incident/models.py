@@ -29,6 +29,7 @@ from pydantic_core import PydanticCustomError
 from chalicelib import clock
 from chalicelib.directory.models import ServiceRef
 from chalicelib.directory.rules import EMAIL_PATTERN
+from chalicelib.incident.paging_status import PagingStatus
 from chalicelib.model_base import ApiModel, DateTimeIn, MultiLine, SingleLine, not_nullable, require_one_of
 from chalicelib.pagination import Page, PageQuery
 from chalicelib.severity import Severity, Urgency, is_severity, parse_severity, urgency
@@ -163,7 +164,24 @@ class RecentChangeV1(ApiModel):
     service_key: str
 
 
+class IncidentPagingV1(ApiModel):
+    """Is anyone being paged about the incident by its escalation (docs/PAGING.md)."""
+
+    status: PagingStatus = Field(
+        description="pending (not decided yet), paging (the current escalation level reached someone), paged (the "
+        "policy ran out of levels and repeats unacknowledged), fallback (the escalation reached nobody: the "
+        "organization's fallback contacts were paged), nobody (nobody was paged; see reason), stopped "
+        "(acknowledged or resolved)."
+    )
+    reason: str | None = Field(default=None, description="Why the escalation reached nobody (fallback, nobody).")
+    level: int | None = Field(default=None, description="The escalation level the status is about, when there is one.")
+    fallback_contacts: list[str] = Field(default_factory=list, description="The fallback contacts paged, by name.")
+
+
 class IncidentDetailV1(IncidentV1):
+    paging: IncidentPagingV1 = Field(
+        description="Who the escalation is paging; a warning when status is nobody or fallback."
+    )
     timeline: list[TimelineEntryV1] = Field(description="Newest first; at most timeline_meta.limit entries.")
     timeline_meta: TimelineMetaV1
     details: dict[str, Any] = Field(

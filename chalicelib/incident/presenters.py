@@ -8,6 +8,7 @@ from chalicelib import clock
 from chalicelib.incident.models import (
     AssigneeV1,
     IncidentDetailV1,
+    IncidentPagingV1,
     IncidentSlaV1,
     IncidentV1,
     RecentChangeV1,
@@ -15,6 +16,7 @@ from chalicelib.incident.models import (
     TimelineEntryV1,
     TimelineMetaV1,
 )
+from chalicelib.incident.paging_status import view_of
 from chalicelib.incident.repository import IncidentWithTimeline
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
 from chalicelib.incident.urgency import urgency_of
@@ -75,9 +77,17 @@ def timeline_entry_v1(entry: TimelineRecord) -> TimelineEntryV1:
     )
 
 
+def paging_v1(record: IncidentRecord) -> IncidentPagingV1:
+    view = view_of(record)
+    return IncidentPagingV1(
+        status=view.status, reason=view.reason, level=view.level, fallback_contacts=list(view.fallback_contacts)
+    )
+
+
 def incident_detail_v1(found: IncidentWithTimeline, recent_changes: Sequence[RecentChangeV1] = ()) -> IncidentDetailV1:
     return IncidentDetailV1(
         **_fields(found.incident),
+        paging=paging_v1(found.incident),
         timeline=[timeline_entry_v1(entry) for entry in found.timeline],
         timeline_meta=TimelineMetaV1(has_more=found.has_more),
         details=_details(found.incident),

@@ -79,6 +79,8 @@ class IncidentRecord(TocsinModel):
     resolved_by_name = UnicodeAttribute(null=True)
     sla = JSONAttribute(null=True)  # due times and met/breached outcomes
     escalation = JSONAttribute(null=True)  # policy snapshot, level and token (on-call issue)
+    # The last paging decision: who the escalation reached, or nobody and why (incident/paging_status.py).
+    paging = JSONAttribute(null=True)
     source = JSONAttribute(null=True)  # inbound webhook origin: integration, type, dedup key
     alert_count = NumberAttribute(null=True)  # alerts received for this incident (dedup hits included)
     last_alert_at = UTCDateTimeAttribute(null=True)

@@ -1,7 +1,7 @@
 """`make run`: the whole stack on one machine. Ctrl-C or SIGTERM stops every part of it.
 
 Order: emulator (child process, dies with us; restores $LOCAL_DIR/data) -> tables and queues ->
-demo data -> HTTP API on 127.0.0.1:$PORT -> SQS workers -> banner -> wait for a signal.
+demo data -> HTTP API on 127.0.0.1:$PORT -> SQS workers -> banner -> demo.json (ready) -> wait for a signal.
 The data survives Ctrl-C, kill -9 and restarts (chalicelib/local/persistence.py); FRESH=1 starts
 empty.
 """
@@ -71,12 +71,14 @@ def main() -> int:
         # Imported only now, so every client and table binding sees the emulator.
         from app import app
         from chalicelib import clock
-        from chalicelib.local import demo
+        from chalicelib.local import demo, outbox_recording
         from chalicelib.local.provision import SMS_INBOUND_PATH, create_sms_inbound_topic, provision
         from chalicelib.local.server import start_server
         from chalicelib.local.worker_loop import start_workers
         from chalicelib.settings import reset_settings
 
+        # What SES and SNS accept is kept in the outbox table as it is sent (outbox_recording.py).
+        outbox_recording.install()
         # Listening first: the port is known (and ours) before the demo data names URLs on it.
         # Requests before demo.json exists may find empty tables; demo.json means ready.
         server, _ = start_server(app, "127.0.0.1", port)
@@ -90,15 +92,9 @@ def main() -> int:
         _configure_console_sign_in()
         facts = demo.seed(clock.now())
         workers = start_workers(app, stop)
-        demo.write_demo_file(
-            demo_path,
-            {
-                "base_url": base_url,
-                "aws_endpoint_url": emulator.endpoint_url,
-                **facts,
-                "sms_inbound": {"topic_arn": sms_inbound_topic_arn, "url": base_url + SMS_INBOUND_PATH},
-            },
-        )
+        # The banner first, demo.json last: demo.json means ready, and whoever waits for it (the
+        # e2e tests, scripts) then finds the whole banner in the log too. Written the other way
+        # round, a reader could see demo.json and read the log before the banner was printed.
         _banner(
             base_url,
             emulator.endpoint_url,
@@ -107,6 +103,15 @@ def main() -> int:
             time.monotonic() - started,
             len(workers),
             _data_lines(data_dir, restoring),
+        )
+        demo.write_demo_file(
+            demo_path,
+            {
+                "base_url": base_url,
+                "aws_endpoint_url": emulator.endpoint_url,
+                **facts,
+                "sms_inbound": {"topic_arn": sms_inbound_topic_arn, "url": base_url + SMS_INBOUND_PATH},
+            },
         )
         while not stop_requested:
             time.sleep(0.2)
@@ -166,7 +171,7 @@ def _banner(
                 f"  Owner key    {owner}",
                 f"  Demo data    {demo_path.resolve()}",
                 console_line,
-                f"  Outbox       {base_url}/local/outbox   (emails, Slack messages, webhook deliveries)",
+                f"  Outbox       {base_url}/local/outbox   (emails, SMS, calls, Slack messages, webhook deliveries)",
                 f"  AWS emulator {aws_url}   workers: {worker_count}",
                 *data_lines,
                 "",

@@ -26,6 +26,7 @@ from typing import Any
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import make_server
 
+from chalicelib.local.moto_partitions import query_partitions_only
 from chalicelib.local.persistence import DYNAMODB_READS, SQS_READS, SnapshotUnreadable, StateStore
 
 _dynamodb_lock = threading.Lock()
@@ -220,6 +221,7 @@ def main() -> None:
     # werkzeug formats a log line per request even when nobody reads it (~13% of the emulator's CPU).
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     cheaper_transactions()
+    query_partitions_only()
     backends = DomainDispatcherApplication(create_backend_app)
     store = None
     if arguments.state_dir is not None:

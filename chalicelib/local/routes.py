@@ -22,7 +22,8 @@ and its developer talk to it.
   subscription points at /local/webhook-sink/demo), keeps them and answers 204, or the status
   `?fail=` names (to watch retries).
 - GET /local/outbox lists the emails and SMS SES and SNS accepted on the emulator, the Slack
-  messages, calls and webhook requests the sinks received, newest first.
+  messages, calls and webhook requests the sinks received, newest first: each kept in the local
+  outbox table when it was sent (chalicelib/local/outbox.py), so every filter is a key condition.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from chalicelib.api.route_table import RouteRow
 from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, ValidationFailed
 from chalicelib.json_body import JsonBodyError, read_json
-from chalicelib.local import outbox, voice_press, voice_sink
+from chalicelib.local import outbox, outbox_table, voice_press, voice_sink
 from chalicelib.local import webhook_sink as sink
 from chalicelib.local.models import (
     LocalOutboxResponseV1,
@@ -227,13 +228,16 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     OUTBOX_PATH,
     operation_id="listLocalOutbox",
     summary="Local stage only: the emails, Slack messages, SMS, calls and webhook deliveries sent, newest first",
-    description="Emails and SMS are read back from SES and SNS on the AWS emulator (an SMS has no sent_at: "
-    "they come after the others); Slack messages, voice calls and webhook deliveries are those the built-in "
-    "sinks received (a Slack item carries its `blocks`; a call's text is what it says, `voice` has its TwiML; "
-    "a webhook item's text is its raw body, `webhook` has its headers and whether its signature verified). "
+    description="Emails and SMS are those SES and SNS on the AWS emulator accepted, kept as they were sent (an "
+    "SMS has no sent_at: they come after the others); Slack messages, voice calls and webhook deliveries are "
+    "those the built-in sinks received (a Slack item carries its `blocks`; a call's text is what it says, "
+    "`voice` has its TwiML; a webhook item's text is its raw body, `webhook` has its headers and whether its "
+    "signature verified). "
     "Verification codes show as SMS or calls. Query parameters (all optional): channel (email, slack, sms, "
     "voice or webhook), incident_number, to (an email address, Slack user id, phone number or webhook sink "
-    "name), limit (1-500, default 50). Answers in the success envelope; outside the local stage: 404.",
+    f"name), limit (1-500, default 50). Each channel keeps its newest {outbox_table.KEEP_PER_CHANNEL:,} messages. "
+    "Answers in the success "
+    "envelope; outside the local stage: 404.",
     response=LocalOutboxResponseV1,
     errors=(404,),
 )

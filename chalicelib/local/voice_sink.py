@@ -3,7 +3,7 @@
 POST /local/voice/2010-04-01/Accounts/{sid}/Calls.json (mounted by chalicelib/local/routes.py;
 `make run` points the voice channel here) checks what Twilio would check first (HTTP Basic auth
 for the account in the path, `To`, `From`, `Twiml`), keeps the call in the local outbox table
-under partition "voice" (to, from, the TwiML and the words it says) and answers like Twilio: 201
+as channel "voice" (to, from, the TwiML and the words it says) and answers like Twilio: 201
 with the call (`sid`, `status: queued`). Nothing is dialled. A refusal is Twilio's error body
 (`code`, `message`, `more_info`, `status`) plus the `success`/`error` pair every error of this
 app carries. `To` +15005550001 (Twilio's test number for an invalid destination) is always
@@ -25,10 +25,11 @@ from datetime import datetime
 from email.utils import format_datetime
 from typing import Any
 
-from chalicelib import aws, clock
-from chalicelib.local.outbox_table import outbox_table_name
+from chalicelib import clock
+from chalicelib.local import outbox_table
+from chalicelib.local.outbox_item import OutboxItem
 
-VOICE_PARTITION = "voice"
+VOICE_CHANNEL = "voice"
 API_VERSION = "2010-04-01"
 SINK_PREFIX = "/local/voice"
 FAILING_NUMBER = "+15005550001"
@@ -144,53 +145,44 @@ def call_answer(call: CallRequest, call_sid: str, now: datetime) -> dict[str, An
 def record_call(call: CallRequest, now: datetime) -> str:
     """Keep the call for the outbox; returns its call sid."""
     call_sid = "CA" + uuid.uuid4().hex
-    sent_at = clock.isoformat(now)
-    item = {
-        "pk": {"S": VOICE_PARTITION},
-        "sk": {"S": f"{sent_at}#{call_sid}"},
-        "to": {"S": call.to},
-        "from": {"S": call.from_number},
-        "twiml": {"S": call.twiml},
-        "text": {"S": call.spoken},
-        "sent_at": {"S": sent_at},
-    }
     found = _INCIDENT_NUMBER.search(call.twiml)
-    if found:
-        item["incident_number"] = {"S": found.group(0)}
-    aws.client("dynamodb").put_item(TableName=outbox_table_name(), Item=item)
+    outbox_table.record(
+        OutboxItem(
+            channel="voice",
+            to=call.to,
+            subject=None,
+            text=call.spoken,
+            sent_at=clock.isoformat(now),
+            incident_number=found.group(0) if found else None,
+            id=call_sid,
+            voice={"from": call.from_number, "twiml": call.twiml},
+        )
+    )
     return call_sid
+
+
+def _recorded(item: OutboxItem) -> RecordedCall:
+    voice = item.voice or {}
+    return RecordedCall(
+        item_id=item.id,
+        to=item.to,
+        from_number=str(voice.get("from") or ""),
+        twiml=str(voice.get("twiml") or ""),
+        spoken=item.text,
+        sent_at=item.sent_at or "",
+        incident_number=item.incident_number,
+    )
 
 
 def recorded_calls(limit: int = MAX_ITEMS) -> list[RecordedCall]:
     """Newest first."""
-    client = aws.client("dynamodb")
-    try:
-        answer = client.query(
-            TableName=outbox_table_name(),
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": VOICE_PARTITION}},
-            ScanIndexForward=False,
-            Limit=limit,
-        )
-    except client.exceptions.ResourceNotFoundException:
-        return []  # nothing was ever called
-    return [
-        RecordedCall(
-            item_id=raw["sk"]["S"].rsplit("#", 1)[-1],
-            to=raw["to"]["S"],
-            from_number=raw["from"]["S"],
-            twiml=raw["twiml"]["S"],
-            spoken=raw["text"]["S"],
-            sent_at=raw["sent_at"]["S"],
-            incident_number=raw.get("incident_number", {}).get("S"),
-        )
-        for raw in answer.get("Items", [])
-    ]
+    return [_recorded(item) for item in outbox_table.query(VOICE_CHANNEL, limit=limit)]
 
 
 def find_call(call_sid: str) -> RecordedCall | None:
-    """One recorded call by its sid (local only: a Query of the voice partition, newest first)."""
-    return next((call for call in recorded_calls() if call.item_id == call_sid), None)
+    """One recorded call by its sid (local only: GetItems on the outbox table)."""
+    item = outbox_table.find(VOICE_CHANNEL, call_sid)
+    return _recorded(item) if item is not None else None
 
 
 def gather_action(twiml: str) -> str | None:

@@ -15,7 +15,6 @@ Local-only: the local server mounts the route that calls it (chalicelib/local/ro
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.parse
 import uuid
@@ -24,14 +23,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from chalicelib import aws, clock
+from chalicelib import clock
 from chalicelib.api.validation import single_values
 from chalicelib.errors import ValidationFailed
 from chalicelib.json_body import JsonBodyError, read_json
-from chalicelib.local.outbox_table import outbox_table_name
+from chalicelib.local import outbox_table
+from chalicelib.local.outbox_item import OutboxItem
 
 SINK_PATH_PREFIX = "/local/webhook-sink/"
-WEBHOOK_PARTITION = "webhook"
+WEBHOOK_CHANNEL = "webhook"
 MAX_BODY_BYTES = 256 * 1024  # what an outbound event may weigh; the item must stay under 400 KB
 MAX_ITEMS = 500
 _SINK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -167,58 +167,47 @@ def receive(*, sink_name: str, headers: Mapping[str, str], body: bytes, status: 
         incident_number=facts.get("incident_number"),
         signature=signature,
     )
-    document = {
-        "sink_name": sink_name,
-        "answered_status": status,
-        "headers": lowered,
-        "event_id": received.event_id,
-        "event_type": received.event_type,
-        "attempt": received.attempt,
-        "signature_verified": signature.verified,
-        "subscription_id": signature.subscription_id,
-        "signature_error": signature.error,
-    }
-    item = {
-        "pk": {"S": WEBHOOK_PARTITION},
-        "sk": {"S": f"{received.received_at}#{received.item_id}"},
-        "received_at": {"S": received.received_at},
-        "body": {"S": received.body},
-        "details": {"S": json.dumps(document)},
-    }
-    if received.incident_number:
-        item["incident_number"] = {"S": received.incident_number}
-    aws.client("dynamodb").put_item(TableName=outbox_table_name(), Item=item)
+    outbox_table.record(
+        OutboxItem(
+            channel=WEBHOOK_CHANNEL,
+            to=sink_name,
+            subject=received.event_type,
+            text=received.body,
+            sent_at=received.received_at,
+            incident_number=received.incident_number,
+            id=received.item_id,
+            webhook={
+                "answered_status": status,
+                "event_id": received.event_id,
+                "event_type": received.event_type,
+                "attempt": received.attempt,
+                "signature_verified": signature.verified,
+                "subscription_id": signature.subscription_id,
+                "signature_error": signature.error,
+                "headers": lowered,
+            },
+        )
+    )
     return received
 
 
 def received_webhooks(limit: int = MAX_ITEMS) -> list[ReceivedWebhook]:
     """Newest first."""
-    client = aws.client("dynamodb")
-    try:
-        answer = client.query(
-            TableName=outbox_table_name(),
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": WEBHOOK_PARTITION}},
-            ScanIndexForward=False,
-            Limit=limit,
-        )
-    except client.exceptions.ResourceNotFoundException:
-        return []  # nothing was ever received
     found = []
-    for raw in answer.get("Items", []):
-        details = json.loads(raw["details"]["S"])
+    for item in outbox_table.query(WEBHOOK_CHANNEL, limit=limit):
+        details = item.webhook or {}
         found.append(
             ReceivedWebhook(
-                item_id=raw["sk"]["S"].rsplit("#", 1)[-1],
-                sink_name=details["sink_name"],
-                received_at=raw["received_at"]["S"],
+                item_id=item.id,
+                sink_name=item.to,
+                received_at=item.sent_at or "",
                 answered_status=int(details["answered_status"]),
                 headers=dict(details["headers"]),
-                body=raw["body"]["S"],
+                body=item.text,
                 event_id=details.get("event_id"),
                 event_type=details.get("event_type"),
                 attempt=details.get("attempt"),
-                incident_number=raw.get("incident_number", {}).get("S"),
+                incident_number=item.incident_number,
                 signature=SignatureCheck(
                     details.get("signature_verified"), details.get("subscription_id"), details.get("signature_error")
                 ),

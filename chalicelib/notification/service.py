@@ -27,12 +27,12 @@ from typing import Any
 from chalicelib.auth.principal import Principal
 from chalicelib.catalog.service import get_services
 from chalicelib.directory.users import find_user_by_email
-from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, ValidationFailed
+from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, RateLimited, ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
-from chalicelib.notification import page_facts
+from chalicelib.notification import page_budget, page_facts
 from chalicelib.notification.channels import (
     CHANNEL_NAMES,
     Channel,
@@ -173,22 +173,38 @@ def notify_targets(
     final_attempt: bool = True,
     service_name: str | None = None,
     also: Callable[[Transaction], None] | None = None,
+    title_note: str | None = None,
 ) -> list[DeliveryResult]:
     """`notify` for a person's contact methods: each target in order (two SMS numbers are two
     targets). `recipient` names the person on the timeline; `also` adds the caller's own items to
-    the transaction that records the outcome (a delivery marked sent, in the same write)."""
+    the transaction that records the outcome (a delivery marked sent, in the same write);
+    `title_note` ends the entries' titles in parentheses (why they were paged: "assigned by Bob")."""
     available = providers if providers is not None else default_channels()
     if service_name is None:
         service_name = service_name_of(incident)
     notification = build_notification(incident, message, now, service_name=service_name, time_zone=recipient.time_zone)
-    results = []
     for target in targets:
         if target.channel not in available:
             raise ValueError(f"unknown notification channel {target.channel!r}")
-        results.append(available[target.channel].send(notification, target.address))
+    # Every page passes the outbound budget, one charge per channel; past the burst, a digest.
+    admissions = page_budget.admit(
+        organization_id=incident.organization_id,
+        incident_number=incident.incident_number,
+        person=recipient,
+        targets=targets,
+        now=now,
+    )
+    results = []
+    for target in targets:
+        held = admissions.get(target.channel)
+        if held is not None and held.digested is not None:
+            results.append(held.digested)
+        else:
+            results.append(available[target.channel].send(notification, target.address))
+    page_budget.settle(admissions, results)
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
-    _record(incident, recipient, notification, results, now=now, actor=actor, also=also)
+    _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
     return results
 
 
@@ -200,11 +216,26 @@ def timeline_entries(
     *,
     now: datetime,
     actor: str,
+    title_note: str | None = None,
 ) -> list[TimelineRecord]:
     who = recipient.display_name
+    why = f" ({title_note})" if title_note else ""
     person = {"user_id": recipient.user_id, "name": recipient.name, "email": recipient.email}
     entries = []
     delivered = [result.channel for result in results if result.sent]
+    digested = list(dict.fromkeys(result.channel for result in results if result.digested))
+    if digested:
+        entries.append(
+            repository.timeline_entry(
+                incident,
+                event_type=EVENT_PAGED,
+                now=now,
+                user=actor,
+                title=f"Included {who} in their {', '.join(digested)} digest{why}",
+                description=next(result.message for result in results if result.digested),
+                details={"recipient": person, "channels": digested, "urgency": notification.urgency, "digest": True},
+            )
+        )
     if delivered:
         entries.append(
             repository.timeline_entry(
@@ -212,13 +243,13 @@ def timeline_entries(
                 event_type=EVENT_PAGED,
                 now=now,
                 user=actor,
-                title=f"Paged {who} by {', '.join(delivered)}",
+                title=f"Paged {who} by {', '.join(delivered)}{why}",
                 description=notification.message,
                 details={"recipient": person, "channels": delivered, "urgency": notification.urgency},
             )
         )
     for result in results:
-        if result.sent:
+        if result.sent or result.digested:
             continue
         entries.append(
             repository.timeline_entry(
@@ -226,7 +257,7 @@ def timeline_entries(
                 event_type=EVENT_NOTIFICATION_FAILED,
                 now=now,
                 user=actor,
-                title=f"{CHANNEL_LABELS.get(result.channel, result.channel)} notification to {who} failed",
+                title=f"{CHANNEL_LABELS.get(result.channel, result.channel)} notification to {who} failed{why}",
                 description=f"{result.error_code}: {result.message}",
                 details={
                     "recipient": person,
@@ -249,6 +280,7 @@ def _record(
     now: datetime,
     actor: str,
     also: Callable[[Transaction], None] | None = None,
+    title_note: str | None = None,
 ) -> None:
     """All entries in one transaction, on condition that the incident still exists.
 
@@ -256,7 +288,7 @@ def _record(
     concurrent change of the incident) is retried here rather than failing the caller, whose
     retry would send again.
     """
-    entries = timeline_entries(incident, recipient, notification, results, now=now, actor=actor)
+    entries = timeline_entries(incident, recipient, notification, results, now=now, actor=actor, title_note=title_note)
     if not entries:
         return
 
@@ -333,6 +365,14 @@ def page(
     if verdict == "delivered":
         return outcome
     details = {"incident_number": outcome.incident_number, "channels": wanted, "deliveries": deliveries_json(results)}
+    held = [result.retry_after or 1 for result in results if result.over_budget]
+    if held:  # the outbound budget: this request caused it, so a 429 (the page is in their digest)
+        raise RateLimited(
+            f"{recipient.display_name} was paged as often as the outbound budget allows; this page is in their "
+            "digest, which goes out when the window ends (Retry-After).",
+            details=details,
+            headers={"Retry-After": str(min(held))},
+        )
     if verdict == "missing_contact":
         raise ContactDetailsMissing(
             f"{recipient.display_name} lacks the contact details for {', '.join(wanted)}; nothing was sent.",

@@ -167,6 +167,36 @@ def level_engineers(
     return engineers
 
 
+def level_misses(
+    targets: Sequence[Target],
+    *,
+    schedules: Mapping[str, Schedule],
+    shifts_now: Mapping[str, FinalShift | None],
+    users: Mapping[str, User],
+) -> list[str]:
+    """Why each of a level's targets reaches nobody now, in target order (for "nobody to page")."""
+    misses: list[str] = []
+    for target in targets:
+        if target.kind == "user":
+            user = users.get(target.id)
+            if user is None:
+                misses.append(f"user {target.id} no longer exists")
+            elif not user.is_active:
+                misses.append(f"{user.name or user.email or user.user_id} is deactivated")
+            continue
+        schedule = schedules.get(target.id)
+        shift = shifts_now.get(target.id) if schedule is not None else None
+        on_call = users.get(shift.user_id) if shift is not None else None
+        if schedule is None:
+            misses.append(f"schedule {target.id} no longer exists")
+        elif shift is None:
+            misses.append(f"schedule {schedule.name} has nobody on call now")
+        elif on_call is None or not on_call.is_active:
+            who = (on_call.name or on_call.email) if on_call is not None else shift.user_id
+            misses.append(f"schedule {schedule.name} has {who} on call, who is deactivated or removed")
+    return misses
+
+
 def policy_engineers(
     policy: EscalationPolicy,
     *,

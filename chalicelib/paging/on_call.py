@@ -8,6 +8,7 @@ costs a fixed number of round trips (GetItem, Query or BatchGet), never one per 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib.catalog.service import get_services, list_services
@@ -27,7 +28,15 @@ def policy_for_service(*, organization_id: str, service_key: str) -> EscalationP
     return policies.load_policy(organization_id=organization_id, policy_id=service.escalation_policy_id)
 
 
-def resolve_level_targets(*, organization_id: str, targets: Sequence[Target], now: datetime) -> list[User]:
+@dataclass(frozen=True)
+class LevelReach:
+    """Who a level's targets reach now, and, when that is nobody, why (one phrase per target)."""
+
+    people: list[User]
+    misses: list[str]
+
+
+def reach_level(*, organization_id: str, targets: Sequence[Target], now: datetime) -> LevelReach:
     """The active people a level's targets reach now, in target order, each once: user targets,
     and whoever each schedule target has on call now (nobody for a gap). Two BatchGets at most."""
     schedule_ids = [t.id for t in targets if t.kind == "schedule"]
@@ -37,7 +46,14 @@ def resolve_level_targets(*, organization_id: str, targets: Sequence[Target], no
     wanted = current.user_ids_of(targets, shifts_now)
     users = get_users(organization_id=organization_id, user_ids=wanted) if wanted else {}
     engineers = current.level_engineers(targets, 1, schedules=schedules, shifts_now=shifts_now, users=users)
-    return [engineer.user for engineer in engineers]
+    people = [engineer.user for engineer in engineers]
+    misses = [] if people else current.level_misses(targets, schedules=schedules, shifts_now=shifts_now, users=users)
+    return LevelReach(people, misses)
+
+
+def resolve_level_targets(*, organization_id: str, targets: Sequence[Target], now: datetime) -> list[User]:
+    """The people `reach_level` finds."""
+    return reach_level(organization_id=organization_id, targets=targets, now=now).people
 
 
 def primary_on_call(*, organization_id: str, service_key: str, now: datetime) -> User | None:

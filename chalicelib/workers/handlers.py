@@ -5,8 +5,10 @@ from __future__ import annotations
 import chalicelib.alert.handlers
 import chalicelib.directory.invitations
 import chalicelib.incident.handlers
+import chalicelib.notification.digests
 import chalicelib.notification.verification
 import chalicelib.outbound.handlers
+import chalicelib.paging.assignment
 import chalicelib.paging.handlers
 import chalicelib.paging.handoffs
 import chalicelib.subscriber.confirmation

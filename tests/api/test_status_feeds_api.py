@@ -144,6 +144,24 @@ def test_caching_etag_and_304(client, site):
         clock.freeze(NOW)
 
 
+@pytest.mark.parametrize("name", sorted(FEEDS))
+def test_a_client_that_prefers_text_xml_gets_the_same_feed_as_text_xml(client, site, name):
+    own = client.http.get(f"{STATUS}/{name}")
+    feed_reader = client.http.get(
+        f"{STATUS}/{name}", headers={"Accept": "application/atom+xml, application/rss+xml, text/xml;q=0.9, */*;q=0.8"}
+    )
+    as_text = client.http.get(f"{STATUS}/{name}", headers={"Accept": "text/xml"})
+    assert own.headers["Content-Type"] == feed_reader.headers["Content-Type"] == FEEDS[name]
+    assert as_text.status_code == 200 and as_text.headers["Content-Type"] == "text/xml; charset=utf-8"
+    assert as_text.body == own.body and own.headers["Vary"] == as_text.headers["Vary"] == "Accept"
+    # One strong ETag per representation; each revalidates itself only.
+    assert as_text.headers["ETag"] != own.headers["ETag"]
+    revalidate = {"Accept": "text/xml", "If-None-Match": as_text.headers["ETag"]}
+    again = client.http.get(f"{STATUS}/{name}", headers=revalidate)
+    assert again.status_code == 304 and again.headers["Content-Type"] == "text/xml; charset=utf-8"
+    assert feedparser.parse(as_text.body).version == ("atom10" if name.endswith("atom") else "rss20")
+
+
 def test_a_new_update_changes_the_feed(client, site):
     page, old, _ = site
     etag = client.http.get(f"{STATUS}/history.atom").headers["ETag"]

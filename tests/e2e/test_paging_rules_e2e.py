@@ -107,3 +107,66 @@ def test_low_urgency_reaches_her_by_email_only(stack: LocalStack, ada_service: s
     assert "/app/incidents/" in emails[0]["text"] and "/api/v1/" not in emails[0]["text"]
     time.sleep(2)
     assert sent(stack, "sms", number) == [] and sent(stack, "slack", number) == []
+
+
+@pytest.fixture(scope="module")
+def quiet_service(stack: LocalStack) -> str:
+    """A service without an escalation policy: its incidents page nobody unless someone is assigned."""
+    service = stack.post("/api/v1/services", json={"name": "Quiet checks"})
+    assert service.status_code == 201, service.text
+    return str(service.json()["data"]["service_key"])
+
+
+def paging_of(stack: LocalStack, number: str) -> dict[str, Any]:
+    return dict(stack.get(f"/api/v1/incidents/{number}").json()["data"]["paging"])
+
+
+def titles_of(stack: LocalStack, number: str) -> list[str]:
+    return [str(entry["title"]) for entry in stack.get(f"/api/v1/incidents/{number}").json()["data"]["timeline"]]
+
+
+def test_nobody_to_page_is_said_and_assigning_pages_the_assignee(stack: LocalStack, quiet_service: str) -> None:
+    ada = stack.demo["users"][0]
+    number = open_incident(stack, quiet_service, "SEV1")
+    decided = wait_for(lambda: paging_of(stack, number)["status"] != "pending", 20)
+    assert decided
+    assert paging_of(stack, number) == {
+        "status": "nobody",
+        "reason": "Service Quiet checks has no escalation policy.",
+        "level": None,
+        "fallback_contacts": [],
+    }
+    assert "Nobody to page" in titles_of(stack, number)
+    assert sent(stack, "sms", number) == []
+
+    patched = stack.session.patch(
+        f"{stack.base_url}/api/v1/incidents/{number}", json={"assigned_to": ada["email"]}, headers=stack.headers()
+    )
+    assert patched.status_code == 200, patched.text
+    texts = wait_for(lambda: sent(stack, "sms", number), 20)
+    assert [t["to"] for t in texts] == ["+15555550100"]
+    assert any(t.startswith("Paged Ada Lovelace by sms (assigned by ") for t in titles_of(stack, number))
+    again = stack.session.patch(  # the same person again: no change, no second page
+        f"{stack.base_url}/api/v1/incidents/{number}", json={"assigned_to": ada["email"]}, headers=stack.headers()
+    )
+    assert again.status_code == 200, again.text
+    time.sleep(2)
+    assert len(sent(stack, "sms", number)) == 1
+
+
+def test_the_fallback_contacts_are_paged_when_nobody_else_can_be(stack: LocalStack, quiet_service: str) -> None:
+    ada = stack.demo["users"][0]
+    settings = f"{stack.base_url}/api/v1/settings/paging"
+    saved = stack.session.put(settings, json={"fallback_contacts": [ada["email"]]}, headers=stack.headers())
+    assert saved.status_code == 200, saved.text
+    assert [c["email"] for c in saved.json()["data"]["fallback_contacts"]] == [ada["email"]]
+    try:
+        number = open_incident(stack, quiet_service, "SEV1")
+        texts = wait_for(lambda: sent(stack, "sms", number), 20)
+        assert [t["to"] for t in texts] == ["+15555550100"]
+        paging = paging_of(stack, number)
+        assert (paging["status"], paging["fallback_contacts"]) == ("fallback", ["Ada Lovelace"])
+        assert "Nobody to page: paging the fallback contacts Ada Lovelace" in titles_of(stack, number)
+    finally:
+        cleared = stack.session.put(settings, json={"fallback_contacts": []}, headers=stack.headers())
+        assert cleared.status_code == 200, cleared.text

@@ -21,10 +21,13 @@ EXPECTED = {
         "UpdateItem integration-events",  # the integration's event log, after the answer
     ],
     # Post-create work in the worker (service without an escalation policy): auto-assignment looks
-    # for the primary on call, escalation finds no policy, the acknowledge-SLA check is queued.
+    # for the primary on call, escalation finds no policy, so the incident says nobody is paged
+    # (reading the fallback contacts, writing the decision and its entry); the SLA check is queued.
     "new incident, queued work": [
         "GetItem incidents (consistent)",
         "BatchGetItem services",
+        "GetItem organizations (consistent)",
+        "TransactWriteItems [Put incidents, Put incidents]",
         "SendMessage events",
         "Query webhook-subscriptions",
     ],

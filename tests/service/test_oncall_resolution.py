@@ -97,6 +97,29 @@ def test_resolve_level_targets(world):
     assert on_call.resolve_level_targets(organization_id=oid, targets=[], now=NOW) == []
 
 
+def test_reach_level_says_why_each_target_reaches_nobody(world):
+    oid, people, _, schedule, _, _ = world
+    evening = NOW + timedelta(hours=8)
+    users.update_user(organization_id=oid, user_id=people["dave"], now=NOW, is_active=False)
+    targets = [
+        Target("user", people["dave"]),
+        Target("schedule", "sch_gone"),
+        Target("user", "usr_gone"),
+    ]
+    reach = on_call.reach_level(organization_id=oid, targets=targets, now=evening)
+    assert reach.people == []
+    assert reach.misses == [
+        "Dave is deactivated",
+        "schedule sch_gone no longer exists",
+        "user usr_gone no longer exists",
+    ]
+    users.update_user(organization_id=oid, user_id=people["alice"], now=NOW, is_active=False)
+    reach = on_call.reach_level(organization_id=oid, targets=[Target("schedule", schedule.schedule_id)], now=evening)
+    assert reach.misses == ["schedule Payments primary has Alice on call, who is deactivated or removed"]
+    reached = on_call.reach_level(organization_id=oid, targets=[Target("schedule", schedule.schedule_id)], now=NOW)
+    assert [u.name for u in reached.people] == ["Carol"] and reached.misses == []
+
+
 def test_primary_on_call(world):
     oid, people, _, schedule, _, service = world
     primary = on_call.primary_on_call(organization_id=oid, service_key=service.service_key, now=NOW)

@@ -435,9 +435,10 @@ def test_a_maintenance_notice_is_dated_by_its_date_header_in_the_outbox(
     assert raw_emails()[0]["Date"] == "Sun, 22 Nov 2026 12:00:00 +0000"
 
 
-def test_the_local_outbox_reads_notices_from_moto_server_too(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_local_outbox_records_a_raw_notice_as_ses_accepted_it(aws_env: None) -> None:
+    """Recorded when SES took it (chalicelib/local/outbox_recording.py), under the id SES gave it:
+    the local stack never reads the emulator's state back."""
     from chalicelib.local import outbox
-    from tests.conftest import reconfigure
 
     rendered = notice_email.render(
         read_notice_for_outbox(), unsubscribe_url="http://127.0.0.1:8000/status/acme/unsubscribe?token=t"
@@ -445,24 +446,18 @@ def test_the_local_outbox_reads_notices_from_moto_server_too(aws_env: None, monk
     raw = notice_email.mime_message(
         rendered, sender="tocsin@localhost.localdomain", to="ann@example.com", page_name="Acme", unsubscribe_url="u"
     )
-    # What moto server's /moto-api/data.json lists (checked against moto 5.2): ses.RawMessage records.
-    records = {
-        "Message": [],
-        "RawMessage": [
-            {
-                "id": "m-1",
-                "source": "tocsin@localhost.localdomain",
-                "destinations": ["ann@example.com"],
-                "raw_data": raw.decode(),
-            }
-        ],
-    }
-    monkeypatch.setattr(outbox, "_emulator_records", lambda endpoint, service, model: records[model])
-    reconfigure(AWS_ENDPOINT_URL="http://127.0.0.1:5999")
+    outcome = notice_email.send(raw, sender="tocsin@localhost.localdomain", to="ann@example.com")
+    assert outcome.result == "sent" and outcome.detail
     (item,) = outbox.emails()
-    assert (item.id, item.to, item.subject) == ("m-1", "ann@example.com", "[Acme Cloud] Maintenance completed: Upgrade")
+    assert (item.id, item.to, item.subject) == (
+        outcome.detail,
+        "ann@example.com",
+        "[Acme Cloud] Maintenance completed: Upgrade",
+    )
     assert "This maintenance is over." in item.text
     assert item.headers is not None and item.headers["List-Unsubscribe"] == "<u>"
+    refused = notice_email.send(raw, sender="nobody@unverified.example", to="ann@example.com")
+    assert refused.result == "refused" and len(outbox.emails()) == 1  # SES refused it: nothing was sent
 
 
 def read_notice_for_outbox() -> Any:

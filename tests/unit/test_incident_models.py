@@ -400,9 +400,16 @@ def test_incident_detail():
                 {"event_type": "created", "title": "Created", "description": None, "user": None, "created_at": T0}
             ],
             timeline_meta={"has_more": False},
+            paging={"status": "nobody", "reason": "Service Checkout has no escalation policy."},
         )
     )
     dumped = detail.model_dump(mode="json")
+    assert dumped["paging"] == {
+        "status": "nobody",
+        "reason": "Service Checkout has no escalation policy.",
+        "level": None,
+        "fallback_contacts": [],
+    }
     assert dumped["timeline_meta"] == {"limit": 50, "has_more": False}
     assert dumped["timeline"][0]["created_at"] == "2026-11-22T12:00:00.000Z"
     assert dumped["assigned_to"] is None and dumped["team"] is None

@@ -1,10 +1,12 @@
-"""The organization's incident workflow and SLA settings (admin)."""
+"""The organization's incident workflow, SLA and paging settings (admin)."""
 
 from __future__ import annotations
 
 from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.incident import workflow_settings
 from chalicelib.incident.settings_models import SlaSettingsUpdate, SlaSettingsV1, WorkflowUpdate, WorkflowV1
+from chalicelib.paging import fallback
+from chalicelib.paging.settings_models import PagingSettingsUpdate, PagingSettingsV1
 
 api = OperationGroup(__name__, tag="settings")
 
@@ -70,3 +72,37 @@ def update_sla(call: Call) -> SlaSettingsV1:
         organization_id=call.principal.organization_id, sla=body.apply_to(current)
     )
     return SlaSettingsV1.of(saved.sla)
+
+
+@api.operation(
+    "GET",
+    "/api/v1/settings/paging",
+    operation_id="getPagingSettings",
+    summary="Who is paged when an incident's escalation reaches nobody (the fallback contacts)",
+    scope="admin",
+    response=PagingSettingsV1,
+)
+def get_paging(call: Call) -> PagingSettingsV1:
+    return PagingSettingsV1.of(fallback.paging_settings(organization_id=call.principal.organization_id))
+
+
+@api.operation(
+    "PUT",
+    "/api/v1/settings/paging",
+    operation_id="updatePagingSettings",
+    summary="Set the fallback contacts",
+    description="Replaces the list. When an incident's service has no escalation policy, or an escalation level "
+    "reaches nobody now, the incident says so (its paging field and timeline) and these people are paged through "
+    "their own notification rules. Each must be an active user of the organization (400 VALIDATION_ERROR naming "
+    "fallback_contacts.<index> otherwise); [] removes them.",
+    scope="admin",
+    body=PagingSettingsUpdate,
+    response=PagingSettingsV1,
+    errors=(409,),
+)
+def update_paging(call: Call) -> PagingSettingsV1:
+    body: PagingSettingsUpdate = call.body
+    saved = fallback.save_paging_settings(
+        organization_id=call.principal.organization_id, fallback_contacts=list(body.fallback_contacts)
+    )
+    return PagingSettingsV1.of(saved)

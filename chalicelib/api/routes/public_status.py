@@ -20,6 +20,7 @@ from typing import Any
 from chalice.app import Request, Response
 
 from chalicelib import clock
+from chalicelib.api import negotiation
 from chalicelib.api.credential_kinds import PUBLIC
 from chalicelib.api.error_render import ErrorFamily, public_headers
 from chalicelib.api.operation import Call, OperationGroup, per_address, query_lists
@@ -65,10 +66,13 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def _answer(request: Request, body: str, content_type: str) -> Response:
+def _answer(request: Request, body: str, content_type: str, extra: dict[str, str]) -> Response:
     """A 200 (or its 304); errors are rendered by the PUBLIC_JSON / PUBLIC_HTML error families."""
-    etag = _etag(body)
+    # A strong ETag names one representation: the same feed as text/xml gets its own.
+    alternate = negotiation.base_type(content_type) == negotiation.TEXT_XML
+    etag = _etag(content_type + body if alternate else body)
     headers: dict[str, str | list[str]] = {
+        **extra,
         **public_headers(content_type),
         "ETag": etag,
         "Cache-Control": CACHE_CONTROL,
@@ -84,6 +88,7 @@ def _serve(
     *,
     content_type: str,
     allowed_query: frozenset[str],
+    vary: str | None = None,
 ) -> Response:
     params = query_lists(call.request)
     unknown = sorted(set(params) - allowed_query)
@@ -93,12 +98,18 @@ def _serve(
     view = public.load_view(call.path["slug"])
     if view is None:
         raise NotFound("Status page not found.")
-    return _answer(call.request, build(view, cursor), content_type)
+    return _answer(call.request, build(view, cursor), content_type, {"Vary": vary} if vary else {})
 
 
 def public_read(path: str, **declared: Any) -> Callable[[Callable[[Call], Response]], Callable[[Call], Response]]:
     """A public status read: no credential, the caller address's `public_status` bucket."""
     return api.raw("GET", path, credential=PUBLIC, bucket=PUBLIC_STATUS_BUCKET, **declared)
+
+
+def _feed_type(request: Request, own: str) -> str:
+    """The feed's own type, or text/xml when the request's Accept prefers it (chalicelib.api.negotiation)."""
+    chosen = negotiation.choose(request.headers.get("accept"), negotiation.alternatives(own))
+    return own if chosen == negotiation.base_type(own) else f"{chosen}; charset=utf-8"
 
 
 def _json(document: Document) -> Callable[[public.PageView, str | None], str]:
@@ -272,7 +283,8 @@ def status_page(call: Call) -> Response:
 _FEED = (
     " One entry per public incident (with its updates, newest first) or maintenance window: the "
     f"{feeds.FEED_SIZE} newest of each, newest change first. Entry ids are tag: URIs that survive a slug "
-    "change. Errors are JSON."
+    "change. Errors are JSON. Served as text/xml instead when the Accept header prefers it (for clients "
+    "that read only JSON and text/*); Vary: Accept."
 )
 
 
@@ -290,8 +302,9 @@ def history_atom(call: Call) -> Response:
     return _serve(
         call,
         lambda view, _: feeds.render_atom(public.history_feed(view)),
-        content_type=feeds.ATOM_CONTENT_TYPE,
+        content_type=_feed_type(call.request, feeds.ATOM_CONTENT_TYPE),
         allowed_query=frozenset(),
+        vary="Accept",
     )
 
 
@@ -309,6 +322,7 @@ def history_rss(call: Call) -> Response:
     return _serve(
         call,
         lambda view, _: feeds.render_rss(public.history_feed(view)),
-        content_type=feeds.RSS_CONTENT_TYPE,
+        content_type=_feed_type(call.request, feeds.RSS_CONTENT_TYPE),
         allowed_query=frozenset(),
+        vary="Accept",
     )

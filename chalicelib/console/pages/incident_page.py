@@ -25,6 +25,7 @@ from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
 from chalicelib.errors import DeliveryFailed, NotFound
 from chalicelib.incident import commands, service
 from chalicelib.incident.models import CommentCreate, IncidentUpdate, PageRequest, StatusChange
+from chalicelib.incident.paging_status import view_of
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import Workflow, plan_transition
@@ -40,7 +41,7 @@ console = ConsolePages(
         "status_changed": "Status changed.",
         "escalated": "Escalated: the next level of the escalation policy was notified.",
         "not_escalated": "Nobody was notified: there is no escalation in progress or no further level.",
-        "assigned": "Assignee changed.",
+        "assigned": "Assignee changed. A new assignee is paged through their notification rules.",
         "commented": "Comment added.",
         "paged": "Page sent.",
         "updated": "Incident updated.",
@@ -180,6 +181,7 @@ def incident_page(ctx: Ctx, *, page_problem: str | None = None, status: int = 20
             "can_acknowledge": is_open and incident.acknowledged_at is None,
             "moves": moves_of(workflow, incident),
             "escalation": _escalation_summary(incident),
+            "paging": view_of(incident),
             "postmortem": _postmortem_of(ctx, number),
             "alerts": _alerts_of(ctx, incident),
             "people": people_choices(ctx.organization_id) if ctx.can(WRITE) else [],

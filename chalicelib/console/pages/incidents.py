@@ -25,6 +25,7 @@ from chalicelib.errors import AppError, ValidationFailed
 from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.incident import listing, service
 from chalicelib.incident.models import IncidentCreate, IncidentListQuery
+from chalicelib.incident.paging_status import view_of
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.severity import SEVERITIES
@@ -93,6 +94,7 @@ def incident_list(ctx: Ctx) -> Page:
         "people": people_choices(organization_id),
         "incidents": [],
         "urgency_of": urgency_of,
+        "paging_of": view_of,  # a mark on incidents whose escalation pages nobody
         "total": 0,
         "first": 0,
         "newer_link": None,
