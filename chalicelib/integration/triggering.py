@@ -6,7 +6,8 @@
    naming no active service falls back to the integration's active default, with a warning
    (`IngestResult.warnings`); without one the delivery is refused.
 2. Event rules (chalicelib.eventrule): drop ends it here; suppress, severity, route_to_service
-   and notes shape the alert.
+   and notes shape the alert. Rules past their time budget decide nothing and say so in
+   `IngestResult.warnings`.
 3. A service in a maintenance window suppresses it.
 4. A dedup key pointing at a suppressed alert counts one more event on it while it is still
    suppressed (maintenance over: the event is a new alert that pages).
@@ -172,7 +173,9 @@ def shape(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Shaped:
         suppressed_by=suppressed_by,
         rule_notes={"rule_ids": list(decision.matched_rule_ids), "notes": notes} if decision.matched_rule_ids else None,
     )
-    return Shaped(draft, service, dataclasses.replace(decision, notes=tuple(notes)), warnings)
+    # The rules' own warnings (evaluation past its time budget) follow the service's: the sender
+    # and the event log learn why its rules did not apply.
+    return Shaped(draft, service, dataclasses.replace(decision, notes=tuple(notes)), (*warnings, *decision.warnings))
 
 
 def _service(origin: AlertOrigin, hint: str | None) -> tuple[Service, tuple[str, ...]]:

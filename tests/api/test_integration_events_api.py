@@ -20,6 +20,7 @@ from chalicelib import clock
 from chalicelib.catalog import service as catalog
 from chalicelib.catalog.service import Service
 from chalicelib.eventlog import service as eventlog
+from chalicelib.eventrule import evaluate as evaluation
 from chalicelib.integration import signing
 from tests.api.event_log_support import detail, events_path, listed, never_shows, newest, outcomes
 from tests.api.test_webhooks_api import UNKNOWN_KEY, api, integrate, post, reconfigure
@@ -99,6 +100,27 @@ def test_every_outcome_of_a_delivery_is_recorded(client: Any, org: Org, services
     assert (refused["error_code"], refused["status"]) == ("INVALID_PAYLOAD", 400)
     assert refused["message"] == answers[-1].json["error"]["message"] == refused["summary"]
     assert [item["summary"] for item in items[:2]] == ["Disk full", "Disk full"]
+
+
+def test_the_answer_and_the_log_carry_the_parsers_the_services_and_the_rules_warnings(
+    client: Any, org: Org, services: list[Service], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook = integrate(client, org, "custom", default_service=services[0].service_key)
+    rules = f"/api/v1/integrations/{hook['id']}/event-rules"
+    quiet = {"conditions": [{"field": "title", "op": "contains", "value": "Disk"}], "actions": {"suppress": True}}
+    created(api(client, "post", rules, org.owner_key, quiet))
+    monkeypatch.setattr(evaluation, "EVALUATION_BUDGET_SECONDS", -1.0)  # every evaluation is already late
+
+    body = {"title": "Disk full", "service_id": "SER-09999", "dedup_key": "d", "team": "db"}
+    answer = post(client, hook["routing_key"], body)
+    assert answer.status_code == 201, answer.body  # the rule never ran: kept and paged, not suppressed
+    parsed, routed, skipped = answer.json["warnings"]
+    assert "'team'" in parsed
+    assert routed == "Unknown or inactive service 'SER-09999'; routed to the integration's default service 'Web'."
+    assert skipped == evaluation.over_budget_warning(-1.0)
+    record = newest(client, org, hook)
+    assert (record["outcome"], record["warnings"]) == ("created", [parsed, routed, skipped])
+    assert record["response"]["warnings"] == [parsed, routed, skipped]
 
 
 def test_rate_limited_requests_share_one_record_a_minute(client: Any, org: Org, services: list[Service]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -167,3 +168,37 @@ def test_an_unknown_or_inactive_service_goes_to_the_default_with_a_warning(
     with pytest.raises(DeliveryRejected) as refused:
         ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW)
     assert refused.value.code == "INVALID_PAYLOAD" and "SER-99999" in refused.value.message
+
+
+def test_rules_past_their_time_budget_add_their_warning_after_the_services(
+    org: Org, integration: IntegrationRecord, svc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.eventrule import evaluate as evaluation
+    from chalicelib.eventrule.rules import Actions, Condition, Rule, rule_to_item
+    from chalicelib.eventrule.tables import EventRuleSetRecord, list_key
+
+    quiet = Rule(
+        rule_id="evr_" + "1" * 32,
+        conditions=(Condition("title", "contains", "disk"),),
+        actions=Actions(suppress=True),
+        continues=False,
+        description=None,
+        version=1,
+        created_at=NOW,
+    )
+    rule_set = EventRuleSetRecord(org.organization_id, list_key(None))  # the organization's list
+    rule_set.rules_json = json.dumps([rule_to_item(quiet)])
+    rule_set.updated_at = NOW
+    rule_set.save()
+    origin = AlertOrigin.of(integration)
+    assert ingest(origin, alert(dedup_key="before"), now=NOW).suppressed
+    monkeypatch.setattr(evaluation, "EVALUATION_BUDGET_SECONDS", -1.0)  # every evaluation is already late
+    late = ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW)
+    assert late.created and not late.suppressed
+    assert late.warnings == (
+        "Unknown or inactive service 'SER-99999'; routed to the integration's default service 'Checkout'.",
+        evaluation.over_budget_warning(-1.0),
+    )
+    # A repeat on the open alert evaluates no rule: nothing to warn about.
+    repeat = ingest(origin, alert(dedup_key="late"), now=NOW)
+    assert repeat.deduplicated and repeat.warnings == ()
