@@ -66,6 +66,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "outbound",
                 "subscriber",
                 "externalref",
+                "eventlog",
             }
         ),
     ),

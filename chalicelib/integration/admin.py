@@ -221,6 +221,11 @@ def update_integration(
     )
 
 
+def current_record(*, organization_id: str, integration_id: str) -> IntegrationRecord:
+    """The integration's current item (its routing key's, active or revoked); 404 when it has none."""
+    return _active_record(organization_id, integration_id)
+
+
 def list_integrations(*, organization_id: str) -> list[Integration]:
     found = [
         to_domain(record)

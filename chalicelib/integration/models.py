@@ -48,7 +48,10 @@ class WebhookAcceptedV1(ApiModel):
         description="What the service did with parts of the body it could not take as they were, the alert "
         "accepted all the same: fields the source's format does not define (kept as the alert's details, at "
         "most 32 keys and 16 KiB), values over a limit (cut), values of the wrong type (read as text, or kept as "
-        "details), an unknown severity word (the service's default severity). Empty when the body was taken whole.",
+        "details), an unknown severity word (the service's default severity); then what ingesting said: a "
+        "service_id naming no active service (routed to the integration's default service), event rules "
+        "skipped past their time budget (the alert kept and paged as if no rule matched). Empty when the body "
+        "was taken whole and ingested as it said.",
     )
 
 
