@@ -61,19 +61,12 @@ def acknowledged(incident: IncidentRecord) -> Happening | None:
 
 
 def resolved(incident: IncidentRecord, resolved_at: datetime, *, sign: int = 1) -> Happening:
+    """A resolution, or (sign -1) its undoing by a reopen. The undoing names no person: the reopen
+    cleared who resolved, so their resolved count stays; the incident's own figures are undone."""
+    person = resolver_id(incident) if sign > 0 else None
     return rollups.resolved(
-        incident.organization_id,
-        facts_of(incident),
-        resolved_at=resolved_at,
-        person=resolver_id(incident) if sign > 0 else _reopened_resolver(incident),
-        sign=sign,
+        incident.organization_id, facts_of(incident), resolved_at=resolved_at, person=person, sign=sign
     )
-
-
-def _reopened_resolver(incident: IncidentRecord) -> str | None:
-    """Undoing a resolution: the person it was counted for is no longer on the record (a reopen
-    clears it), so their resolved count stays; the incident's own figures are undone."""
-    return None
 
 
 def escalated(incident: IncidentRecord) -> Happening:
