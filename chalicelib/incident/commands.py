@@ -221,7 +221,8 @@ def _resolution_times(incident: IncidentRecord, plan: TransitionPlan, undone: li
     """The resolution this move made (`resolved_at`) or undid (`reopened_resolved_at`): the insights
     rollups count the resolution that stands, by its time."""
     if plan.resolves and incident.resolved_at is not None:
-        return {"resolved_at": clock.isoformat(incident.resolved_at)}
+        by = {"resolved_by": incident.resolved_by_email} if incident.resolved_by_email else {}
+        return {"resolved_at": clock.isoformat(incident.resolved_at), **by}
     if plan.reopens and undone and undone[-1] is not None:
         return {"reopened_resolved_at": clock.isoformat(undone[-1])}
     return {}

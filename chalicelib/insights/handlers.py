@@ -58,7 +58,8 @@ def on_status_changed(message: Message) -> None:
     if incident is None:
         return
     if resolved_at is not None:
-        _add(incident_happenings.resolved(incident, resolved_at))
+        by = str(message.payload["resolved_by"]) if message.payload.get("resolved_by") else None
+        _add(incident_happenings.resolved(incident, resolved_at, resolved_by=by))
     if undone_at is not None:
         _add(incident_happenings.resolved(incident, undone_at, sign=-1))
 

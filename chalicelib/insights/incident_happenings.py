@@ -35,8 +35,10 @@ def acknowledger_id(incident: IncidentRecord) -> str | None:
     return _user_id_by_email(incident.organization_id, by)
 
 
-def resolver_id(incident: IncidentRecord) -> str | None:
-    email = incident.resolved_by_email
+def resolver_id(incident: IncidentRecord, email: str | None = None) -> str | None:
+    """The person who resolved: `email` as the resolve message named it (the record may have been
+    reopened since, which clears it), else the record's."""
+    email = email or incident.resolved_by_email
     return _user_id_by_email(incident.organization_id, email) if email else None
 
 
@@ -60,10 +62,12 @@ def acknowledged(incident: IncidentRecord) -> Happening | None:
     )
 
 
-def resolved(incident: IncidentRecord, resolved_at: datetime, *, sign: int = 1) -> Happening:
+def resolved(
+    incident: IncidentRecord, resolved_at: datetime, *, sign: int = 1, resolved_by: str | None = None
+) -> Happening:
     """A resolution, or (sign -1) its undoing by a reopen. The undoing names no person: the reopen
     cleared who resolved, so their resolved count stays; the incident's own figures are undone."""
-    person = resolver_id(incident) if sign > 0 else None
+    person = resolver_id(incident, resolved_by) if sign > 0 else None
     return rollups.resolved(
         incident.organization_id, facts_of(incident), resolved_at=resolved_at, person=person, sign=sign
     )

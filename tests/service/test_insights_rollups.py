@@ -67,6 +67,8 @@ def test_a_reopen_undoes_the_resolution_and_the_next_resolution_counts(org: Org)
     hour = items(org, "all")["2026-11-22T09#-"]
     assert (hour["resolved"], hour["res_s"]) == (1, 1800)
     assert rollups.histogram_of("rh", hour) == {36: 1}  # (1500, 1800]
+    # Ana resolved it twice (the reopen cleared who resolved, the messages still name her).
+    assert items(org, "person") == {f"2026-11-22T09#{ana.user_id}": {"p_resolved": 2}}
 
 
 def test_rebuild_recomputes_what_the_consumers_wrote_and_repairs_a_damaged_item(org: Org) -> None:
