@@ -97,6 +97,7 @@ def alert_facts(message: Message) -> AlertFacts:
         service_key=str(payload["service_key"]) if payload.get("service_key") else None,
         key=str(payload.get("key") or rollups.NO_VALUE),
         suppressed_by=str(payload["suppressed_by"]) if payload.get("suppressed_by") else None,
+        events=int(payload.get("events") or 1),
     )
 
 

@@ -267,10 +267,11 @@ class AlertFacts:
     service_key: str | None
     key: str  # the dedup key, or the title
     suppressed_by: str | None = None  # "event_rule" or "maintenance"
+    events: int = 1  # repeats on a dedup key are told a hundred at a time past the fifth
 
 
 def alert_event(organization_id: str, facts: AlertFacts) -> Happening:
-    counters: dict[str, int] = {EVENTS: 1}
+    counters: dict[str, int] = {EVENTS: facts.events}
     if facts.outcome in ("created", "grouped", "suppressed"):
         counters[ALERTS] = 1  # a new alert (a repeat on a dedup key counts as an event only)
     if facts.outcome == "created":
@@ -280,7 +281,7 @@ def alert_event(organization_id: str, facts: AlertFacts) -> Happening:
     if facts.outcome == "dropped":
         counters[DROPPED] = 1
     additions = _to_all(_alert_targets(facts), counters)
-    additions += (Addition(Target(TOTAL_INBOUND, facts.outcome), {EVENTS: 1}),)
+    additions += (Addition(Target(TOTAL_INBOUND, facts.outcome), {EVENTS: facts.events}),)
     return Happening(organization_id, f"event#{facts.event_id}", additions)
 
 

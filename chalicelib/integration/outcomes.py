@@ -11,6 +11,7 @@ from chalicelib import clock
 from chalicelib.alert.tables import AlertRecord
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
+from chalicelib.integration.timeline import EVERY_EVENT_UP_TO, THEN_EVERY, worth_an_entry
 from chalicelib.integration.triggering import IngestResult
 from chalicelib.queue.messages import Message, publish
 
@@ -41,12 +42,30 @@ def _facts(origin: AlertOrigin, alert: NormalizedAlert, record: AlertRecord | No
     }
 
 
+def events_told(count: int) -> int:
+    """How many repeats the `count`-th event of an alert tells the rollups of: each of the first
+    five, then the hundredth, two hundredth... each the events since the last told (a storm of
+    repeats costs a message per hundred, as its timeline entries do); 0 for the others."""
+    if not worth_an_entry(count):
+        return 0
+    if count <= EVERY_EVENT_UP_TO:
+        return 1
+    return count - max(EVERY_EVENT_UP_TO, count - THEN_EVERY)
+
+
 def publish_trigger_outcome(origin: AlertOrigin, alert: NormalizedAlert, result: IngestResult, now: datetime) -> None:
     if result.note and result.incident is None and result.alert is None and not result.dropped:
         return  # nothing was recorded (no alert to count)
     record = result.alert
+    outcome = outcome_of(result)
+    events = 1
+    if outcome == "deduplicated" and record is not None:
+        events = events_told(int(record.event_count or 1))
+        if events == 0:
+            return
     suppressed_by = (record.suppressed_by or {}).get("kind") if record is not None else None
-    payload = {**_facts(origin, alert, record, now), "outcome": outcome_of(result), "suppressed_by": suppressed_by}
+    facts = _facts(origin, alert, record, now)
+    payload = {**facts, "outcome": outcome, "suppressed_by": suppressed_by, "events": events}
     publish(Message(ALERT_EVENT, origin.organization_id, payload))
 
 

@@ -18,6 +18,7 @@ EXPECTED = {
         "UpdateItem counters",
         "TransactWriteItems [Put alerts, Put alert-dedup, Put incidents, Put incidents]",
         "SendMessage events",
+        "SendMessage events",  # what became of the event, for the insights rollups
         "PutItem integration-events",  # the integration's event log, after the answer (its own slot)
     ],
     # Post-create work in the worker (service without an escalation policy): auto-assignment looks
@@ -29,7 +30,15 @@ EXPECTED = {
         "GetItem organizations (consistent)",
         "TransactWriteItems [Put incidents, Put incidents]",
         "SendMessage events",
+        # The insights rollups: the incident opened (its marker, then all, service, team, severity,
+        # urgency, combined and the all-time total), after the fan-out's read; the alert event
+        # (marker, source, service, key, inbound total).
+        "TransactWriteItems [Put insights-rollups, Update insights-rollups, Update insights-rollups, "
+        "Update insights-rollups, Update insights-rollups, Update insights-rollups, Update insights-rollups, "
+        "Update insights-rollups]",
         "Query webhook-subscriptions",
+        "TransactWriteItems [Put insights-rollups, Update insights-rollups, Update insights-rollups, "
+        "Update insights-rollups, Update insights-rollups]",
     ],
     "dedup hit": [
         "GetItem integrations (consistent)",
@@ -38,9 +47,14 @@ EXPECTED = {
         "UpdateItem alerts",
         "UpdateItem incidents",
         "SendMessage events",
+        "SendMessage events",  # the insights rollups (the first five repeats, then one per hundred)
         "PutItem integration-events",
     ],
-    "dedup hit, queued work": ["PutItem incidents"],
+    "dedup hit, queued work": [
+        "PutItem incidents",
+        "TransactWriteItems [Put insights-rollups, Update insights-rollups, Update insights-rollups, "
+        "Update insights-rollups, Update insights-rollups]",
+    ],
 }
 
 

@@ -165,3 +165,19 @@ def test_an_auto_resolved_alert_records_how_long_it_lived() -> None:
     happening = rollups.alert_auto_resolved("org_1", facts, opened_at=OPENED_AT)
     assert happening.additions[0].counters == {"auto_resolved": 1, "fh24": 1}
     assert rollups.histogram_of("fh", happening.additions[0].counters) == {24: 1}
+
+
+@pytest.mark.parametrize(
+    ("count", "told"), [(1, 1), (2, 1), (5, 1), (6, 0), (99, 0), (100, 95), (101, 0), (200, 100), (1000, 100)]
+)
+def test_repeats_on_a_dedup_key_are_told_a_hundred_at_a_time_past_the_fifth(count: int, told: int) -> None:
+    from chalicelib.integration.outcomes import events_told
+
+    assert events_told(count) == told
+
+
+def test_a_told_batch_of_repeats_counts_its_events_once() -> None:
+    facts = rollups.AlertFacts("ev100", "deduplicated", OPENED_AT, "datadog", "svc_a", "disk-full", events=95)
+    happening = rollups.alert_event("org_1", facts)
+    assert happening.additions[0].counters == {"events": 95}
+    assert happening.additions[-1].counters == {"events": 95}
