@@ -94,3 +94,25 @@ def action_forms(answer: Answer) -> list[str]:
         if (form.attrs.get("method") or "").lower() == "post"
         and not str(form.attrs.get("action")).endswith("/sign-out")
     ]
+
+
+def problems_at(answer: Answer, name: str) -> list[str]:
+    """The problems the page shows next to the form input named `name` (in the field's box or the
+    fieldset holding it): where the console puts a refused form's problem, once."""
+    found: list[str] = []
+    for box in answer.dom().iter():
+        if not (box.tag == "fieldset" or (box.tag == "div" and "field" in box.classes)):
+            continue
+        controls = [e for e in box.iter() if e.tag in ("input", "select", "textarea") and e.attrs.get("name") == name]
+        if controls:
+            found += [p.text() for p in box.find_all("p", cls="field-error") if p.text() not in found]
+    return found
+
+
+def problem_named(answer: Answer, name: str, label: str) -> list[str]:
+    """Every place the page states a problem of the input `name`: next to it (`problems_at`), and
+    in the list at the top, where it is named by the form's label ("Kind: ...": `label` is how the
+    item starts). A refused form states each problem exactly once."""
+    summary = answer.dom().find_all("div", cls="problem")
+    listed = [li.text() for box in summary for li in box.find_all("li") if li.text().startswith(label)]
+    return problems_at(answer, name) + listed
