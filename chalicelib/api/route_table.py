@@ -210,6 +210,7 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("POST", "/app/heartbeats/{heartbeat_id}/resume", "chalicelib.console.pages.heartbeats", "console"),
     ("POST", "/app/heartbeats/{heartbeat_id}/regenerate", "chalicelib.console.pages.heartbeats", "console"),
     ("POST", "/app/heartbeats/{heartbeat_id}/delete", "chalicelib.console.pages.heartbeats", "console"),
+    ("POST", "/app/incidents/bulk", "chalicelib.console.pages.incident_bulk", "console"),
     ("GET", "/app/incidents/{number}", "chalicelib.console.pages.incident_page", "console"),
     ("POST", "/app/incidents/{number}/acknowledge", "chalicelib.console.pages.incident_page", "console"),
     ("POST", "/app/incidents/{number}/status", "chalicelib.console.pages.incident_page", "console"),

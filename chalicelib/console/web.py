@@ -118,6 +118,7 @@ class Page:
     # Field path -> the label the form shows for it (or a function answering it), so a problem is
     # named as the person reads it; a path without one is put in words (console/form_problems.py).
     labels: Labels | None = None
+    zone: str | None = None  # the zone its times are shown in, when not the viewer's (an email link's recipient's)
 
 
 @dataclass
@@ -160,7 +161,7 @@ def render_page(ctx: Ctx, page: Page, *, error: AppError | None = None, status: 
             # Each with its `label`; the form's fields mark the ones they show, the layout lists the rest.
             error_fields=problems,
             error_headline=headline(error, problems) if error is not None else None,
-            viewer_zone=ctx.zone,  # every time on the page is shown in it (macros.html `when`)
+            viewer_zone=page.zone or ctx.zone,  # every time on the page is shown in it (macros.html `when`)
             **page.context,
         )
 

@@ -50,7 +50,7 @@ def titles(org: Org, number: str) -> list[str]:
     return [entry.title or "" for entry in repository.get_with_timeline(org.organization_id, number).timeline]
 
 
-def test_opening_a_link_changes_nothing_its_form_acts_and_lands_on_the_incident(
+def test_opening_a_link_changes_nothing_its_form_acts_and_says_what_happened(
     client: Any, org: Org, people: dict[str, Person], world: World
 ) -> None:
     number = world.checkout_down
@@ -66,7 +66,12 @@ def test_opening_a_link_changes_nothing_its_form_acts_and_lands_on_the_incident(
 
     acted = browser.post(links["Acknowledge"])
     assert acted.status == 303
-    assert acted.location == f"/app/incidents/{number}?done=email_acknowledge"
+    assert acted.location == f"{links['Acknowledge']}?done=email_acknowledge"  # the link's page, now its outcome
+    outcome = browser.follow(acted)
+    assert outcome.status == 200
+    assert outcome.dom().find("h1").text() == f"{number} acknowledged"
+    assert f"{number} acknowledged by Responder Person at" in outcome.text()
+    assert "already been used" not in outcome.text()
     incident = incident_via_api(client, org, number)
     assert incident["acknowledged_at"] is not None and incident["assigned_to"]["email"] == "responder@acme.test"
     assert "Acknowledged by responder@acme.test via an email link" in " ".join(titles(org, number))
@@ -84,8 +89,9 @@ def test_a_link_works_once(client: Any, org: Org, people: dict[str, Person], wor
     after = titles(org, world.checkout_down)
     again = browser.post(path)
     assert again.status == 409 and "already been used" in again.text()
-    reopened = browser.get(path)
-    assert reopened.status == 409 and "already been used" in reopened.text()
+    reopened = browser.get(path)  # a spent link's page says what happened, and that it was used
+    assert reopened.status == 200 and "already been used" in reopened.text()
+    assert reopened.dom().find("h1").text() == f"{world.checkout_down} acknowledged"
     assert [form for form in reopened.dom().find_all("form") if form.attrs.get("method") == "post"] == []
     assert titles(org, world.checkout_down) == after
 
