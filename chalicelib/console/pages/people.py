@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.console.form_problems import on_the_form
 from chalicelib.console.people_choices import organization_people
 from chalicelib.console.visits import app_path
 from chalicelib.console.web import CONFIRM_FIELD, ConsolePages, Ctx, Page, Redirect
@@ -27,7 +28,7 @@ from chalicelib.contact.service import peek_methods
 from chalicelib.directory.models import UserCreate, UserPatch
 from chalicelib.directory.teams import list_teams
 from chalicelib.directory.users import User, create_user, get_user, update_user, zone_of
-from chalicelib.errors import Conflict
+from chalicelib.errors import Conflict, ValidationFailed
 from chalicelib.incident import listing
 from chalicelib.incident.models import IncidentListQuery
 from chalicelib.organization.service import organization_time_zone
@@ -139,6 +140,15 @@ def invite_person(ctx: Ctx) -> Redirect:
     return Redirect(app_path(f"/people/{person.user_id}"), notice="person_invited")
 
 
+def _patch(ctx: Ctx, data: dict[str, Any]) -> UserPatch:
+    """PATCH /api/v1/users/{id}'s model; its `value | None` fields report a problem per union branch,
+    put back on the one input."""
+    try:
+        return ctx.model(UserPatch, data)
+    except ValidationFailed as error:
+        raise on_the_form(error, lambda path: path) from None
+
+
 def _person(ctx: Ctx) -> User:
     return get_user(organization_id=ctx.organization_id, user_id=ctx.path["user_id"])
 
@@ -195,7 +205,7 @@ def _check_may_change(ctx: Ctx, person: User, *, new_role: str | None = None, de
 def change_role(ctx: Ctx) -> Redirect:
     """Change someone's role (as PATCH /api/v1/users/{id} with role)."""
     person = _person(ctx)
-    body = ctx.model(UserPatch, {"role": ctx.value("role")})
+    body = _patch(ctx, {"role": ctx.value("role")})
     _check_may_change(ctx, person, new_role=body.role)
     update_user(organization_id=ctx.organization_id, user_id=person.user_id, now=ctx.now, **body.changes())
     return Redirect(app_path(f"/people/{person.user_id}"), notice="person_role_changed")
@@ -215,7 +225,7 @@ def deactivate_person(ctx: Ctx) -> Page:
             section="people",
             context={"person": person, "where": where},
         )
-    body = ctx.model(UserPatch, {"is_active": False})
+    body = _patch(ctx, {"is_active": False})
     update_user(organization_id=ctx.organization_id, user_id=person.user_id, now=ctx.now, **body.changes())
     outcomes = departures.take_out(organization_id=ctx.organization_id, user_id=person.user_id, now=ctx.now)
     return Page(
@@ -230,6 +240,6 @@ def deactivate_person(ctx: Ctx) -> Page:
 def reactivate_person(ctx: Ctx) -> Redirect:
     """Reactivate someone (as PATCH /api/v1/users/{id} with is_active true)."""
     person = _person(ctx)
-    body = ctx.model(UserPatch, {"is_active": True})
+    body = _patch(ctx, {"is_active": True})
     update_user(organization_id=ctx.organization_id, user_id=person.user_id, now=ctx.now, **body.changes())
     return Redirect(app_path(f"/people/{person.user_id}"), notice="person_reactivated")
