@@ -25,6 +25,7 @@ from chalicelib.incident.workflow import CATEGORIES, Workflow
 from chalicelib.severity import SEVERITIES
 
 NEW_ROWS = 2
+NAME_RULE = "must be 1 to 40 lowercase letters, digits or underscores"  # the model's pattern, in words
 MAX_ROWS = 60
 _STATUS_FIELD = re.compile(r"^statuses\.(\d+)\.(name|category)$")
 _SLA_FIELD = re.compile(r"^per_severity\.([A-Z0-9]+)(?:\.(acknowledge|resolve)_within_minutes)?$")
@@ -119,7 +120,13 @@ def workflow_problems(error: ValidationFailed, kept_rows: list[int], names: dict
             return "initial"
         return path
 
-    return on_the_form(error, rename)
+    moved = on_the_form(error, rename)
+    details = moved.details if isinstance(moved.details, dict) else {}
+    fields = [
+        {**p, "message": NAME_RULE} if str(p.get("message", "")).startswith("String should match pattern") else p
+        for p in details.get("fields", [])
+    ]
+    return ValidationFailed(moved.message, details={**details, "fields": fields})
 
 
 def _text(minutes: int | None) -> str:
@@ -159,23 +166,22 @@ _SLA_WORDS = {"acknowledge_within_minutes": "the acknowledge target", "resolve_w
 
 
 def sla_problems(error: ValidationFailed) -> ValidationFailed:
-    """per_severity.SEV1.acknowledge_within_minutes -> sla_SEV1_ack, in words a person reads."""
-
-    def rename(path: str) -> str:
+    """per_severity.SEV1.acknowledge_within_minutes -> sla_SEV1_ack, in words a person reads. (Not
+    `on_the_form`: a severity's capital letters would pass for a union branch there.)"""
+    details = error.details if isinstance(error.details, dict) else {}
+    fields: list[dict[str, str]] = []
+    for problem in details.get("fields", []):
+        path = str(problem.get("field", ""))
         found = _SLA_FIELD.match(path)
         if found:
-            return f"sla_{found.group(1)}_{'resolve' if found.group(2) == 'resolve' else 'ack'}"
-        return path
-
-    moved = on_the_form(error, rename)
-    details = moved.details if isinstance(moved.details, dict) else {}
-    fields = []
-    for problem in details.get("fields", []):
-        message = str(problem.get("message", ""))
+            path = f"sla_{found.group(1)}_{'resolve' if found.group(2) == 'resolve' else 'ack'}"
+        message = str(problem.get("message", "")).removeprefix("Value error, ")
         for api_name, words in _SLA_WORDS.items():
             message = message.replace(api_name, words)
-        fields.append({**problem, "message": message})
-    return ValidationFailed(moved.message, details={**details, "fields": fields})
+        moved = {**problem, "field": path, "message": message}
+        if moved not in fields:
+            fields.append(moved)
+    return ValidationFailed(error.message, details={**details, "fields": fields})
 
 
 CATEGORY_CHOICES = [(category, CATEGORY_WORDS[category]) for category in CATEGORIES]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.catalog import service as catalog
+from chalicelib.console.form_problems import on_the_form
 from chalicelib.console.people_choices import by_name, organization_people
 from chalicelib.console.visits import app_path
 from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
@@ -132,7 +133,10 @@ def update_team(ctx: Ctx) -> Redirect:
     """Rename or describe a team (as PATCH /api/v1/teams/{id}); a blank description clears it."""
     team_id = ctx.path["team_id"]
     teams.get_team(organization_id=ctx.organization_id, team_id=team_id)  # 404 before 400 for an unknown team
-    body = ctx.model(TeamPatch, {"name": ctx.value("name"), "description": ctx.value("description") or None})
+    try:
+        body = ctx.model(TeamPatch, {"name": ctx.value("name"), "description": ctx.value("description") or None})
+    except ValidationFailed as error:  # a PATCH model reports a problem per union branch: once, at its input
+        raise on_the_form(error, lambda path: path) from None
     teams.update_team(organization_id=ctx.organization_id, team_id=team_id, now=ctx.now, **body.changes())
     return Redirect(app_path(f"/teams/{team_id}"), notice="team_saved")
 
