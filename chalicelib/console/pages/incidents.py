@@ -143,7 +143,7 @@ def incident_list(ctx: Ctx) -> Page:
         "view_links": _view_links(_shown(filters, mine), view),
         "refresh_seconds": int(view["refresh"]) if "refresh" in view else None,
         "back": page_link(_shown(filters, mine), 0, view),  # where the selection's answer links back to
-        "filters": filters,
+        "filters": _shown(filters, mine),  # "mine" shows as the view, not as a chosen assignee
         "statuses": incident_settings(organization_id=organization_id).workflow.status_names,
         "severities": SEVERITIES,
         "urgencies": URGENCIES,
