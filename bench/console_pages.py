@@ -76,10 +76,10 @@ def _setup_pages(
     browser.cookies.update(sign_in(owner).cookies)
     team = requests.post(base + "/api/v1/teams", headers=api, json={"name": "Bench team"}, timeout=30)
     team.raise_for_status()
-    team_id = team.json()["data"]["team_id"]
+    team_id = team.json()["data"]["id"]
     users = requests.get(base + "/api/v1/users", headers=api, timeout=30)
     users.raise_for_status()
-    user_id = users.json()["data"]["items"][0]["user_id"]
+    user_id = users.json()["data"]["items"][0]["id"]
     pages = {
         "GET /app/incidents (owner)": "/app/incidents",
         "GET /app/incidents?assigned=me": "/app/incidents?assigned=me",

@@ -36,7 +36,7 @@ from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
 from chalicelib import zones
-from chalicelib.templates.words import counted
+from chalicelib.templates.words import counted, minutes_in_words
 
 AUTOESCAPE_BY_SUFFIX = {".html": True, ".xml": True, ".txt": False}
 # `>`/`}` ends an HTML tag or a Jinja tag; `<`/`{` starts one.
@@ -95,4 +95,5 @@ def build_environment(directory: Path) -> jinja2.Environment:
     environment.filters["console_time"] = console_time
     environment.filters["message_time"] = message_time
     environment.filters["counted"] = counted
+    environment.filters["minutes_in_words"] = minutes_in_words
     return environment
