@@ -60,7 +60,7 @@ def _timed(rounds: int, request: Callable[[], requests.Response], expect: int) -
 def _line(name: str, took: list[float]) -> str:
     ordered = sorted(took)
     p95 = ordered[max(0, int(len(ordered) * 0.95) - 1)]
-    return f"  {name:<28} p50 {statistics.median(ordered):7.1f}   p95 {p95:7.1f}   max {ordered[-1]:7.1f}"
+    return f"  {name:<32} p50 {statistics.median(ordered):7.1f}   p95 {p95:7.1f}   max {ordered[-1]:7.1f}"
 
 
 def _setup_pages(
