@@ -22,6 +22,7 @@ SCHEDULE_FIELDS = {
     "created_at",
     "updated_at",
     "handoff_notice_lead_minutes",  # added by issue 14 (handoff notices); the spec's fields stay
+    "coverage_gaps",  # added by issue 29 (coverage warnings)
 }
 LAYER_FIELDS = {
     "layer_id",

@@ -5,7 +5,10 @@ from __future__ import annotations
 from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.catalog import service as catalog
 from chalicelib.escalation import service
+from chalicelib.escalation.coverage_read import policies_gaps
 from chalicelib.escalation.models import EscalationPolicyCreate, EscalationPolicyPatch, EscalationPolicyV1
+from chalicelib.escalation.service import StoredPolicy
+from chalicelib.oncall.coverage import coverage_window
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
 
@@ -17,8 +20,24 @@ _POLICY_RULES = (
     "When an incident triggers, its service's policy is snapshotted onto it and level 1 is notified; unless "
     "it is acknowledged or resolved, each next level is notified after the current level's delay_minutes "
     "(1 to 1440). After the last level the policy starts over at level 1 repeat_count (0 to 9) more times. "
-    "Targets: active users of the organization, or its schedules (whoever is on call at the time)."
+    "Targets: active users of the organization who can respond (owners, admins, responders: a viewer or a "
+    "deactivated person is a 400 naming the target), or its schedules (whoever is on call at the time). "
+    "Answers carry coverage_gaps: the spans of the next 14 days in which a level reaches nobody."
 )
+
+
+def present(call: Call, found: list[StoredPolicy]) -> list[EscalationPolicyV1]:
+    """The policies with their coverage gaps over the next 14 days (two reads for all of them)."""
+    gaps = policies_gaps(
+        organization_id=call.principal.organization_id,
+        policies=[stored.policy for stored in found],
+        window=coverage_window(call.now),
+    )
+    return [EscalationPolicyV1.of(stored, gaps[stored.policy_id]) for stored in found]
+
+
+def present_one(call: Call, stored: StoredPolicy) -> EscalationPolicyV1:
+    return present(call, [stored])[0]
 
 
 @api.operation(
@@ -34,7 +53,10 @@ _POLICY_RULES = (
 def list_policies(call: Call) -> Page[EscalationPolicyV1]:
     query: PageQuery = call.query
     found = service.list_policies(organization_id=call.principal.organization_id)
-    return paginate([EscalationPolicyV1.of(p) for p in found], limit=query.limit, offset=query.offset)
+    page = paginate(found, limit=query.limit, offset=query.offset)
+    return Page[EscalationPolicyV1](
+        items=present(call, page.items), total=page.total, has_more=page.has_more, next_offset=page.next_offset
+    )
 
 
 @api.operation(
@@ -58,7 +80,7 @@ def create_policy(call: Call) -> EscalationPolicyV1:
         repeat_count=body.repeat_count,
         now=call.now,
     )
-    return EscalationPolicyV1.of(stored)
+    return present_one(call, stored)
 
 
 @api.operation(
@@ -71,8 +93,8 @@ def create_policy(call: Call) -> EscalationPolicyV1:
     errors=(404,),
 )
 def get_policy(call: Call) -> EscalationPolicyV1:
-    return EscalationPolicyV1.of(
-        service.get_policy(organization_id=call.principal.organization_id, policy_id=call.path["policy_id"])
+    return present_one(
+        call, service.get_policy(organization_id=call.principal.organization_id, policy_id=call.path["policy_id"])
     )
 
 
@@ -97,20 +119,25 @@ def update_policy(call: Call) -> EscalationPolicyV1:
         expected_version=body.version,
         **body.domain_changes(),
     )
-    return EscalationPolicyV1.of(stored)
+    return present_one(call, stored)
 
 
 @api.operation(
     "DELETE",
     ITEM,
     operation_id="deleteEscalationPolicy",
-    summary="Delete an escalation policy (409 while a service points at it)",
+    summary="Delete an escalation policy (409 naming the services that point at it)",
     scope="oncall:write",
     response=DeletedV1,
     errors=(404, 409),
 )
 def delete_policy(call: Call) -> DeletedV1:
     policy_id, organization_id = call.path["policy_id"], call.principal.organization_id
-    used_by = catalog.services_using_policy(organization_id=organization_id, policy_id=policy_id)
-    service.delete_policy(organization_id=organization_id, policy_id=policy_id, used_by_services=used_by)
+    used_by = catalog.services_of_policy(organization_id=organization_id, policy_id=policy_id)
+    service.delete_policy(
+        organization_id=organization_id,
+        policy_id=policy_id,
+        used_by_services=[s.service_key for s in used_by],
+        service_names=[s.name for s in used_by],
+    )
     return DeletedV1(id=policy_id, deleted=True)

@@ -11,6 +11,8 @@ from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.operation import Call, OperationGroup, per_address
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import feed, service
+from chalicelib.oncall.coverage import coverage_window
+from chalicelib.oncall.coverage_read import load_gaps
 from chalicelib.oncall.models import (
     DeletedV1,
     IcalUrlV1,
@@ -23,6 +25,7 @@ from chalicelib.oncall.models import (
     ShiftsQuery,
     ShiftsV1,
 )
+from chalicelib.oncall.service import StoredSchedule
 from chalicelib.pagination import Page, paginate
 
 logger = logging.getLogger("tocsin.schedules")
@@ -35,8 +38,23 @@ _SCHEDULE_RULES = (
     "layer. Handoffs are wall-clock times in the schedule's zone (a daily 09:00 handoff stays 09:00 across DST). "
     "Rotations: hourly, daily, weekly (on the weekday of the layer's start) or custom (rotation_hours). "
     "Layer members must be active users of the organization; team_id must name one of its teams. "
-    "People are told when they go on call or come off call, handoff_notice_lead_minutes ahead."
+    "People are told when they go on call or come off call, handoff_notice_lead_minutes ahead. "
+    "Answers carry coverage_gaps: the spans of the next 14 days in which the schedule pages nobody."
 )
+
+
+def present(call: Call, found: list[StoredSchedule]) -> list[ScheduleV1]:
+    """The schedules with their coverage gaps over the next 14 days (one read of the people on call)."""
+    loaded = load_gaps(
+        organization_id=call.principal.organization_id,
+        schedules=[stored.schedule for stored in found],
+        window=coverage_window(call.now),
+    )
+    return [ScheduleV1.of(stored, loaded.gaps[stored.schedule_id]) for stored in found]
+
+
+def present_one(call: Call, stored: StoredSchedule) -> ScheduleV1:
+    return present(call, [stored])[0]
 
 
 @api.operation(
@@ -52,7 +70,10 @@ _SCHEDULE_RULES = (
 def list_schedules(call: Call) -> Page[ScheduleV1]:
     query: ScheduleListQuery = call.query
     found = service.list_schedules(organization_id=call.principal.organization_id, team_id=query.team_id)
-    return paginate([ScheduleV1.of(s) for s in found], limit=query.limit, offset=query.offset)
+    page = paginate(found, limit=query.limit, offset=query.offset)
+    return Page[ScheduleV1](
+        items=present(call, page.items), total=page.total, has_more=page.has_more, next_offset=page.next_offset
+    )
 
 
 @api.operation(
@@ -78,7 +99,7 @@ def create_schedule(call: Call) -> ScheduleV1:
         handoff_notice_lead_minutes=body.handoff_notice_lead_minutes,
         now=call.now,
     )
-    return ScheduleV1.of(stored)
+    return present_one(call, stored)
 
 
 @api.operation(
@@ -91,8 +112,8 @@ def create_schedule(call: Call) -> ScheduleV1:
     errors=(404,),
 )
 def get_schedule(call: Call) -> ScheduleV1:
-    return ScheduleV1.of(
-        service.get_schedule(organization_id=call.principal.organization_id, schedule_id=call.path["schedule_id"])
+    return present_one(
+        call, service.get_schedule(organization_id=call.principal.organization_id, schedule_id=call.path["schedule_id"])
     )
 
 
@@ -117,7 +138,7 @@ def update_schedule(call: Call) -> ScheduleV1:
         expected_version=body.version,
         **body.domain_changes(),
     )
-    return ScheduleV1.of(stored)
+    return present_one(call, stored)
 
 
 @api.operation(
@@ -178,7 +199,7 @@ def delete_override(call: Call) -> ScheduleV1:
         override_id=call.path["override_id"],
         now=call.now,
     )
-    return ScheduleV1.of(stored)
+    return present_one(call, stored)
 
 
 @api.operation(
