@@ -32,7 +32,7 @@ from chalicelib.oncall.swap_rules import SwapRequest, members_of
 from chalicelib.oncall.swap_text import SwapNoticeKind, render_swap_notice
 from chalicelib.paging.handoffs import method_for
 from chalicelib.queue.consumers import handles
-from chalicelib.queue.messages import Message, publish
+from chalicelib.queue.messages import MAX_DELAY_SECONDS, Message, publish
 
 logger = logging.getLogger("tocsin.paging")
 
@@ -148,7 +148,7 @@ def on_swap_expiry(message: Message) -> None:
         return
     if now < due:  # SQS delays at most 900 s: wait on
         again = Message(message.message_type, message.organization_id, dict(payload))
-        publish(again, delay_seconds=int((due - now).total_seconds()) + 1)
+        publish(again, delay_seconds=min(int((due - now).total_seconds()) + 1, MAX_DELAY_SECONDS))
         return
     expired = swaps.expire_swap_request(
         organization_id=message.organization_id, schedule_id=schedule_id, swap_id=swap_id, now=now
