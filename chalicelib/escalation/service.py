@@ -212,12 +212,19 @@ def update_policy(
     return stored
 
 
+def policies_of_schedule(*, organization_id: str, schedule_id: str) -> list[StoredPolicy]:
+    """The policies with the schedule among their targets. One Query."""
+    return [
+        stored
+        for stored in list_policies(organization_id=organization_id)
+        if any(t.kind == "schedule" and t.id == schedule_id for level in stored.policy.levels for t in level.targets)
+    ]
+
+
 def policies_using_schedule(*, organization_id: str, schedule_id: str) -> list[str]:
     """Ids of the policies with the schedule among their targets. One Query."""
     return [
-        stored.policy_id
-        for stored in list_policies(organization_id=organization_id)
-        if any(t.kind == "schedule" and t.id == schedule_id for level in stored.policy.levels for t in level.targets)
+        stored.policy_id for stored in policies_of_schedule(organization_id=organization_id, schedule_id=schedule_id)
     ]
 
 

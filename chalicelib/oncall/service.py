@@ -303,16 +303,20 @@ def update_schedule(
     return _modify(organization_id, schedule_id, now, change, expected_version, handoff_notice_lead_minutes)
 
 
-def delete_schedule(*, organization_id: str, schedule_id: str, used_by_policies: Sequence[str]) -> None:
-    """404 when unknown; 409 while an escalation policy targets it (details.policy_ids).
+def delete_schedule(
+    *, organization_id: str, schedule_id: str, used_by_policies: Sequence[str], policy_names: Sequence[str] = ()
+) -> None:
+    """404 when unknown; 409 while an escalation policy targets it (details.policy_ids; the
+    message names them when the caller passes their names).
 
     The caller passes `escalation.service.policies_using_schedule(...)`: policies sit above
     schedules in the import layers, so schedules cannot ask for them (docs/ARCHITECTURE.md)."""
     record = get_record(organization_id, schedule_id)
     users = list(used_by_policies)
     if users:
+        named = f" ({', '.join(policy_names)})" if policy_names else ""
         raise Conflict(
-            "The schedule is a target of escalation policies; remove it from them first.",
+            f"The schedule is a target of escalation policies{named}; remove it from them first.",
             details={"policy_ids": users},
         )
     if not delete_if(record, ScheduleRecord.schedule_id.exists(), add_version_condition=False):

@@ -8,7 +8,7 @@ from chalice.app import Response
 
 from chalicelib.api.capability_tokens import CALENDAR_FEED_TOKEN, CalendarFeed
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.operation import Call, OperationGroup, per_address
+from chalicelib.api.operation import Call, OperationGroup, per_address, query_lists
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import feed, service
 from chalicelib.oncall.coverage import coverage_window
@@ -152,8 +152,13 @@ def update_schedule(call: Call) -> ScheduleV1:
 )
 def delete_schedule(call: Call) -> DeletedV1:
     schedule_id, organization_id = call.path["schedule_id"], call.principal.organization_id
-    used_by = policies.policies_using_schedule(organization_id=organization_id, schedule_id=schedule_id)
-    service.delete_schedule(organization_id=organization_id, schedule_id=schedule_id, used_by_policies=used_by)
+    used_by = policies.policies_of_schedule(organization_id=organization_id, schedule_id=schedule_id)
+    service.delete_schedule(
+        organization_id=organization_id,
+        schedule_id=schedule_id,
+        used_by_policies=[p.policy_id for p in used_by],
+        policy_names=[p.policy.name for p in used_by],
+    )
     return DeletedV1(id=schedule_id, deleted=True)
 
 
@@ -262,6 +267,12 @@ def rotate_ical_url(call: Call) -> IcalUrlV1:
 # --- the public feed ---------------------------------------------------------------------------
 
 
+def _person(call: Call) -> str | None:
+    """The `person` query parameter: a user id whose shifts alone the feed keeps."""
+    values = query_lists(call.request).get("person") or [""]
+    return values[0] or None
+
+
 @api.raw(
     "GET",
     "/calendars/{token}",
@@ -275,13 +286,14 @@ def rotate_ical_url(call: Call) -> IcalUrlV1:
     description="No bearer credential: calendar apps cannot send one; the token in the URL (from "
     "GET /api/v1/schedules/{schedule_id}/ical-url) is the credential. The path is the token followed by "
     "`.ics`. The answer is `text/calendar`: the schedule's final shifts from 14 days ago to 93 days ahead, "
-    "times in UTC. 404 NOT_FOUND for an unknown (or rotated) token; 429 RATE_LIMITED per client address.",
+    "times in UTC. `?person=<user_id>` keeps only that person's shifts (each member's own calendar). "
+    "404 NOT_FOUND for an unknown (or rotated) token; 429 RATE_LIMITED per client address.",
     errors=(404, 429),
 )
 def calendar_feed(call: Call) -> Response:
     calendar: CalendarFeed = call.credential
     return Response(
-        body=feed.render_feed(calendar.schedule, token=calendar.token, now=call.now),
+        body=feed.render_feed(calendar.schedule, token=calendar.token, now=call.now, person=_person(call)),
         status_code=200,
         headers={
             "Content-Type": "text/calendar; charset=utf-8",
