@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -20,8 +20,8 @@ from chalicelib.escalation.steps import (
     Level,
     Target,
 )
-from chalicelib.model_base import ApiModel, RequestModel
-from chalicelib.oncall.models import ItemId, Name, PatchModel, utc
+from chalicelib.model_base import ApiModel, RequestModel, VersionedPatchModel
+from chalicelib.oncall.models import ItemId, Name, utc
 
 TargetKind = Literal["user", "schedule"]
 DelayMinutes = Annotated[
@@ -58,24 +58,19 @@ Levels = Annotated[list[LevelIn], Field(min_length=1, max_length=MAX_LEVELS, des
 
 
 class EscalationPolicyCreate(RequestModel):
+    domain_lists = frozenset({"levels"})
+
     name: Name
     levels: Levels
     repeat_count: RepeatCount = 0
 
-    def domain_levels(self) -> list[Level]:
-        return [level.to_domain() for level in self.levels]
 
+class EscalationPolicyPatch(VersionedPatchModel):
+    domain_lists = frozenset({"levels"})
 
-class EscalationPolicyPatch(PatchModel):
     name: Name | SkipJsonSchema[None] = None
     levels: Levels | SkipJsonSchema[None] = Field(default=None, description="Replaces every level.")
     repeat_count: RepeatCount | SkipJsonSchema[None] = None
-
-    def domain_changes(self) -> dict[str, Any]:
-        changes = self.changes()
-        if "levels" in changes:
-            changes["levels"] = [level.to_domain() for level in self.levels or []]
-        return changes
 
 
 class TargetV1(ApiModel):

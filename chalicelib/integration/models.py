@@ -108,6 +108,13 @@ class IntegrationCreate(ApiModel):
         default=None, description="CloudWatch: accept only this SNS topic."
     )
 
+    def arguments(self) -> dict[str, Any]:
+        """As admin.create_integration takes them (the API's and the console's create)."""
+        fields = dict(self)
+        fields["integration_type"] = fields.pop("type")
+        fields["default_service_key"] = fields.pop("default_service")
+        return fields
+
 
 class IntegrationV1(ApiModel):
     id: str

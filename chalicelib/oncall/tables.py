@@ -31,31 +31,14 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
-
-
-class SchedulesByIcalToken(GlobalSecondaryIndex["ScheduleRecord"]):
-    class Meta:
-        index_name = "ical-token-index"
-        projection = AllProjection()
-
-    ical_token = UnicodeAttribute(hash_key=True)
-
 
 # One partition of the notice index holds every schedule: the step reads only the due ones.
 NOTICE_SHARD = "handoff"
-
-
-class SchedulesByNextNotice(GlobalSecondaryIndex["ScheduleRecord"]):
-    class Meta:
-        index_name = "notice-index"
-        projection = KeysOnlyProjection()
-
-    notice_shard = UnicodeAttribute(hash_key=True)
-    next_notice_at = UTCDateTimeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -80,8 +63,10 @@ class ScheduleRecord(TocsinModel):
     notice_boundary = UTCDateTimeAttribute(null=True)  # None: nothing within the horizon, look again
     version = VersionAttribute()
 
-    by_ical_token = SchedulesByIcalToken()
-    by_next_notice = SchedulesByNextNotice()
+    by_ical_token: GlobalSecondaryIndex[ScheduleRecord] = global_index("ical-token-index", "ical_token")
+    by_next_notice: GlobalSecondaryIndex[ScheduleRecord] = global_index(
+        "notice-index", "notice_shard", "next_notice_at", range_type=UTCDateTimeAttribute, keys_only=True
+    )
 
 
 SWAP_KEPT_AFTER_END = timedelta(days=90)
@@ -118,15 +103,6 @@ class SwapRequestRecord(TocsinModel):
 COVERAGE_SHARD = "coverage"
 
 
-class WatchesByCheckAt(GlobalSecondaryIndex["CoverageWatchRecord"]):
-    class Meta:
-        index_name = "coverage-due-index"
-        projection = KeysOnlyProjection()
-
-    due_shard = UnicodeAttribute(hash_key=True)
-    check_at = UTCDateTimeAttribute(range_key=True)
-
-
 @aws.register_model
 class CoverageWatchRecord(TocsinModel):
     class Meta(TocsinModel.Meta):
@@ -138,7 +114,9 @@ class CoverageWatchRecord(TocsinModel):
     check_at = UTCDateTimeAttribute(null=True)  # when the check looks next
     noticed = UnicodeSetAttribute(null=True)  # the gap ids its owners were told of
 
-    by_check_at = WatchesByCheckAt()
+    by_check_at: GlobalSecondaryIndex[CoverageWatchRecord] = global_index(
+        "coverage-due-index", "due_shard", "check_at", range_type=UTCDateTimeAttribute, keys_only=True
+    )
 
     @property
     def kind(self) -> str:

@@ -365,8 +365,11 @@ def test_scopes(client: Any, org: Org) -> None:
             assert call(client, method, path, reader, payload)[0] == 403
         for method, path, payload in writes:
             assert call(client, method, path, writer, payload)[0] in (200, 201), (method, path)
-    assert call(client, "POST", ORG_LIST + "/test", reader, {"title": "x"})[0] == 200
+    # A dry run costs what an event costs: it needs integrations:write (a reader or viewer gets 403).
+    status, document = call(client, "POST", ORG_LIST + "/test", reader, {"title": "x"})
+    assert (status, document["error"]["details"]["required_scope"]) == (403, "integrations:write")
     assert call(client, "POST", ORG_LIST + "/test", org.readonly_key, {"title": "x"})[0] == 403
+    assert call(client, "POST", ORG_LIST + "/test", writer, {"title": "x"})[0] == 200
 
 
 # --- races ---------------------------------------------------------------------------------------
@@ -426,6 +429,7 @@ def test_dry_run_applies_both_lists_in_order(client: Any, org: Org) -> None:
         "route_to_service": service.service_id,
         "notes": ["i", "o"],
         "matched_rule_ids": [first["id"], org_rule["id"]],
+        "warnings": [],
     }
     status, decision = call(client, "POST", ORG_LIST + "/test", org.owner_key, sample)  # the organization's only
     assert (decision["data"]["severity"], decision["data"]["matched_rule_ids"]) == ("SEV4", [org_rule["id"]])

@@ -246,6 +246,22 @@ def test_acknowledge_is_idempotent_and_moves_new_to_investigating(client: Any, o
     assert detail["sla"]["acknowledge_met"] is True
 
 
+def test_acknowledging_a_resolved_incident_is_409_and_never_meets_the_sla(
+    client: Any, org: Org, service_key: str
+) -> None:
+    number = create(client, org, service_key, severity="SEV1")["incident_number"]
+    resolved = call(client, "post", f"/api/v1/incidents/{number}/status", org.owner_key, {"status": "resolved"})
+    assert resolved.status_code == 200
+    late = call(client, "post", f"/api/v1/incidents/{number}/acknowledge", org.owner_key)
+    assert (late.status_code, error_code(late)) == (409, "INCIDENT_RESOLVED")
+    assert "resolved" in late.json["error"]["message"] and number in late.json["error"]["message"]
+    assert late.json["error"]["details"]["status"] == "resolved"
+    detail = call(client, "get", f"/api/v1/incidents/{number}", org.owner_key).json["data"]
+    assert detail["acknowledged_at"] is None and detail["status"] == "resolved"
+    assert detail["sla"]["acknowledge_met"] is None  # never "met" after the fact
+    assert not [entry for entry in detail["timeline"] if entry["event_type"] == "acknowledged"]
+
+
 def test_comment_rules(client: Any, org: Org, service_key: str) -> None:
     number = create(client, org, service_key)["incident_number"]
     path = f"/api/v1/incidents/{number}/events"

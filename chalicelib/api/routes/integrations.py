@@ -25,15 +25,9 @@ def create_integration(call: Call) -> IntegrationIssuedV1:
     body: IntegrationCreate = call.body
     issued = admin.create_integration(
         organization_id=call.principal.organization_id,
-        integration_type=body.type,
-        name=body.name,
         now=call.now,
-        default_service_key=body.default_service,
-        signing=body.signing,
-        client_secret=body.client_secret,
-        ip_allowlist=body.ip_allowlist,
-        expected_topic_arn=body.expected_topic_arn,
         created_by=call.principal.actor,
+        **body.arguments(),
     )
     return IntegrationIssuedV1.issued(issued)
 

@@ -136,13 +136,7 @@ def create_escalation_policy(ctx: Ctx) -> Redirect:
             EscalationPolicyCreate,
             {"name": ctx.value("name"), "repeat_count": ctx.value("repeat_count") or 0, "levels": levels},
         )
-        stored = service.create_policy(
-            organization_id=ctx.organization_id,
-            name=body.name,
-            levels=body.domain_levels(),
-            repeat_count=body.repeat_count,
-            now=ctx.now,
-        )
+        stored = service.create_policy(organization_id=ctx.organization_id, now=ctx.now, **body.arguments())
     except ValidationFailed as error:
         raise _on_the_form(error, rows) from None
     return Redirect(app_path(f"/escalation-policies/{stored.policy_id}"), notice="policy_created")
