@@ -28,7 +28,7 @@ from chalicelib.oncall.wallclock import is_valid_zone, zone_for
 
 ROTATIONS: tuple[tuple[str, str], ...] = (
     ("daily", "Daily"),
-    ("weekly", "Weekly (on the start's weekday)"),
+    ("weekly", "Weekly"),
     ("hourly", "Hourly"),
     ("custom", "Every N hours"),
 )
@@ -52,7 +52,7 @@ LAYER_INPUTS = {
     "rotation": ("rotation", "Rotation"),
     "rotation_hours": ("hours", "Hours per turn"),
     "handoff_time": ("handoff", "Hand-off time"),
-    "start": ("start", "Starts"),
+    "start": ("start", "First turn starts"),
     "end": ("end", "Ends"),
 }
 
