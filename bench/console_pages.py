@@ -6,8 +6,9 @@ Starts `python -m chalicelib.local` in a temporary directory (stopped at the end
 `--incidents` incidents through the API, signs in as the demo responder through the sign-in form
 (Cognito on the emulator), then times, each `--rounds` times: the incident list (the default open
 filter, 25 a page), one incident's page, posting a comment (a write, answered by a 303), and
-signing in; and the API's list of the same page, for comparison. Prints p50/p95/max per request
-in milliseconds and the targets. Never fails on them.
+signing in; and the API's list of the same page, for comparison. Then, as the demo owner, the
+on-call page, the demo schedule's page, its editor and a Preview (bench/schedule_editor_pages.py).
+Prints p50/p95/max per request in milliseconds and the targets. Never fails on them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import _stack  # noqa: E402
+from bench.schedule_editor_pages import time_schedule_pages  # noqa: E402
 
 P50_TARGET_MS = 200.0
 P95_TARGET_MS = 500.0
@@ -79,12 +81,12 @@ def main() -> int:
                 )
                 created.raise_for_status()
                 numbers.append(created.json()["data"]["incident_number"])
-            person = next(u for u in stack.demo["console"]["users"] if u["role"] == "responder")
+            people = {u["role"]: u for u in stack.demo["console"]["users"]}
             browser = requests.Session()
 
-            def sign_in() -> requests.Response:
+            def sign_in(role: str = "responder") -> requests.Response:
                 fresh = requests.Session()
-                form = {"email": person["email"], "password": person["password"]}
+                form = {"email": people[role]["email"], "password": people[role]["password"]}
                 token = _token(fresh.get(base + "/app/sign-in", timeout=30).text)
                 return fresh.post(
                     base + "/app/sign-in", data={**form, "csrf_token": token}, allow_redirects=False, timeout=30
@@ -119,6 +121,11 @@ def main() -> int:
                 ),
                 "POST /app/sign-in": _timed(max(5, arguments.rounds // 3), sign_in, 303),
             }
+            owner = requests.Session()
+            owner.cookies.update(sign_in("owner").cookies)
+            results |= time_schedule_pages(
+                _timed, arguments.rounds, base, owner, api, stack.demo["on_call"]["schedule_id"]
+            )
         finally:
             _stack.stop(stack)
     print(f"Console over HTTP, {arguments.incidents} open incidents, {arguments.rounds} rounds (milliseconds):")
