@@ -9,8 +9,9 @@ filter, 25 a page), one incident's page, posting a comment (a write, answered by
 signing in; and the API's list of the same page, for comparison. Then, signed in as the demo
 owner, the pages that set things up: people, a person's page, teams, a team's page, the
 organization settings, and the "Assigned to me" view, next to the incident list as the owner
-sees it. Prints p50/p95/max per request
-in milliseconds and the targets. Never fails on them.
+sees it; the on-call page, the demo schedule's page, its editor and a Preview
+(bench/schedule_editor_pages.py). Prints p50/p95/max per request in milliseconds and the
+targets. Never fails on them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import _stack  # noqa: E402
+from bench.schedule_editor_pages import time_schedule_pages  # noqa: E402
 
 P50_TARGET_MS = 200.0
 P95_TARGET_MS = 500.0
@@ -67,13 +69,12 @@ def _setup_pages(
     base: str,
     api: dict[str, str],
     demo: dict[str, Any],
-    sign_in: Callable[[dict[str, str]], requests.Response],
+    sign_in: Callable[[str], requests.Response],
     rounds: int,
 ) -> dict[str, list[float]]:
     """The people, teams and settings pages as the owner (the only roles that see all of them)."""
-    owner = next(u for u in demo["console"]["users"] if u["role"] == "owner")
     browser = requests.Session()
-    browser.cookies.update(sign_in(owner).cookies)
+    browser.cookies.update(sign_in("owner").cookies)
     team = requests.post(base + "/api/v1/teams", headers=api, json={"name": "Bench team"}, timeout=30)
     team.raise_for_status()
     team_id = team.json()["data"]["id"]
@@ -116,12 +117,12 @@ def main() -> int:
                 )
                 created.raise_for_status()
                 numbers.append(created.json()["data"]["incident_number"])
-            person = next(u for u in stack.demo["console"]["users"] if u["role"] == "responder")
+            people = {u["role"]: u for u in stack.demo["console"]["users"]}
             browser = requests.Session()
 
-            def sign_in(who: dict[str, str] = person) -> requests.Response:
+            def sign_in(role: str = "responder") -> requests.Response:
                 fresh = requests.Session()
-                form = {"email": who["email"], "password": who["password"]}
+                form = {"email": people[role]["email"], "password": people[role]["password"]}
                 token = _token(fresh.get(base + "/app/sign-in", timeout=30).text)
                 return fresh.post(
                     base + "/app/sign-in", data={**form, "csrf_token": token}, allow_redirects=False, timeout=30
@@ -157,6 +158,11 @@ def main() -> int:
                 "POST /app/sign-in": _timed(max(5, arguments.rounds // 3), sign_in, 303),
             }
             results.update(_setup_pages(base, api, stack.demo, sign_in, arguments.rounds))
+            owner = requests.Session()
+            owner.cookies.update(sign_in("owner").cookies)
+            results |= time_schedule_pages(
+                _timed, arguments.rounds, base, owner, api, stack.demo["on_call"]["schedule_id"]
+            )
         finally:
             _stack.stop(stack)
     print(f"Console over HTTP, {arguments.incidents} open incidents, {arguments.rounds} rounds (milliseconds):")

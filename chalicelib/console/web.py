@@ -203,9 +203,10 @@ def _fields_of(error: AppError | None) -> list[dict[str, str]]:
 
 
 def _redirect(ctx: Ctx, target: Redirect) -> Response:
-    location = target.location
-    if target.notice:
+    location, hash_mark, fragment = target.location.partition("#")
+    if target.notice:  # the query goes before a fragment (#swaps), or the notice would be lost
         location += ("&" if "?" in location else "?") + urlencode({"done": target.notice})
+    location += hash_mark + fragment
     return redirect(location, ctx.set_cookies)
 
 

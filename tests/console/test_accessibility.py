@@ -203,7 +203,10 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         "/app/on-call",
         "/app/schedules",
         f"/app/schedules/{world.schedule_id}",
+        "/app/schedules/new",
+        f"/app/schedules/{world.schedule_id}/edit",
         "/app/escalation-policies",
+        "/app/escalation-policies/new",
         f"/app/escalation-policies/{world.policy_id}",
         "/app/services",
         "/app/services/new",
@@ -236,6 +239,7 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         problems = _problems(answer.dom())
         if problems:
             report[path] = problems
+    report.update(_schedule_forms_refused_and_previewed(signed_in, world, people))
     # Pages that answer a POST: the bulk action's lines, the deactivation's confirmation.
     answers = {
         "POST /app/incidents/bulk": browser.post(
@@ -268,6 +272,37 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         if problems:
             report[path] = problems
     assert report == {}
+
+
+def _schedule_forms_refused_and_previewed(
+    signed_in: Callable[[str], ConsoleClient], world: World, people: dict[str, Person]
+) -> dict[str, list[str]]:
+    """The pages a form answers with: the editor's preview and its refusal, a cover request on the
+    schedule's page (the responder's, with the ask form) and a refused ask."""
+    from tests.console.test_schedule_editor import _form
+
+    report: dict[str, list[str]] = {}
+    owner = signed_in("owner")
+    owner.get("/app/schedules/new")
+    for label, sent, status in (
+        ("preview", _form(people, op="preview"), 200),
+        ("refused", _form(people, op="save", layer1_start="soon", layer2_rend=["26:00", "17:00"]), 400),
+    ):
+        answer = owner.post("/app/schedules/new", sent)
+        assert answer.status == status, (label, answer.body[:500])
+        if problems := _problems(answer.dom()):
+            report[f"editor {label}"] = problems
+    responder = signed_in("responder")
+    page = f"/app/schedules/{world.schedule_id}"
+    responder.get(page)
+    ask = {"cover_start": "2026-11-22T18:00", "cover_end": "2026-11-22T22:00", "cover_note": ""}
+    assert responder.post(f"{page}/swap-requests", ask).status == 303
+    refused = responder.post(f"{page}/swap-requests", {**ask, "cover_end": "later"})
+    assert refused.status == 400
+    for label, answer in (("with a request", responder.get(page)), ("ask refused", refused)):
+        if problems := _problems(answer.dom()):
+            report[f"schedule {label}"] = problems
+    return report
 
 
 def test_the_reader_finds_each_kind_of_problem() -> None:
