@@ -214,26 +214,31 @@ def test_nobody_changes_themself_and_the_last_owner_stays(
 def test_deactivating_asks_first_listing_where_they_are_then_takes_them_out(
     signed_in: Callable[[str], ConsoleClient], client: Any, org: Org, people: dict[str, Person], world: World
 ) -> None:
-    browser = signed_in("owner")
-    responder, viewer = people["responder"].user_id, people["viewer"].user_id
-    browser.get(f"/app/people/{viewer}")
-    asked = browser.post(f"/app/people/{viewer}/deactivate")
-    assert asked.status == 200
-    assert asked.dom().find("h1").text() == "Deactivate Viewer Person?"
-    assert "Payments escalation" in asked.text() and "level 2 is removed" in asked.text()
-    assert api_user(client, org, viewer)["is_active"] is True  # asking changes nothing
-    done = browser.post(f"/app/people/{viewer}/deactivate", CONFIRMED)
-    assert done.status == 200 and done.dom().find("h1").text() == "Viewer Person deactivated"
-    assert "level 2 was removed (they were its only target)" in done.text()
-    assert api_user(client, org, viewer)["is_active"] is False
-    policy = policies.get_policy(organization_id=org.organization_id, policy_id=world.policy_id).policy
-    assert [[t.id for t in level.targets] for level in policy.levels] == [[world.schedule_id]]
+    from chalicelib.escalation.steps import Level, Target
 
+    browser = signed_in("owner")
+    responder = people["responder"].user_id
+    # The responder is in the schedule's layer and the only target of the policy's level 2.
+    policies.update_policy(
+        organization_id=org.organization_id,
+        policy_id=world.policy_id,
+        now=NOW,
+        levels=[Level((Target("schedule", world.schedule_id),), 5), Level((Target("user", responder),), 15)],
+    )
     browser.get(f"/app/people/{responder}")
     asked = browser.post(f"/app/people/{responder}/deactivate")
+    assert asked.status == 200
+    assert asked.dom().find("h1").text() == "Deactivate Responder Person?"
+    assert "Payments escalation" in asked.text() and "level 2 is removed" in asked.text()
     assert "leaves the layer Weekly" in asked.text()
+    assert api_user(client, org, responder)["is_active"] is True  # asking changes nothing
     done = browser.post(f"/app/people/{responder}/deactivate", CONFIRMED)
+    assert done.status == 200 and done.dom().find("h1").text() == "Responder Person deactivated"
+    assert "level 2 was removed (they were its only target)" in done.text()
     assert "left the layer Weekly" in done.text()
+    assert api_user(client, org, responder)["is_active"] is False
+    policy = policies.get_policy(organization_id=org.organization_id, policy_id=world.policy_id).policy
+    assert [[t.id for t in level.targets] for level in policy.levels] == [[world.schedule_id]]
     schedule = schedules.get_schedule(organization_id=org.organization_id, schedule_id=world.schedule_id).schedule
     assert [layer.members for layer in schedule.layers] == [(people["admin"].user_id,)]
     page = browser.get(f"/app/people/{responder}")
