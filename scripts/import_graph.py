@@ -64,6 +64,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "statuspage",
                 "outbound",
                 "subscriber",
+                "opsgenie",
             }
         ),
     ),

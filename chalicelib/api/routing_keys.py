@@ -16,7 +16,7 @@ from chalicelib.api.credential_kinds import CredentialKind, Inbound, Refused, Ve
 from chalicelib.errors import DeliveryRejected, InvalidPayload, RouteNotFound
 
 
-def _admit(
+def admit_routing_key(
     inbound: Inbound,
     routing_key: str,
     *,
@@ -46,14 +46,14 @@ def _admit(
 
 
 def _in_path(inbound: Inbound) -> Verified:
-    return _admit(inbound, inbound.path["routing_key"])
+    return admit_routing_key(inbound, inbound.path["routing_key"])
 
 
 def _in_bearer(inbound: Inbound) -> Verified:
     scheme, _, credential = (inbound.header("authorization") or "").partition(" ")
     if scheme.lower() != "bearer" or not credential.strip():
         raise RouteNotFound("Send the routing key as Authorization: Bearer <routing key>.")
-    return _admit(inbound, credential.strip(), source_type="legacy")
+    return admit_routing_key(inbound, credential.strip(), source_type="legacy")
 
 
 def _in_pagerduty_body(inbound: Inbound) -> Verified:
@@ -70,7 +70,7 @@ def _in_pagerduty_body(inbound: Inbound) -> Verified:
         raise InvalidPayload("'routing_key' is missing or blank")
     # A PagerDuty event carries no signature of ours: an integration that requires one refuses it
     # (and the attempt counts as unverified), as on its own webhook URL without the headers.
-    verified = _admit(inbound, routing_key, signed=(None, b""))
+    verified = admit_routing_key(inbound, routing_key, signed=(None, b""))
     if verified.subject.integration.integration_type != "pagerduty":
         refused = InvalidPayload("'routing_key' does not belong to a PagerDuty Events integration")
         raise Refused(refused, bucket=verified.bucket)
