@@ -4,12 +4,12 @@ answers as Opsgenie does (400 for a body that is not a JSON object, 422 naming i
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from chalicelib.incident.models import Timestamp
 from chalicelib.model_base import ApiModel
 
 CAMEL = ConfigDict(defer_build=True, alias_generator=to_camel, validate_by_name=True, serialize_by_alias=True)
@@ -102,7 +102,7 @@ class OpsgenieRequestStatusV1(ApiModel):
 
     success: bool
     action: str = Field(description="Create, Acknowledge, Close or AddNote.")
-    processed_at: datetime
+    processed_at: Timestamp
     integration_id: str
     is_success: bool
     status: str = Field(description="What the request became, e.g. 'Created alert' or 'Alert does not exist'.")
@@ -155,9 +155,9 @@ class OpsgenieAlertV1(ApiModel):
     tags: list[str]
     snoozed: bool
     count: int
-    last_occurred_at: datetime
-    created_at: datetime
-    updated_at: datetime
+    last_occurred_at: Timestamp
+    created_at: Timestamp
+    updated_at: Timestamp
     source: str
     owner: str
     priority: Literal["P1", "P2", "P3", "P4", "P5"] = Field(description="The alert's severity as a priority.")
