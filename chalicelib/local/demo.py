@@ -179,6 +179,7 @@ DEMO_INTEGRATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "alertmanager": ("alertmanager", {}),
     "cloudwatch": ("cloudwatch", {}),
     "pagerduty": ("pagerduty", {}),
+    "opsgenie": ("opsgenie", {}),
     "revoked": ("custom", {"revoke": True}),
 }
 
