@@ -10,6 +10,12 @@ STAGE ?= dev
 
 .PHONY: run test lint unit fast e2e bench format clean screenshot
 
+# Python writes and reuses bytecode here whatever the calling shell says: a test run starts ~25
+# Python processes (the xdist workers, a local stack and its emulator per e2e module, CLI runs),
+# and with PYTHONDONTWRITEBYTECODE set each compiled chalicelib and pytest rewrote every test module
+# again (collection: 15.7 s of CPU per worker without the cache, 5.4 s with it).
+unexport PYTHONDONTWRITEBYTECODE
+
 # Install Debian package $(2) when command $(1) is missing (root or passwordless sudo, and apt);
 # idempotent; prints a warning instead of failing, because its tests skip outside CI.
 define apt_install
@@ -44,8 +50,9 @@ test: $(STAMP) lint
 	@# The status page browser test drives headless Chromium (Debian package chromium).
 	@$(call apt_install,chromium,chromium,the status page browser test skips outside CI)
 	@# One file per worker at a time (its module fixtures, e.g. an e2e module's local stack, are built
-	@# once), in collection order so the long e2e files start early. (`--dist loadgroup` no longer
-	@# groups anything with pytest 9: xdist 3.8 renames node ids through an attribute pytest ignores.)
+	@# once), in collection order, which tests/conftest.py sorts longest first (the e2e files, the
+	@# contract sweep's two parts first of all). (`--dist loadgroup` no longer groups anything with
+	@# pytest 9: xdist 3.8 renames node ids through an attribute pytest ignores.)
 	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder
 
 ## lint: ruff and mypy, as CI runs them
@@ -54,9 +61,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy app.py chalicelib bench scripts
 
-## fast: the tests that need no running stack
+## fast: the tests that need no running stack, on every CPU
 fast: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -m "not e2e"
+	$(PY) -m pytest -q -p no:cacheprovider -m "not e2e" -n auto --dist loadfile --no-loadscope-reorder
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .

@@ -41,8 +41,14 @@ class RunningStack:
 
 
 def start(
-    local_dir: Path, *, fresh: bool = False, timeout: float = 300.0, environment: dict[str, str] | None = None
+    local_dir: Path,
+    *,
+    fresh: bool = False,
+    timeout: float = 300.0,
+    environment: dict[str, str] | None = None,
+    root: Path = ROOT,
 ) -> RunningStack:
+    """`root`: the source tree to run (another checkout, to measure a figure before a change)."""
     demo_path = local_dir / "demo.json"
     demo_path.unlink(missing_ok=True)
     env = {
@@ -58,7 +64,7 @@ def start(
     started = time.monotonic()
     with (local_dir / "stack.log").open("ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "chalicelib.local"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "chalicelib.local"], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT
         )
     deadline = started + timeout
     while time.monotonic() < deadline:

@@ -142,6 +142,15 @@ class IdempotencyInProgress(AppError):
     default_message = "A request with this Idempotency-Key is still in progress; retry after it finishes."
 
 
+class IncidentResolved(AppError):
+    """Acknowledging an incident that is resolved or closed: there is nothing left to acknowledge,
+    and its acknowledge SLA is never recorded as met. `details`: status, resolved_at, resolved_by."""
+
+    code = "INCIDENT_RESOLVED"
+    status = 409
+    default_message = "The incident is resolved; a resolved incident cannot be acknowledged."
+
+
 class ContactDetailsMissing(AppError):
     code = "CONTACT_DETAILS_MISSING"
     status = 409

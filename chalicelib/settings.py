@@ -104,6 +104,10 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # it. Left unset, the local stage uses LOCAL_SLACK_SIGNING_SECRET (in .local/demo.json) and
     # other stages refuse every click.
     slack_signing_secret: str | None = None
+    # The Slack workspace (team id, T...) the app's bot token belongs to: a click naming another
+    # workspace acts nowhere. Comma-separated for an Enterprise Grid's several. Left unset, the
+    # local stage uses LOCAL_SLACK_TEAM_ID (in .local/demo.json) and other stages check nothing.
+    slack_team_id: str | None = None
     # SMS through Amazon SNS (Publish to a phone number, transactional). Both optional: a sender
     # id where the destination country supports one, an origination number (E.164) otherwise.
     sms_sender_id: str | None = None
@@ -120,6 +124,24 @@ class Settings(BaseModel):  # built on first use, by get_settings
     voice_auth_token: str | None = None
     voice_from_number: str | None = None
     voice_timeout_seconds: float = 5.0
+
+    # The outbound budget (chalicelib/budget, docs/SECURITY.md): the most messages that may leave
+    # per destination, person and organization in a window. These are the deployment's values: an
+    # organization's owner may lower each for their organization (GET/PATCH /api/v1/settings/limits),
+    # never raise it; an operator raises (or lowers) them here.
+    budget_verification_per_destination: int = Field(default=3, ge=1)  # codes to one number, an hour
+    budget_verification_per_person: int = Field(default=5, ge=1)  # codes one person asks for, an hour
+    budget_page_burst_per_person: int = Field(default=5, ge=1)  # pages a person, per channel, in the burst window
+    budget_page_burst_minutes: int = Field(default=10, ge=1, le=60)  # beyond the burst: one digest at its end
+    budget_sms_per_organization: int = Field(default=1000, ge=1)  # an hour
+    budget_voice_per_organization: int = Field(default=300, ge=1)  # an hour
+    budget_email_per_organization: int = Field(default=5000, ge=1)  # to its people, an hour
+    budget_chat_per_organization: int = Field(default=5000, ge=1)  # Slack and the chat channels, an hour
+    budget_subscriber_email_per_organization: int = Field(default=20000, ge=1)  # status page followers, an hour
+    budget_confirmation_per_destination: int = Field(default=3, ge=1)  # subscription confirmations a mailbox, an hour
+    budget_messages_per_destination: int = Field(default=60, ge=1)  # notices and replies to one address, an hour
+    budget_unknown_sender_reply_per_number: int = Field(default=1, ge=0)  # replies to an unknown number, a day
+    budget_unknown_sender_replies: int = Field(default=20, ge=0)  # replies to unknown numbers in all, an hour
 
     # Local and test stages only (every other stage uses 1): the waits the workers schedule
     # (escalation level delays, SLA due times, webhook retry delays) are divided by this, so a
@@ -147,6 +169,13 @@ class Settings(BaseModel):  # built on first use, by get_settings
         if self.slack_bot_token:
             return self.slack_bot_token
         return LOCAL_SLACK_TOKEN if self.is_local else None
+
+    def slack_teams(self) -> frozenset[str]:
+        """The Slack workspaces whose clicks may act; empty: any the signature covers."""
+        configured = (
+            self.slack_team_id if self.slack_team_id is not None else (LOCAL_SLACK_TEAM_ID if self.is_local else "")
+        )
+        return frozenset(team.strip() for team in configured.split(",") if team.strip())
 
     def slack_signing_key(self) -> str | None:
         """The secret Slack signs interactivity requests with; None: clicks are refused."""
@@ -208,6 +237,7 @@ class Settings(BaseModel):  # built on first use, by get_settings
 _INSECURE_DEFAULTS = {"local-insecure-api-key-secret"}
 LOCAL_SLACK_TOKEN = "xoxb-local-sink-token"
 LOCAL_SLACK_SIGNING_SECRET = "local-slack-signing-secret"
+LOCAL_SLACK_TEAM_ID = "T0LOCAL001"
 # The local voice sink's credentials; refused outside the local stage (check_secrets).
 LOCAL_VOICE_ACCOUNT_SID = "AC00000000000000000000000000local"
 LOCAL_VOICE_AUTH_TOKEN = "local-voice-sink-token"

@@ -24,6 +24,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.eventrule.tables
     import chalicelib.heartbeat.tables
     import chalicelib.idempotency.tables
+    import chalicelib.identity.tables
     import chalicelib.incident.tables
     import chalicelib.integration.tables
     import chalicelib.maintenance.tables

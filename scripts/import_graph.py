@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "base",
         frozenset(
             {"settings", "clock", "errors", "aws", "logs", "model_base", "pagination", "secrets_box", "severity"}
-            | {"json_body", "zones"}
+            | {"json_body", "zones", "addresses"}
             | {"queue", "templates"}
         ),
     ),
@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             {
                 "organization",
                 "ratelimit",
+                "budget",
                 "idempotency",
                 "auth",
                 "identity",

@@ -18,6 +18,8 @@ from datetime import datetime
 from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import clock
+from chalicelib.budget import service as budget
+from chalicelib.budget.rules import Send
 from chalicelib.contact import rules, service
 from chalicelib.contact.profile import ContactMethod, to_method
 from chalicelib.contact.tables import ContactRecord, method_item_key, user_key
@@ -30,6 +32,8 @@ from chalicelib.store import RetryableConflict, assign, retry_on_conflict, updat
 
 # The message the channels' consumer turns into an SMS or a voice call.
 SEND_VERIFICATION = "contact.send_verification"
+# Its payload says the request charged the outbound budget (chalicelib/notification/gate.py CHARGED).
+BUDGET_CHARGED = "budget_charged"
 
 
 @dataclass(frozen=True)
@@ -74,19 +78,42 @@ def _digest(record: ContactRecord, code: str) -> str:
     )
 
 
+def _checked(organization_id: str, user: User, contact_method_id: str, now: datetime) -> ContactRecord:
+    record = _record(organization_id, user, contact_method_id, now)
+    _check_needs_verification(record)
+    return record
+
+
+def _window_after_send(record: ContactRecord, now: datetime) -> rules.SendWindow:
+    """The method's send window after one more code; 429 inside its cooldown or past its cap."""
+    return rules.next_send(
+        last_sent_at=record.code_sent_at,
+        window=rules.SendWindow(record.send_window_started_at, int(record.sends_in_window or 0)),
+        now=now,
+    )
+
+
+def _spend_budget(organization_id: str, user_id: str, record: ContactRecord, now: datetime) -> budget.Decision:
+    """The outbound budget's verification limits (per number across organizations, per person):
+    429 RATE_LIMITED with Retry-After when spent (chalicelib/budget)."""
+    send = Send(str(record.method_type), str(record.address), "verification", organization_id, user_id)
+    return budget.spend_or_raise(send, now)
+
+
 def send_verification(*, organization_id: str, user_id: str, contact_method_id: str, now: datetime) -> VerificationSent:
     """Store a fresh code's digest (the previous code stops working), then publish it for sending.
-    409 for email/Slack or an already verified method; 429 inside the cooldown or past the hourly cap."""
+    409 for email/Slack or an already verified method; 429 inside the cooldown, past the method's
+    hourly cap, or past the outbound budget's verification limits (per number, per person)."""
     user = service.get_user(organization_id, user_id)
+    # The method's own cooldown and cap answer first; then the budget of the number and the person
+    # (which no new method resets), charged here so its refusal is this request's 429.
+    first = _checked(organization_id, user, contact_method_id, now)
+    _window_after_send(first, now)
+    charge = _spend_budget(organization_id, user_id, first, now)
 
     def attempt() -> tuple[ContactRecord, str]:
-        record = _record(organization_id, user, contact_method_id, now)
-        _check_needs_verification(record)
-        window = rules.next_send(
-            last_sent_at=record.code_sent_at,
-            window=rules.SendWindow(record.send_window_started_at, int(record.sends_in_window or 0)),
-            now=now,
-        )
+        record = _checked(organization_id, user, contact_method_id, now)
+        window = _window_after_send(record, now)
         code = rules.new_code()
         previous = record.code_sent_at
         unchanged = (
@@ -106,7 +133,11 @@ def send_verification(*, organization_id: str, user_id: str, contact_method_id: 
             raise RetryableConflict()  # another send or an address change won: read again
         return record, code
 
-    record, code = retry_on_conflict(attempt, what="verification code")
+    try:
+        record, code = retry_on_conflict(attempt, what="verification code")
+    except Exception:
+        charge.refund()
+        raise
     expires_at = now + rules.CODE_TTL
     payload = {
         "user_id": user_id,
@@ -115,6 +146,7 @@ def send_verification(*, organization_id: str, user_id: str, contact_method_id: 
         "address": str(record.address),
         "code": code,
         "expires_at": clock.isoformat(expires_at),
+        BUDGET_CHARGED: True,
     }
     publish(Message(SEND_VERIFICATION, organization_id, payload))
     return VerificationSent(

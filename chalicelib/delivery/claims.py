@@ -13,6 +13,11 @@ delivery of the message may take it). Work that raises releases the claim and re
 retries the message. Release deletes the item only while it is still a claim in progress
 (`in_progress`), never a finished one.
 
+A claim may carry a `Guard`: a condition on another item (a page's incident: not resolved, not
+acknowledged, the same escalation) written as a ConditionCheck in the same transaction as the
+claim, so the work is claimed only while what the caller read still holds. A guard found false
+raises `GuardFailed`: the caller reads again and decides (skip, or claim again).
+
 Scheduled deliveries (webhooks) claim each attempt on their delivery record instead:
 chalicelib/delivery/attempts.py.
 """
@@ -21,25 +26,43 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
-from chalicelib.store import absent, best_effort, delete_if, save_if
+from chalicelib.store import Transaction, TransactionCancelled, absent, best_effort, delete_if, save_if
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
+class Guard:
+    """What must still hold of another item for the claim to be taken: `condition` on the item
+    of `model` with these keys, checked in the claim's own transaction."""
+
+    model: type[Model]
+    hash_key: Any
+    range_key: Any
+    condition: Condition
+
+
+class GuardFailed(Exception):
+    """The claim was not taken because its guard was false (or the guarded item was being written
+    at that moment): the caller reads the item again and decides."""
+
+
+@dataclass(frozen=True)
 class Claim:
     """The item written as the claim, the condition that it is still one in progress (what a
-    release may delete), and when a stored item may be overwritten anyway (None: never)."""
+    release may delete), when a stored item may be overwritten anyway (None: never), and what
+    must hold elsewhere for it to be taken (None: nothing)."""
 
     record: Model
     in_progress: Condition
     takeover: Condition | None = None
     what: str = "a claim"  # for the log line of a release that could not be written
+    guard: Guard | None = None
 
 
 @dataclass(frozen=True)
@@ -50,11 +73,24 @@ class Done(Generic[T]):
 
 
 def take(claim: Claim) -> bool:
-    """True for exactly one of any number of racing takers; False when it is held or finished."""
+    """True for exactly one of any number of racing takers; False when it is held or finished.
+    A guarded claim raises GuardFailed when its guard was false (and it was not held already)."""
     condition = absent(type(claim.record))
     if claim.takeover is not None:
         condition = condition | claim.takeover
-    return save_if(claim.record, condition)
+    if claim.guard is None:
+        return save_if(claim.record, condition)
+    guard = claim.guard
+    transaction = Transaction()
+    transaction.put("claim", claim.record, condition)
+    transaction.check("guard", guard.model, guard.hash_key, guard.range_key, guard.condition)
+    try:
+        transaction.commit()
+    except TransactionCancelled as cancelled:
+        if "claim" in cancelled.failed:
+            return False
+        raise GuardFailed(f"{claim.what}: its guard no longer holds") from cancelled
+    return True
 
 
 def release(claim: Claim) -> None:

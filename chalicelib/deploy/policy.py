@@ -35,9 +35,10 @@ CONSUME_ACTIONS = ("sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMe
 EMAIL_ACTIONS = ("ses:SendEmail", "ses:SendRawEmail")  # SendRawEmail: subscriber notices set List-Unsubscribe
 SMS_ACTIONS = ("sns:Publish",)
 SNS_TOPICS = "arn:aws:sns:*:*:*"
-# A new directory user is invited to the console's user pool (chalicelib.directory.invitations).
-# Sign-in itself (InitiateAuth and the password flows) is a public Cognito API: no IAM action.
-INVITE_ACTIONS = ("cognito-idp:AdminCreateUser",)
+# A new directory user is invited to the console's user pool (chalicelib.directory.invitations);
+# the organization chosen at sign-in is written to the identity's custom:org (so its ID tokens name
+# it). Sign-in itself (InitiateAuth and the password flows) is a public Cognito API: no IAM action.
+INVITE_ACTIONS = ("cognito-idp:AdminCreateUser", "cognito-idp:AdminUpdateUserAttributes")
 USER_POOLS = "arn:aws:cognito-idp:*:*:userpool/*"
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents")
 

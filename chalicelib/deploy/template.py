@@ -143,6 +143,11 @@ PARAMETERS: dict[str, Any] = {
         "Default": "",
         "Description": "SMS_INBOUND_TOPIC_ARN: the SNS topic two-way SMS delivers replies to (empty: replies off)",
     },
+    "SlackTeamId": {
+        "Type": "String",
+        "Default": "",
+        "Description": "SLACK_TEAM_ID: the Slack workspace (T...) of the bot token; clicks from others act nowhere",
+    },
     "SecretsRevision": {
         "Type": "String",
         "Default": "1",
@@ -164,6 +169,7 @@ CONDITIONS: dict[str, Any] = {
     "HasSmsSenderId": {"Fn::Not": [{"Fn::Equals": [_ref("SmsSenderId"), ""]}]},
     "HasSmsOriginationNumber": {"Fn::Not": [{"Fn::Equals": [_ref("SmsOriginationNumber"), ""]}]},
     "HasSmsInboundTopicArn": {"Fn::Not": [{"Fn::Equals": [_ref("SmsInboundTopicArn"), ""]}]},
+    "HasSlackTeamId": {"Fn::Not": [{"Fn::Equals": [_ref("SlackTeamId"), ""]}]},
     "HasJwtJwksUrl": {"Fn::Not": [{"Fn::Equals": [_ref("JwtJwksUrl"), ""]}]},
     "HasJwtIssuer": {"Fn::Not": [{"Fn::Equals": [_ref("JwtIssuer"), ""]}]},
     "HasJwtAudience": {"Fn::Not": [{"Fn::Equals": [_ref("JwtAudience"), ""]}]},
@@ -290,6 +296,7 @@ def function_environment() -> dict[str, Any]:
         "SES_SENDER": _if("HasSesSender", _ref("SesSender")),
         "SLACK_BOT_TOKEN": _if("UseSlack", _secret("SLACK_BOT_TOKEN")),
         "SLACK_SIGNING_SECRET": _if("UseSlack", _secret("SLACK_SIGNING_SECRET")),
+        "SLACK_TEAM_ID": _if("HasSlackTeamId", _ref("SlackTeamId")),
         "VOICE_AUTH_TOKEN": _if("UseVoice", _secret("VOICE_AUTH_TOKEN")),
         "VOICE_ACCOUNT_SID": _if("HasVoiceAccountSid", _ref("VoiceAccountSid")),
         "VOICE_FROM_NUMBER": _if("HasVoiceFromNumber", _ref("VoiceFromNumber")),

@@ -26,15 +26,38 @@ first (the most specific), then the organization's. The semantics:
 
 Conditions always see the alert as it arrived: a rule that re-routes or changes the severity does
 not change what later rules read.
+
+Evaluation has a time budget (`budget_seconds`, on the monotonic `clock` passed in, read before
+each condition). Past it, evaluation stops and fails safe: the decision is the one of no matching
+rule (the alert is kept, with its own severity and service, and paged), carrying a warning that
+the caller logs and shows. Half-applied rules would be worse than none: a later `drop` or
+`suppress` never ran, an earlier `note` did.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 
 from chalicelib.eventrule.facts import AlertFacts, RuleDecision
 from chalicelib.eventrule.regex import pattern_matches
 from chalicelib.eventrule.rules import LABEL_PREFIX, Condition, Rule
+
+# Far above what a list within its write-time budget takes (about a tenth of a second at worst),
+# far below API Gateway's 29 s.
+EVALUATION_BUDGET_SECONDS = 1.0
+Clock = Callable[[], float]
+
+
+def over_budget_warning(budget_seconds: float) -> str:
+    return (
+        f"Event rules were skipped for this event: evaluating them took longer than {budget_seconds:g} s. "
+        "The alert was kept and paged as if no rule matched; simplify the rules' matches patterns."
+    )
+
+
+class _OverBudget(Exception):
+    """Raised inside evaluation when the deadline has passed."""
 
 
 def field_value(facts: AlertFacts, field: str) -> str | None:
@@ -72,12 +95,35 @@ def _names_service_key(condition: Condition, facts: AlertFacts) -> bool:
     )
 
 
-def rule_matches(rule: Rule, facts: AlertFacts) -> bool:
-    return all(condition_holds(condition, facts) for condition in rule.conditions)
+def rule_matches(rule: Rule, facts: AlertFacts, in_time: Callable[[], bool] = lambda: True) -> bool:
+    """Every condition holds; `in_time` is asked before each (raising _OverBudget when it says no)."""
+    for condition in rule.conditions:
+        if not in_time():
+            raise _OverBudget()
+        if not condition_holds(condition, facts):
+            return False
+    return True
 
 
-def evaluate(rule_sets: Iterable[Sequence[Rule]], facts: AlertFacts) -> RuleDecision:
-    """The decision of the lists, in the order given (integration's, then organization's)."""
+def evaluate(
+    rule_sets: Iterable[Sequence[Rule]],
+    facts: AlertFacts,
+    *,
+    clock: Clock = time.monotonic,
+    budget_seconds: float | None = None,
+) -> RuleDecision:
+    """The decision of the lists, in the order given (integration's, then organization's); past
+    the time budget (None: EVALUATION_BUDGET_SECONDS), the decision of no rule with a warning (the
+    module's docstring)."""
+    budget = EVALUATION_BUDGET_SECONDS if budget_seconds is None else budget_seconds
+    deadline = clock() + budget
+    try:
+        return _evaluate(rule_sets, facts, lambda: clock() <= deadline)
+    except _OverBudget:
+        return RuleDecision(warnings=(over_budget_warning(budget),))
+
+
+def _evaluate(rule_sets: Iterable[Sequence[Rule]], facts: AlertFacts, in_time: Callable[[], bool]) -> RuleDecision:
     suppressed = False
     severity: str | None = None
     route_to_service: str | None = None
@@ -96,7 +142,7 @@ def evaluate(rule_sets: Iterable[Sequence[Rule]], facts: AlertFacts) -> RuleDeci
 
     for rules in rule_sets:
         for rule in rules:
-            if not rule_matches(rule, facts):
+            if not rule_matches(rule, facts, in_time):
                 continue
             matched.append(rule.rule_id)
             actions = rule.actions

@@ -30,3 +30,6 @@ class RuleDecision:
     route_to_service: str | None = None  # SER-nnnnn
     notes: tuple[str, ...] = ()
     matched_rule_ids: tuple[str, ...] = ()
+    # Why the rules could not decide (evaluation passed its time budget: nothing above applied).
+    # For whoever shows the event's outcome: the webhook answer's warnings, the integration's event log.
+    warnings: tuple[str, ...] = ()

@@ -241,3 +241,8 @@ class RuleDecisionV1(ApiModel):
     route_to_service: str | None = Field(description="SER-nnnnn")
     notes: list[str]
     matched_rule_ids: list[str] = Field(description="Every matched rule, in the order it matched.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Why the rules could not decide: evaluation passed its time budget, so no rule applied "
+        "(an event would be kept and paged as if none matched).",
+    )

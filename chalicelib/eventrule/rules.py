@@ -11,13 +11,13 @@ Each condition is `{field, op, value}`:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from chalicelib.errors import ValidationFailed
-from chalicelib.eventrule.regex import MAX_PATTERN_LENGTH, PatternRefused, check_pattern
+from chalicelib.eventrule.regex import MAX_PATTERN_LENGTH, PatternRefused, check_pattern, program_size
 
 ALERT_FIELDS: tuple[str, ...] = ("title", "source", "severity", "service_id", "integration_type")
 LABEL_PREFIX = "labels."
@@ -39,6 +39,12 @@ MAX_DESCRIPTION_LENGTH = 1000
 # Per list (an organization's, or one integration's): every rule runs on every event, and the list
 # is one DynamoDB item, read whole per event.
 MAX_RULES = 100
+# What a list's `matches` conditions may cost together, all of them running on every event: a
+# search costs up to (RE2 instructions x text length), and alert text is bounded at intake (labels
+# 1,000 characters). A full list then stays near a tenth of a second at worst (bench/abuse_rules.py);
+# the time budget at evaluation (eventrule.evaluate) catches what the counts cannot.
+MAX_MATCHES_PER_LIST = 200
+MAX_INSTRUCTIONS_PER_LIST = 5_000
 ACTION_NAMES = ("suppress", "drop", "severity", "route_to_service", "note")
 
 
@@ -116,6 +122,59 @@ def check_conditions(conditions: Sequence[tuple[str, str, str | None]]) -> tuple
         check_condition(field, op, value, where=f"conditions.{index}")
         for index, (field, op, value) in enumerate(conditions)
     )
+
+
+@dataclass(frozen=True)
+class RegexCost:
+    """What `matches` conditions cost on every event: how many, and their RE2 instructions."""
+
+    patterns: int = 0
+    instructions: int = 0
+
+    def __add__(self, other: RegexCost) -> RegexCost:
+        return RegexCost(self.patterns + other.patterns, self.instructions + other.instructions)
+
+    def exceeds(self, other: RegexCost) -> bool:
+        return self.patterns > other.patterns or self.instructions > other.instructions
+
+
+def condition_cost(condition: Condition) -> RegexCost:
+    if condition.op != "matches" or not condition.value:
+        return RegexCost()
+    return RegexCost(1, program_size(condition.value))
+
+
+def regex_cost(rules: Iterable[Rule]) -> RegexCost:
+    total = RegexCost()
+    for rule in rules:
+        for condition in rule.conditions:
+            total += condition_cost(condition)
+    return total
+
+
+def check_regex_budget(others: Iterable[Rule], conditions: Sequence[Condition]) -> None:
+    """400 naming the first of `conditions` (a rule being written) that takes its list, with the
+    list's `others` rules, past MAX_MATCHES_PER_LIST or MAX_INSTRUCTIONS_PER_LIST."""
+    spent = regex_cost(others)
+    for index, condition in enumerate(conditions):
+        cost = condition_cost(condition)
+        if not cost.patterns:
+            continue
+        where = f"conditions.{index}.value"
+        if spent.patterns + 1 > MAX_MATCHES_PER_LIST:
+            raise ValidationFailed.for_field(
+                where,
+                f"the list already has {spent.patterns} matches conditions, the most it may have "
+                f"({MAX_MATCHES_PER_LIST}: each runs on every event); use equals or contains, or merge patterns",
+            )
+        if spent.instructions + cost.instructions > MAX_INSTRUCTIONS_PER_LIST:
+            raise ValidationFailed.for_field(
+                where,
+                f"this pattern ({cost.instructions} RE2 instructions) would take the list's matches "
+                f"conditions past {MAX_INSTRUCTIONS_PER_LIST} instructions in all ({spent.instructions} "
+                "already; each runs on every event); use equals or contains, or simpler patterns",
+            )
+        spent += cost
 
 
 def check_actions(actions: Actions) -> Actions:

@@ -32,6 +32,8 @@ from chalicelib.eventrule.rules import (
     check_actions,
     check_conditions,
     check_description,
+    check_regex_budget,
+    regex_cost,
     rule_from_item,
     rule_to_item,
 )
@@ -180,6 +182,7 @@ def create_rule(
     def insert(rules: list[Rule]) -> PlacedRule:
         if len(rules) >= MAX_RULES:
             raise Conflict(f"The list has {MAX_RULES} rules, the most it may have; delete or merge rules first.")
+        check_regex_budget(rules, rule.conditions)
         at = len(rules) if position is None else position
         _check_position(at, most=len(rules))
         rules.insert(at, rule)
@@ -215,6 +218,10 @@ def update_rule(
                 "Read it again and reapply your change.",
                 details={"expected_version": expected_version, "current_version": rule.version},
             )
+        # A change that costs no more than before is always allowed (a list over its budget
+        # from before the budget existed can still be simplified).
+        if checked is not None and regex_cost([replace(rule, conditions=checked)]).exceeds(regex_cost([rule])):
+            check_regex_budget(rules[:index] + rules[index + 1 :], checked)
         rule = replace(
             rule,
             conditions=checked if checked is not None else rule.conditions,

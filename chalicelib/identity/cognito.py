@@ -2,8 +2,12 @@
 
 The pool holds passwords and their flows (first sign-in with a temporary password, forgotten
 passwords); Tocsin's directory stays the authority on who belongs to which organization and
-with which role. A pool user carries `email` (its username), `email_verified` and
-`custom:org`; the console maps it to the directory user with that email in that organization.
+with which role. A pool user is a person's sign-in, bound to no organization when invited: it
+carries `email` (its username) and `email_verified`; the organizations it may open are those
+that invited the address and whose invitation the person accepted (chalicelib/identity/
+memberships.py). `custom:org` names the organization the person last chose at sign-in (an
+accepted one), so the API's ID tokens name it; identities from before memberships carry the one
+they were invited to.
 
 The ID token returned by InitiateAuth comes straight from Cognito over TLS, so its claims are
 read without checking the signature (OpenID Connect Core 3.1.3.7 allows TLS in place of the
@@ -171,14 +175,14 @@ def reset_password(*, email: str, code: str, new_password: str) -> None:
         raise ValidationFailed.for_fields([{"field": "code", "message": "The code is wrong or has expired."}]) from None
 
 
-def invite(*, email: str, organization_id: str, name: str | None, temporary_password: str) -> bool:
-    """Give a new directory user a sign-in: Cognito emails them the temporary password (its
-    invitation template); the first sign-in asks for their own. False when the pool already has
-    the person (a retried message, or someone invited before): nothing changes then."""
+def invite(*, email: str, name: str | None, temporary_password: str) -> bool:
+    """Give a new person a sign-in: Cognito emails them the temporary password (its invitation
+    template); the first sign-in asks for their own. The sign-in names no organization: which
+    ones it opens is the memberships' to say. False when the pool already has the person (a
+    retried message, or someone invited before, by any organization): nothing changes then."""
     attributes = [
         {"Name": "email", "Value": email},
         {"Name": "email_verified", "Value": "true"},
-        {"Name": ORG_ATTRIBUTE, "Value": organization_id},
     ]
     if name:
         attributes.append({"Name": "name", "Value": name})
@@ -195,3 +199,10 @@ def invite(*, email: str, organization_id: str, name: str | None, temporary_pass
             return False
         raise
     return True
+
+
+def choose_organization(*, email: str, organization_id: str) -> None:
+    """The organization the person chose at sign-in (an accepted one): their ID tokens name it."""
+    aws.client("cognito-idp").admin_update_user_attributes(
+        UserPoolId=pool_id(), Username=email, UserAttributes=[{"Name": ORG_ATTRIBUTE, "Value": organization_id}]
+    )

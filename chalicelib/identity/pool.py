@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import aws
-from chalicelib.identity import cognito
+from chalicelib import aws, clock
+from chalicelib.identity import cognito, memberships
 
 POOL_NAME = "tocsin-console"
 CLIENT_NAME = "tocsin-console"
@@ -18,7 +18,8 @@ PASSWORD_POLICY: dict[str, Any] = {
     "RequireSymbols": False,
     "TemporaryPasswordValidityDays": 7,
 }
-# Attributes: email is the username; custom:org names the organization (set by admins only).
+# Attributes: email is the username; custom:org names the organization the person last chose at
+# sign-in (an accepted one: chalicelib/identity/memberships.py), written by Tocsin only.
 ORG_ATTRIBUTE_SCHEMA: dict[str, Any] = {
     "Name": "org",
     "AttributeDataType": "String",
@@ -73,7 +74,9 @@ def create_user(
     """Add a person to the pool with a password of our choosing (the local stack's demo users and
     the tests; the deployed code invites people instead: chalicelib.identity.cognito.invite). Creating
     one who exists sets their attributes and password again. `permanent=False` makes it a
-    temporary password: the first sign-in asks for a new one."""
+    temporary password: the first sign-in asks for a new one. The person is set up in
+    `organization_id` as if they had accepted its invitation (its `custom:org`, and an accepted
+    membership, so the directory's invitation consumer has nothing to tell them)."""
     attributes = [
         {"Name": "email", "Value": email},
         {"Name": "email_verified", "Value": "true"},
@@ -96,3 +99,4 @@ def create_user(
         client.admin_update_user_attributes(UserPoolId=cognito.pool_id(), Username=email, UserAttributes=attributes)
     if permanent:
         client.admin_set_user_password(UserPoolId=cognito.pool_id(), Username=email, Password=password, Permanent=True)
+    memberships.accept(email=email, organization_id=organization_id, now=clock.now())

@@ -13,7 +13,7 @@ from typing import Any
 from chalicelib import clock
 from chalicelib.auth.principal import Principal
 from chalicelib.directory.users import find_user_by_email, get_user
-from chalicelib.errors import NotFound, ValidationFailed
+from chalicelib.errors import IncidentResolved, NotFound, ValidationFailed
 from chalicelib.escalation.steps import stopped_state
 from chalicelib.incident import repository
 from chalicelib.incident import sla as sla_rules
@@ -141,6 +141,27 @@ def _assign(incident: IncidentRecord, user: Any, *, now: datetime, actor: str) -
 def change_status(
     *, organization_id: str, incident_number: str, status: str, comment: str | None, now: datetime, principal: Principal
 ) -> IncidentRecord:
+    return move_status(
+        organization_id=organization_id,
+        incident_number=incident_number,
+        status=status,
+        comment=comment,
+        now=now,
+        principal=principal,
+    ).incident
+
+
+@dataclass(frozen=True)
+class StatusMove:
+    incident: IncidentRecord
+    moved: bool  # False: the incident was in that status already (this call changed nothing)
+
+
+def move_status(
+    *, organization_id: str, incident_number: str, status: str, comment: str | None, now: datetime, principal: Principal
+) -> StatusMove:
+    """change_status, telling whether this call moved it: of two racing resolves, only the one
+    whose write committed the move is told it did (the other finds it resolved: a no-op)."""
     actor = principal.actor
     workflow = incident_settings(organization_id=organization_id).workflow
 
@@ -188,7 +209,7 @@ def change_status(
             category=plan.to_category,
             previous_category=plan.from_category,
         )
-    return incident
+    return StatusMove(incident, moved=not plan.no_op)
 
 
 @dataclass(frozen=True)
@@ -201,12 +222,16 @@ class AcknowledgeResult:
 def acknowledge(
     *, organization_id: str, incident_number: str, principal: Principal, now: datetime
 ) -> AcknowledgeResult:
-    """Stamp once, assign the caller, record the SLA, move a triggered incident on. Idempotent."""
+    """Stamp once, assign the caller, record the SLA, move a triggered incident on. Idempotent.
+    IncidentResolved (409) when the incident is resolved or closed: nothing is stamped, and the
+    acknowledge SLA is never recorded as met after the fact."""
     workflow = incident_settings(organization_id=organization_id).workflow
     caller = _caller(principal)
 
     def attempt() -> AcknowledgeResult:
         incident = repository.get_incident(organization_id, incident_number)
+        if incident.status_category in DONE_CATEGORIES:
+            raise resolved_error(incident)
         if incident.acknowledged_at is not None:
             return AcknowledgeResult(incident, newly_acknowledged=False)
         actor = caller.email if caller is not None and caller.email else principal.actor
@@ -256,6 +281,17 @@ def acknowledge(
             "incident.acknowledged", incident, principal, previous_status=result.previous_status, status=incident.status
         )
     return result
+
+
+def resolved_error(incident: IncidentRecord) -> IncidentResolved:
+    """The 409 for acknowledging a resolved incident, saying who resolved it and when."""
+    by = incident.resolved_by_name or incident.resolved_by_email
+    when = clock.isoformat(incident.resolved_at) if incident.resolved_at is not None else None
+    said = f"{incident.incident_number} is {incident.status}" + (f" (by {by})" if by else "")
+    return IncidentResolved(
+        f"{said}; a resolved incident cannot be acknowledged.",
+        details={"status": incident.status, "resolved_at": when, "resolved_by": by},
+    )
 
 
 @dataclass(frozen=True)

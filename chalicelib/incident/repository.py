@@ -76,6 +76,12 @@ def get_incident(organization_id: str, incident_number: str) -> IncidentRecord:
     return IncidentRecord.from_raw_data(raw)
 
 
+def forget(incident: IncidentRecord) -> None:
+    """Drop the read scope's copy of the incident, so the next get_incident reads it again (a
+    caller whose conditional write found its copy stale)."""
+    scope.forget(("incident", incident.incident_key))
+
+
 def _read_incident(incident_key: str, incident_number: str) -> IncidentRecord:
     try:
         return IncidentRecord.get(incident_key, INCIDENT_SORT_KEY, consistent_read=True)

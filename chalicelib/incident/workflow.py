@@ -47,10 +47,12 @@ EVENT_POSTMORTEM_CREATED = "postmortem_created"
 EVENT_NOTIFICATION_FAILED = "notification_failed"
 EVENT_SEVERITY_CHANGED = "severity_changed"
 EVENT_NOBODY_TO_PAGE = "nobody_to_page"  # an escalation level (or a service without one) reached nobody
+EVENT_PAGE_SKIPPED = "page_skipped"  # a page decided while wanted, found unwanted when it was to go out
 TIMELINE_EVENT_TYPES: tuple[str, ...] = (
     *(EVENT_CREATED, EVENT_STATUS_CHANGED, EVENT_ACKNOWLEDGED, EVENT_ASSIGNED, EVENT_UPDATED, EVENT_COMMENT),
     *(EVENT_PAGED, EVENT_ESCALATED, EVENT_ALERT_RECEIVED, EVENT_RESOLVED, EVENT_REOPENED, EVENT_SLA_BREACHED),
     *(EVENT_POSTMORTEM_CREATED, EVENT_NOTIFICATION_FAILED, EVENT_SEVERITY_CHANGED, EVENT_NOBODY_TO_PAGE),
+    EVENT_PAGE_SKIPPED,
 )
 
 

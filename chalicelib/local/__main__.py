@@ -1,7 +1,7 @@
 """`make run`: the whole stack on one machine. Ctrl-C or SIGTERM stops every part of it.
 
 Order: emulator (child process, dies with us; restores $LOCAL_DIR/data) -> tables and queues ->
-demo data -> HTTP API on 127.0.0.1:$PORT -> SQS workers -> banner -> wait for a signal.
+demo data -> HTTP API on 127.0.0.1:$PORT -> SQS workers -> banner -> demo.json (ready) -> wait for a signal.
 The data survives Ctrl-C, kill -9 and restarts (chalicelib/local/persistence.py); FRESH=1 starts
 empty.
 """
@@ -92,15 +92,9 @@ def main() -> int:
         _configure_console_sign_in()
         facts = demo.seed(clock.now())
         workers = start_workers(app, stop)
-        demo.write_demo_file(
-            demo_path,
-            {
-                "base_url": base_url,
-                "aws_endpoint_url": emulator.endpoint_url,
-                **facts,
-                "sms_inbound": {"topic_arn": sms_inbound_topic_arn, "url": base_url + SMS_INBOUND_PATH},
-            },
-        )
+        # The banner first, demo.json last: demo.json means ready, and whoever waits for it (the
+        # e2e tests, scripts) then finds the whole banner in the log too. Written the other way
+        # round, a reader could see demo.json and read the log before the banner was printed.
         _banner(
             base_url,
             emulator.endpoint_url,
@@ -109,6 +103,15 @@ def main() -> int:
             time.monotonic() - started,
             len(workers),
             _data_lines(data_dir, restoring),
+        )
+        demo.write_demo_file(
+            demo_path,
+            {
+                "base_url": base_url,
+                "aws_endpoint_url": emulator.endpoint_url,
+                **facts,
+                "sms_inbound": {"topic_arn": sms_inbound_topic_arn, "url": base_url + SMS_INBOUND_PATH},
+            },
         )
         while not stop_requested:
             time.sleep(0.2)

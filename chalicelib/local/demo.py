@@ -143,6 +143,8 @@ def seed(now: datetime) -> dict[str, Any]:
         "slack": {
             "signing_secret": get_settings().slack_signing_key(),
             "interactivity_url": f"{get_settings().public_base_url.rstrip('/')}/integrations/slack/interactivity",
+            # The workspace a click must name (`team.id`), when it names one.
+            "team_id": ",".join(sorted(get_settings().slack_teams())) or None,
         },
     }
 

@@ -22,6 +22,8 @@ CONTACT_CHANNELS: tuple[ChannelName, ...] = ("email", "slack", "sms", "voice")
 CHANNEL_NAMES: tuple[ChannelName, ...] = ("email", "slack")
 CONTACT_DETAILS_MISSING = "CONTACT_DETAILS_MISSING"
 PROVIDER_ERROR = "PROVIDER_ERROR"
+OVER_BUDGET = "OVER_BUDGET"  # the outbound budget refused it (chalicelib/notification/gate.py)
+PAGE_DIGESTED = "PAGE_DIGESTED"  # past the page burst: in the person's next digest (page_budget.py)
 
 Outcome = Literal["delivered", "missing_contact", "provider_failure"]
 
@@ -79,6 +81,11 @@ class DeliveryResult:
     missing_contact: bool = False
     provider_failure: bool = False
     provider_message_id: str | None = None  # SES or SNS MessageId, Slack ts, call sid, when sent
+    # Not sent because the outbound budget refused it; `retry_after`: seconds until there is room
+    # (a page past its burst: until its digest goes out, `digested`).
+    over_budget: bool = False
+    retry_after: int | None = None
+    digested: bool = False
 
     @classmethod
     def delivered(cls, channel: ChannelName, provider_message_id: str | None = None) -> DeliveryResult:
@@ -92,6 +99,22 @@ class DeliveryResult:
             error_code=CONTACT_DETAILS_MISSING,
             message=f"The person has no {what}.",
             missing_contact=True,
+        )
+
+    @classmethod
+    def refused(cls, channel: ChannelName, message: str, retry_after: int) -> DeliveryResult:
+        return cls(channel, False, error_code=OVER_BUDGET, message=message, over_budget=True, retry_after=retry_after)
+
+    @classmethod
+    def in_digest(cls, channel: ChannelName, message: str, retry_after: int) -> DeliveryResult:
+        return cls(
+            channel,
+            False,
+            error_code=PAGE_DIGESTED,
+            message=message,
+            over_budget=True,
+            retry_after=retry_after,
+            digested=True,
         )
 
     @classmethod

@@ -16,10 +16,17 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from pynamodb.attributes import TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import (
+    BooleanAttribute,
+    JSONAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+    UTCDateTimeAttribute,
+)
 
 from chalicelib import aws
-from chalicelib.delivery.claims import Claim, Done, run_once
+from chalicelib.delivery.claims import Claim, Done, Guard, run_once
 from chalicelib.delivery.schedule import Verdict, after_once
 from chalicelib.notification.channels import DeliveryResult
 from chalicelib.store import Transaction
@@ -39,31 +46,52 @@ class DeliveryRecord(TocsinModel):
         table_name = "notification-deliveries"
 
     delivery_id = UnicodeAttribute(hash_key=True)
-    state = UnicodeAttribute()  # sending | sent
+    state = UnicodeAttribute()  # sending | sent | skipped (a page its incident no longer wanted)
     claimed_at = UTCDateTimeAttribute()
     expires_at = TTLAttribute()
     # Set only on the record of an SMS page (chalicelib/paging/sms_reply.py): what a reply refers to.
     organization_id = UnicodeAttribute(null=True)
     incident_number = UnicodeAttribute(null=True)
     user_id = UnicodeAttribute(null=True)
+    # Set only on the record of an action taken from a page (chalicelib/paging/action_once.py):
+    # what the first request was answered, so a replay is answered the same.
+    answer = JSONAttribute(null=True)
+    # Set only on a number's last inbound SMS (chalicelib/paging/sms_loops.py): the same text again is a loop.
+    body_digest = UnicodeAttribute(null=True)
+    # Set only on a page digest (chalicelib/notification/digests.py): its channel, the incidents
+    # it lists, the addresses it goes to, and whether its message was published.
+    channel = UnicodeAttribute(null=True)
+    digest_incidents = UnicodeSetAttribute(null=True)
+    digest_addresses = UnicodeSetAttribute(null=True)
+    digest_published = BooleanAttribute(null=True)
 
 
-def claim_of(delivery_id: str, now: datetime) -> Claim:
-    """Written when the delivery id is new, or over a `sending` claim older than CLAIM_LEASE."""
+def claim_of(delivery_id: str, now: datetime, guard: Guard | None = None) -> Claim:
+    """Written when the delivery id is new, or over a `sending` claim older than CLAIM_LEASE;
+    with a guard, only while it holds (a page: only while its incident still wants it)."""
     return Claim(
         DeliveryRecord(delivery_id, state="sending", claimed_at=now, expires_at=now + KEEP_FOR),
         in_progress=DeliveryRecord.state == "sending",
         takeover=(DeliveryRecord.state == "sending") & (DeliveryRecord.claimed_at < now - CLAIM_LEASE),
         what="a notification delivery",
+        guard=guard,
     )
 
 
-def once(delivery_id: str, now: datetime, work: Callable[[], T], settle: Callable[[T], bool]) -> Done[T] | None:
+def once(
+    delivery_id: str,
+    now: datetime,
+    work: Callable[[], T],
+    settle: Callable[[T], bool],
+    *,
+    guard: Guard | None = None,
+) -> Done[T] | None:
     """`work` at most once per delivery id (chalicelib/delivery/claims.py, `run_once`): None when
     it was sent already or another worker is sending it. `settle(result)` marks it sent (or lets
     `work` have done so in its own transaction, `mark_sent_in`) and answers True, or answers
-    False to release it for a retry; `work` raising releases it."""
-    return run_once(claim_of(delivery_id, now), work, settle)
+    False to release it for a retry; `work` raising releases it. A `guard` false at the claim
+    raises GuardFailed (nothing ran)."""
+    return run_once(claim_of(delivery_id, now, guard), work, settle)
 
 
 def mark_sent(delivery_id: str, now: datetime) -> None:
@@ -73,6 +101,14 @@ def mark_sent(delivery_id: str, now: datetime) -> None:
 def mark_sent_in(transaction: Transaction, delivery_id: str, now: datetime) -> None:
     """mark_sent inside the caller's transaction (the one that records what was sent)."""
     transaction.put("delivery", _sent(delivery_id, now))
+
+
+def mark_skipped_in(transaction: Transaction, delivery_id: str, now: datetime) -> None:
+    """Record, in the caller's transaction, that a delivery will never be sent: only while nobody
+    has claimed it (the transaction fails on label "delivery" otherwise), so a skip is recorded
+    once and never over a page that went out."""
+    record = DeliveryRecord(delivery_id, state="skipped", claimed_at=now, expires_at=now + KEEP_FOR)
+    transaction.put("delivery", record, DeliveryRecord.delivery_id.does_not_exist())
 
 
 def _sent(delivery_id: str, now: datetime) -> DeliveryRecord:

@@ -23,8 +23,10 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib import aws, clock, templates, zones
+from chalicelib.budget.rules import Purpose
 from chalicelib.notification import slack
 from chalicelib.notification.channels import PROVIDER_ERROR, ChannelName, DeliveryResult, one_line
+from chalicelib.notification.gate import send_within_budget
 from chalicelib.notification.sms import SMS_LIMIT, SnsSmsChannel, gsm7, is_phone_number, shorten
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
 from chalicelib.settings import get_settings
@@ -141,24 +143,48 @@ def voice_speech(notice: Notice) -> str:
     return f"This is Tocsin. {words[:1].upper()}{words[1:]}"
 
 
-def send_notice(channel: ChannelName, address: str, notice: Notice, *, ses_client: Any | None = None) -> DeliveryResult:
-    """Send `notice` to `address` (an email, a Slack user id or an E.164 number) on `channel`."""
+def send_notice(
+    channel: ChannelName,
+    address: str,
+    notice: Notice,
+    *,
+    organization_id: str | None = None,
+    user_id: str | None = None,
+    now: datetime | None = None,
+    purpose: Purpose = "notice",
+    ses_client: Any | None = None,
+) -> DeliveryResult:
+    """Send `notice` to `address` (an email, a Slack user id or an E.164 number) on `channel`,
+    within the outbound budget of the organization and person it is for (chalicelib/notification/gate.py)."""
+    if not address or (channel in ("sms", "voice") and not is_phone_number(address)):
+        return _unsendable(channel)
+    return send_within_budget(
+        channel=channel,
+        destination=address,
+        purpose=purpose,
+        organization_id=organization_id,
+        user_id=user_id,
+        now=now or clock.now(),
+        deliver=lambda: _send(channel, address, notice, ses_client),
+    )
+
+
+def _unsendable(channel: ChannelName) -> DeliveryResult:
+    what = {"email": "email address", "slack": "Slack user id"}.get(channel, "phone number")
+    return DeliveryResult.contact_missing(channel, what)
+
+
+def _send(channel: ChannelName, address: str, notice: Notice, ses_client: Any | None) -> DeliveryResult:
     if channel == "email":
         return _email(address, notice, ses_client)
     if channel == "slack":
-        if not address:
-            return DeliveryResult.contact_missing("slack", "Slack user id")
         return slack.post_message(render_slack(notice, address))
-    if not is_phone_number(address):
-        return DeliveryResult.contact_missing(channel, "phone number")
     if channel == "sms":
         return SnsSmsChannel().send_text(address, sms_text(notice))
     return TwilioVoiceChannel().call(address, say_twiml(voice_speech(notice), times=VOICE_REPEATS))
 
 
 def _email(address: str, notice: Notice, client: Any | None) -> DeliveryResult:
-    if not address:
-        return DeliveryResult.contact_missing("email", "email address")
     from botocore.exceptions import BotoCoreError, ClientError
 
     rendered = render_email(notice)

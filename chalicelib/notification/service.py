@@ -27,12 +27,12 @@ from typing import Any
 from chalicelib.auth.principal import Principal
 from chalicelib.catalog.service import get_services
 from chalicelib.directory.users import find_user_by_email
-from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, ValidationFailed
+from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, RateLimited, ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
-from chalicelib.notification import page_facts
+from chalicelib.notification import page_budget, page_facts
 from chalicelib.notification.channels import (
     CHANNEL_NAMES,
     Channel,
@@ -183,11 +183,25 @@ def notify_targets(
     if service_name is None:
         service_name = service_name_of(incident)
     notification = build_notification(incident, message, now, service_name=service_name, time_zone=recipient.time_zone)
-    results = []
     for target in targets:
         if target.channel not in available:
             raise ValueError(f"unknown notification channel {target.channel!r}")
-        results.append(available[target.channel].send(notification, target.address))
+    # Every page passes the outbound budget, one charge per channel; past the burst, a digest.
+    admissions = page_budget.admit(
+        organization_id=incident.organization_id,
+        incident_number=incident.incident_number,
+        person=recipient,
+        targets=targets,
+        now=now,
+    )
+    results = []
+    for target in targets:
+        held = admissions.get(target.channel)
+        if held is not None and held.digested is not None:
+            results.append(held.digested)
+        else:
+            results.append(available[target.channel].send(notification, target.address))
+    page_budget.settle(admissions, results)
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
     _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
@@ -209,6 +223,19 @@ def timeline_entries(
     person = {"user_id": recipient.user_id, "name": recipient.name, "email": recipient.email}
     entries = []
     delivered = [result.channel for result in results if result.sent]
+    digested = list(dict.fromkeys(result.channel for result in results if result.digested))
+    if digested:
+        entries.append(
+            repository.timeline_entry(
+                incident,
+                event_type=EVENT_PAGED,
+                now=now,
+                user=actor,
+                title=f"Included {who} in their {', '.join(digested)} digest{why}",
+                description=next(result.message for result in results if result.digested),
+                details={"recipient": person, "channels": digested, "urgency": notification.urgency, "digest": True},
+            )
+        )
     if delivered:
         entries.append(
             repository.timeline_entry(
@@ -222,7 +249,7 @@ def timeline_entries(
             )
         )
     for result in results:
-        if result.sent:
+        if result.sent or result.digested:
             continue
         entries.append(
             repository.timeline_entry(
@@ -338,6 +365,14 @@ def page(
     if verdict == "delivered":
         return outcome
     details = {"incident_number": outcome.incident_number, "channels": wanted, "deliveries": deliveries_json(results)}
+    held = [result.retry_after or 1 for result in results if result.over_budget]
+    if held:  # the outbound budget: this request caused it, so a 429 (the page is in their digest)
+        raise RateLimited(
+            f"{recipient.display_name} was paged as often as the outbound budget allows; this page is in their "
+            "digest, which goes out when the window ends (Retry-After).",
+            details=details,
+            headers={"Retry-After": str(min(held))},
+        )
     if verdict == "missing_contact":
         raise ContactDetailsMissing(
             f"{recipient.display_name} lacks the contact details for {', '.join(wanted)}; nothing was sent.",

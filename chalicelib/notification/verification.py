@@ -4,7 +4,8 @@ The contact methods (chalicelib/contact) write the code's hash and publish this 
 write; here the code goes out by SMS ("Your Tocsin verification code is 123456. It expires in 10
 minutes.") or by a call that reads it digit by digit, twice. Payload (shared contract):
 `{"user_id", "contact_method_id", "type": "sms" | "voice", "address": "+15551234567",
-"code": "123456", "expires_at": "<ISO 8601 UTC>"}`.
+"code": "123456", "expires_at": "<ISO 8601 UTC>", "budget_charged": true}` (the request charged
+the outbound budget: chalicelib/notification/gate.py).
 
 Once per message: the delivery `verify#<contact_method_id>#<expires_at>` is claimed first (a
 new code has a new expiry, so a resend is a new delivery). A provider failure releases the claim
@@ -24,6 +25,7 @@ from datetime import datetime
 from chalicelib import clock
 from chalicelib.notification import deliveries
 from chalicelib.notification.channels import DeliveryResult
+from chalicelib.notification.gate import CHARGED, send_within_budget
 from chalicelib.notification.sms import SnsSmsChannel, is_phone_number
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
 from chalicelib.queue.consumers import handles
@@ -100,6 +102,23 @@ def send_code(request: VerificationRequest, now: datetime) -> DeliveryResult:
     return TwilioVoiceChannel().call(request.address, say_twiml(voice_speech(request.code, minutes)))
 
 
+def send_code_within_budget(
+    request: VerificationRequest, organization_id: str, now: datetime, *, charged: bool
+) -> DeliveryResult:
+    """The code through the outbound budget: the request that asked for it charged it already
+    (`charged`); a message without that mark (queued before the budget) is charged here."""
+    return send_within_budget(
+        channel=request.method_type,
+        destination=request.address,
+        purpose="verification",
+        organization_id=organization_id,
+        user_id=request.user_id,
+        now=now,
+        deliver=lambda: send_code(request, now),
+        charged=charged,
+    )
+
+
 @handles(SEND_VERIFICATION)
 def on_send_verification(message: Message) -> None:
     now = clock.now()
@@ -115,7 +134,9 @@ def on_send_verification(message: Message) -> None:
     deliveries.send_once(
         request.delivery_id,
         now,
-        lambda: send_code(request, now),
+        lambda: send_code_within_budget(
+            request, message.organization_id, now, charged=message.payload.get(CHARGED) is True
+        ),
         final_attempt=message.final_attempt,
         what="verification code",
         where=where,

@@ -14,6 +14,7 @@ from typing import Any
 
 from chalicelib import aws, clock, templates
 from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
+from chalicelib.notification.gate import send_within_budget
 from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.notification")
@@ -44,7 +45,21 @@ def render(notice: DisabledSubscription) -> tuple[str, str, str]:
     return subject, text, templates.render("email/webhook_disabled.html", **values)
 
 
-def send_disabled_notice(to: str, notice: DisabledSubscription, *, client: Any | None = None) -> DeliveryResult:
+def send_disabled_notice(
+    to: str, notice: DisabledSubscription, *, organization_id: str | None = None, client: Any | None = None
+) -> DeliveryResult:
+    """The notice to the subscription's owner, within the organization's outbound budget."""
+    return send_within_budget(
+        channel="email",
+        destination=to,
+        purpose="notice",
+        organization_id=organization_id,
+        now=clock.now(),
+        deliver=lambda: _send(to, notice, client),
+    )
+
+
+def _send(to: str, notice: DisabledSubscription, client: Any | None) -> DeliveryResult:
     from botocore.exceptions import BotoCoreError, ClientError
 
     subject, text, body = render(notice)

@@ -21,4 +21,6 @@ class OrganizationRecord(TocsinModel):
     time_zone = UnicodeAttribute(null=True)
     # Who is paged when an incident's escalation reaches nobody (chalicelib.paging.fallback); null: nobody.
     paging_settings = JSONAttribute(null=True)
+    # Outbound limits the owner lowered ({name: value}, chalicelib.budget); null: the deployment's.
+    outbound_limits = JSONAttribute(null=True)
     version = VersionAttribute()

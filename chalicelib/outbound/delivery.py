@@ -137,6 +137,8 @@ def notify_owner(message: Message) -> None:
         last_error=delivery.last_error if delivery else None,
         disabled_at=subscription.disabled_at or clock.now(),
     )
-    result = send_disabled_notice(subscription.owner_email, notice)
+    result = send_disabled_notice(subscription.owner_email, notice, organization_id=message.organization_id)
+    if result.over_budget:
+        return  # the gate logged the refusal; retrying would not make room
     if not result.sent:
         raise RuntimeError(f"the disabled-subscription notice was not sent: {result.error_code}")

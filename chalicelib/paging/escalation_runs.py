@@ -256,6 +256,8 @@ def _publish_pages(
                     "delivery_id": delivery_ids[person.user_id],
                     "reason": reason,
                     "run_token": state.run_token if state is not None else None,
+                    # Decided on an acknowledged incident (escalated by hand): an acknowledge does not stop it.
+                    "acknowledged": incident.acknowledged_at is not None,
                     "service_name": service_name,
                 },
             )

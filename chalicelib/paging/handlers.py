@@ -15,7 +15,7 @@ from chalicelib.incident import commands, repository
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow import EVENT_SLA_BREACHED
 from chalicelib.notification import deliveries
-from chalicelib.paging import escalation_runs, reach
+from chalicelib.paging import escalation_runs, reach, wanted
 from chalicelib.paging.on_call import primary_on_call
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, due_in_seconds, publish
@@ -77,9 +77,11 @@ def on_escalation_timer(message: Message) -> None:
 
 @handles(escalation_runs.DELIVER_NOTIFICATION)
 def on_deliver_notification(message: Message) -> None:
-    """Send one person's notification once: the delivery id is claimed first. When no channel
-    delivered because SES or Slack failed, the claim is released and the consumer raises, so SQS
-    redelivers; on the final receive (MAX_RECEIVE_COUNT) the failure is recorded as
+    """Send one person's notification once, and only while the incident still wants it: the
+    delivery id is claimed under a check of the incident in the same write (chalicelib/paging/
+    wanted.py), so a page racing a resolve or an acknowledge is skipped and recorded. When no
+    channel delivered because SES or Slack failed, the claim is released and the consumer raises,
+    so SQS redelivers; on the final receive (MAX_RECEIVE_COUNT) the failure is recorded as
     `notification_failed` on the incident's timeline and the message is done (not dead-lettered:
     a late redrive would page someone long after the fact)."""
 
@@ -87,8 +89,7 @@ def on_deliver_notification(message: Message) -> None:
     delivery = str(payload["delivery_id"])
     now = clock.now()
 
-    def page() -> reach.PageResult:
-        incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
+    def page(incident: IncidentRecord) -> reach.PageResult:
         user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
         paged = reach.Page.of(
             payload, incident_number=incident.incident_number, user_id=user.user_id, delivery_id=delivery
@@ -108,7 +109,16 @@ def on_deliver_notification(message: Message) -> None:
         return True
 
     try:
-        deliveries.once(delivery, now, page, settle)
+        wanted.send_while_wanted(
+            organization_id=message.organization_id,
+            incident_number=str(payload["incident_number"]),
+            delivery_id=delivery,
+            payload=payload,
+            now=now,
+            step=False,
+            work=page,
+            settle=settle,
+        )
     except NotFound:
         return  # the incident or person is gone (the claim was released): nothing to retry
 
@@ -116,19 +126,14 @@ def on_deliver_notification(message: Message) -> None:
 @handles(reach.RULE_STEP)
 def on_rule_step(message: Message) -> None:
     """A person's delayed notification-rule step came due: send it unless the incident was
-    acknowledged or resolved (or its escalation replaced) meanwhile; once, like a page."""
+    acknowledged or resolved (or its escalation replaced) meanwhile, checked in the same write
+    as its claim (chalicelib/paging/wanted.py); once, like a page."""
     payload = message.payload
     now = clock.now()
     if reach.step_due_later(payload, message.organization_id, now):
         return
-    try:
-        incident = repository.get_incident(message.organization_id, str(payload["incident_number"]))
-    except NotFound:
-        return
-    if not reach.still_wanted(incident, payload):
-        return
 
-    def send() -> bool:
+    def send(incident: IncidentRecord) -> bool:
         user = get_user(organization_id=message.organization_id, user_id=str(payload["user_id"]))
         if not user.is_active:
             return False
@@ -143,7 +148,16 @@ def on_rule_step(message: Message) -> None:
 
     try:
         # Sent: marked with its record; nothing sent: released.
-        deliveries.once(str(payload["delivery_id"]), now, send, settle=lambda sent: sent)
+        wanted.send_while_wanted(
+            organization_id=message.organization_id,
+            incident_number=str(payload["incident_number"]),
+            delivery_id=str(payload["delivery_id"]),
+            payload=payload,
+            now=now,
+            step=True,
+            work=send,
+            settle=lambda sent: sent,
+        )
     except NotFound:
         return
 

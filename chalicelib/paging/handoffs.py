@@ -110,7 +110,9 @@ def _send(organization_id: str, notice: HandoffNotice, now: datetime, where: dic
         link_label="Open the schedule",
         sent_at=now,
     )
-    return send_notice(method.type, method.address, words)
+    return send_notice(
+        method.type, method.address, words, organization_id=organization_id, user_id=user.user_id, now=now
+    )
 
 
 @handles(HANDOFF_NOTICE)

@@ -8,7 +8,8 @@ rules for the incident's urgency (docs/CONTACTS.md):
   applies locally; `publish` caps a delay at SQS's 900 s, so a step that arrives early
   re-enqueues itself for the rest). It carries the escalation's run token: when it comes due,
   it sends only if the incident is neither acknowledged nor resolved and the same escalation is
-  still running, so acknowledging or resolving stops every pending step.
+  still running, so acknowledging or resolving stops every pending step. That check is made in
+  the same write as the step's claim, as for the page itself (chalicelib/paging/wanted.py).
 Unverified methods are never paged. A person whose rules leave nothing to page for the urgency
 is reached at their account email, so nobody goes unpaged by a misconfiguration; the timeline
 says so.
@@ -41,7 +42,6 @@ from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
 from chalicelib.notification import deliveries
 from chalicelib.notification.channels import Recipient
 from chalicelib.notification.service import Target, notify_targets
-from chalicelib.paging import escalation_runs
 from chalicelib.paging.sms_reply import remember_page
 from chalicelib.queue.messages import Message, due_in_seconds, publish
 from chalicelib.store import Transaction
@@ -239,22 +239,6 @@ def _send(
                 user_id=user.user_id,
                 now=now,
             )
-
-
-def still_wanted(incident: IncidentRecord, payload: dict[str, Any]) -> bool:
-    """A delayed step sends only while its incident is unacknowledged and unresolved and, for an
-    escalation's page, that escalation is still running (not stopped, not replaced); for an
-    assignee's page, while the incident is still assigned to them."""
-    if incident.acknowledged_at is not None or escalation_runs.is_done(incident):
-        return False
-    assigned_to = payload.get("assigned_to")
-    if assigned_to is not None and incident.assigned_user_id != assigned_to:
-        return False
-    run_token = payload.get("run_token")
-    if run_token is None:
-        return True
-    state = escalation_runs.state_of(incident)
-    return state is not None and not state.stopped and state.run_token == run_token
 
 
 def step_due_later(payload: dict[str, Any], organization_id: str, now: datetime) -> bool:

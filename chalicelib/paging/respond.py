@@ -8,19 +8,26 @@ The channel has already proved who the person is (a Slack user linked to them, a
 number, a signed call or link); `respond` is told the directory user and never trusts an
 organization named by the request alone. It never raises for the person's mistakes: the
 `Outcome` says what happened, or why not, in words the channel can send back.
+
+Of two channels acting at once, only the one whose write changed the incident is told it did;
+the other is told who did it first and when ("INC-2026-0042 was already resolved by Ana at
+14:05 UTC."), read from the incident as that write left it. Acknowledging a resolved incident is
+refused in the same words and changes nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
+from chalicelib import clock
 from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import ROLE_SCOPES, ROLES
 from chalicelib.directory.users import User
-from chalicelib.errors import AppError
-from chalicelib.incident import commands, repository
+from chalicelib.errors import AppError, IncidentResolved
+from chalicelib.incident import commands
+from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.paging import escalation_runs
 
@@ -36,6 +43,7 @@ class Outcome:
     done: bool  # False: nothing changed (not allowed, unknown incident, nothing to do)
     message: str  # what to tell the person, one line
     incident_number: str | None = None
+    replay: bool = False  # the answer stored for an earlier identical request (chalicelib/paging/action_once.py)
 
 
 def principal_for(person: User, organization_id: str, channel: str) -> Principal:
@@ -76,21 +84,19 @@ def respond(
                 organization_id=organization_id, incident_number=incident_number, principal=principal, now=now
             )
             if not result.newly_acknowledged:
-                return Outcome(False, f"{incident_number} was already acknowledged.", incident_number)
+                return Outcome(False, already_acknowledged(result.incident), incident_number)
             return Outcome(True, f"{incident_number} acknowledged by {principal.actor}.", incident_number)
         if action == "resolve":
-            status = resolved_status(organization_id)
-            before = repository.get_incident(organization_id, incident_number).status
-            if before == status:
-                return Outcome(False, f"{incident_number} was already resolved.", incident_number)
-            commands.change_status(
+            move = commands.move_status(
                 organization_id=organization_id,
                 incident_number=incident_number,
-                status=status,
+                status=resolved_status(organization_id),
                 comment=None,
                 now=now,
                 principal=principal,
             )
+            if not move.moved:
+                return Outcome(False, already_resolved(move.incident), incident_number)
             return Outcome(True, f"{incident_number} resolved by {principal.actor}.", incident_number)
         outcome = escalation_runs.escalate(
             organization_id=organization_id,
@@ -101,5 +107,28 @@ def respond(
         if not outcome.escalated:
             return Outcome(False, f"{incident_number}: there is no further level to escalate to.", incident_number)
         return Outcome(True, f"{incident_number} escalated by {principal.actor}.", incident_number)
+    except IncidentResolved as resolved:
+        facts = resolved.details if isinstance(resolved.details, dict) else {}
+        at = clock.parse(str(facts["resolved_at"])) if facts.get("resolved_at") else None
+        words = (
+            f"{incident_number} was already {facts.get('status') or 'resolved'}{_by_at(facts.get('resolved_by'), at)}."
+        )
+        return Outcome(False, words, incident_number)
     except AppError as error:
         return Outcome(False, f"{incident_number}: {error.message}", incident_number)
+
+
+def _by_at(by: str | None, at: datetime | None) -> str:
+    """Who and when, as much as is known: " by Ana at 14:05 UTC"."""
+    said = f" by {by}" if by else ""
+    return said + (f" at {at.astimezone(UTC):%H:%M} UTC" if at is not None else "")
+
+
+def already_acknowledged(incident: IncidentRecord) -> str:
+    by_at = _by_at(incident.acknowledged_by, incident.acknowledged_at)
+    return f"{incident.incident_number} was already acknowledged{by_at}."
+
+
+def already_resolved(incident: IncidentRecord) -> str:
+    by = incident.resolved_by_name or incident.resolved_by_email
+    return f"{incident.incident_number} was already {incident.status}{_by_at(by, incident.resolved_at)}."

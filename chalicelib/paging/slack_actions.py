@@ -10,6 +10,17 @@ slack-user-index). The button's value names the organization and incident
 belongs to: a value naming another organization acts nowhere. The action itself is
 chalicelib.paging.respond, with the person's own permissions.
 
+The click must come from the Slack workspace the app's bot token belongs to, the one every
+organization's pages are posted in (SLACK_TEAM_ID; the local stage has its own): a click whose
+`team.id` names another workspace (the same app installed elsewhere) acts nowhere and is told
+so, naming no organization. Slack names the workspace on every click; one that names none can
+only have been signed with the signing secret itself, so it is not refused for that.
+
+Each click acts once (chalicelib/paging/action_once.py): its id is Slack's `action_ts` with the
+`trigger_id`, or the SHA-256 of the signed body when Slack sent neither; a replay of a signed
+click, however often, changes nothing, is answered what the first click was, and touches no
+Slack message.
+
 The person is told the outcome: the original message is updated (chat.update) to say who did
 what when something was done; otherwise (not linked, not allowed, already acknowledged) only
 the clicker sees an ephemeral reply (chat.postEphemeral). Slack wants the HTTP answer within 3
@@ -30,6 +41,7 @@ from typing import Any
 from chalicelib.directory.users import User, find_users_by_slack_user_id
 from chalicelib.errors import InvalidPayload, InvalidSignature, SignatureExpired
 from chalicelib.notification import slack
+from chalicelib.paging import action_once
 from chalicelib.paging.respond import ACTIONS, Action, Outcome, respond
 from chalicelib.settings import get_settings
 
@@ -49,6 +61,7 @@ NOT_A_MEMBER = "You are not a member of this incident's organization in Tocsin; 
 AMBIGUOUS = (
     "Your Slack account is linked in several Tocsin organizations and this button does not say which; nothing was done."
 )
+OTHER_WORKSPACE = "This Slack workspace is not the one Tocsin's Slack app pages in; nothing was done."
 
 
 def signature_of(secret: str, timestamp: str, body: bytes) -> str:
@@ -86,6 +99,8 @@ class Click:
     channel_id: str | None
     message_ts: str | None
     message_blocks: list[dict[str, Any]]
+    click_id: str = ""  # this one click: Slack's action_ts and trigger_id, or the body's SHA-256
+    team_id: str | None = None  # the Slack workspace it came from
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -129,6 +144,8 @@ def parse_click(body: bytes) -> Click | None:
     message = _object(payload.get("message"))
     blocks = message.get("blocks")
     return Click(
+        click_id=click_id_of(clicked, payload, body),
+        team_id=_text(_object(payload.get("team")).get("id")) or _text(user.get("team_id")),
         slack_user_id=slack_user_id,
         action=action,
         organization_id=organization_id or None,
@@ -137,6 +154,15 @@ def parse_click(body: bytes) -> Click | None:
         message_ts=_text(container.get("message_ts")) or _text(message.get("ts")),
         message_blocks=[b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else [],
     )
+
+
+def click_id_of(clicked: dict[str, Any], payload: dict[str, Any], body: bytes) -> str:
+    """What makes this click one: Slack's `action_ts` (per click) and `trigger_id` (per
+    interaction); without either, the signed body itself (a replay repeats it byte for byte)."""
+    action_ts, trigger_id = _text(clicked.get("action_ts")), _text(payload.get("trigger_id"))
+    if action_ts or trigger_id:
+        return action_once.action_id("slack", action_ts or "", trigger_id or "")
+    return action_once.action_id("slack", "body", hashlib.sha256(body).hexdigest())
 
 
 def _person_in(click: Click, linked: list[User]) -> User | str:
@@ -151,20 +177,38 @@ def _person_in(click: Click, linked: list[User]) -> User | str:
     return NOT_A_MEMBER
 
 
+def from_our_workspace(click: Click) -> bool:
+    """False when the click names a Slack workspace other than the configured one(s)."""
+    teams = get_settings().slack_teams()
+    return not teams or click.team_id is None or click.team_id in teams
+
+
 def handle_click(click: Click, now: datetime) -> Outcome:
-    """Act for the Slack user who clicked, then tell them. Never raises for their mistakes."""
-    person = _person_in(click, find_users_by_slack_user_id(click.slack_user_id))
+    """Act for the Slack user who clicked, once per click, then tell them. Never raises for
+    their mistakes; a replay is answered as the first click was and tells nobody anything."""
+    person = (
+        _person_in(click, find_users_by_slack_user_id(click.slack_user_id))
+        if from_our_workspace(click)
+        else OTHER_WORKSPACE
+    )
     if isinstance(person, str):
         outcome = Outcome(False, person, click.incident_number)
     else:
-        outcome = respond(
-            organization_id=person.organization_id,
-            incident_number=click.incident_number,
-            action=click.action,
-            person=person,
-            channel="slack",
-            now=now,
-        )
+        acting = person
+
+        def act() -> Outcome:
+            return respond(
+                organization_id=acting.organization_id,
+                incident_number=click.incident_number,
+                action=click.action,
+                person=acting,
+                channel="slack",
+                now=now,
+            )
+
+        outcome = action_once.once(click.click_id, now, act) if click.click_id else act()
+    if outcome.replay:
+        return outcome
     if outcome.done:
         _update_message(click, outcome)
     else:

@@ -9,8 +9,11 @@ a reply reads them with GetItem, never a Scan.
 Who replied: the sender must be a verified SMS contact method (the address index of contact
 methods). The page record names the organization and the person paged; a phone shared by two
 verified people acts for the one who was paged. The organization never comes from the message.
-The sender always gets one SMS back saying what happened or why not; each inbound message
-(`inboundMessageId`) is acted on once, so an SNS retry neither acts nor replies twice.
+The sender gets one SMS back saying what happened or why not, unless that would feed a loop (a
+short code, our own words echoed, the same text again: chalicelib/paging/sms_loops.py) or pass the
+outbound budget: a number that is no verified contact gets at most one reply a day, and all such
+numbers together at most 20 an hour (chalicelib/budget). Each inbound message (`inboundMessageId`)
+is acted on once, so an SNS retry neither acts nor replies twice.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from chalicelib.directory.users import get_user
 from chalicelib.errors import InvalidPayload, NotFound
 from chalicelib.notification import deliveries
 from chalicelib.notification.deliveries import KEEP_FOR, DeliveryRecord
+from chalicelib.notification.gate import send_within_budget
 from chalicelib.notification.sms import SMS_LIMIT, SnsSmsChannel, gsm7, is_phone_number, shorten
+from chalicelib.paging import sms_loops
 from chalicelib.paging.respond import Action, respond
 from chalicelib.store import best_effort
 
@@ -137,30 +142,48 @@ def recall_page(phone: str, code: str | None, now: datetime) -> PagedIncident | 
     return PagedIncident(str(record.organization_id), str(record.incident_number), str(record.user_id))
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What to tell the sender; `sender` is (organization, person) when the number is a verified
+    SMS contact, None for an unknown number; `acted`: the reply was understood and acted on."""
+
+    text: str
+    sender: tuple[str, str] | None = None
+    acted: bool = False
+
+
 def answer(inbound: InboundSms, now: datetime) -> str:
     """Act on the reply if the sender may, and return what to tell them."""
+    return decide(inbound, now).text
+
+
+def decide(inbound: InboundSms, now: datetime) -> Answer:
+    """Act on the reply if the sender may; what to tell them and who they are."""
     if not is_phone_number(inbound.sender):
-        return NOT_VERIFIED
+        return Answer(NOT_VERIFIED)
     owners = owners_of_phone(method_type="sms", address=inbound.sender)
     if not owners:
-        return NOT_VERIFIED
+        return Answer(NOT_VERIFIED)
+    known = (owners[0][0], owners[0][1])
     reply = read_reply(inbound.body)
     if reply is None:
-        return f"Tocsin did not understand that. {HELP}"
+        return Answer(f"Tocsin did not understand that. {HELP}", known)
     paged = recall_page(inbound.sender, reply.code, now)
     if paged is None:
         if reply.code is not None:
-            return f"No incident {reply.code} was paged to this number in the last week; nothing was changed."
-        return "No incident was paged to this number in the last week; nothing was changed."
+            return Answer(
+                f"No incident {reply.code} was paged to this number in the last week; nothing was changed.", known
+            )
+        return Answer("No incident was paged to this number in the last week; nothing was changed.", known)
     in_organization = [user_id for organization_id, user_id, _ in owners if organization_id == paged.organization_id]
     # A number shared by several people acts for the one who was paged; one no longer verified
     # (removed or changed since the page) acts for nobody.
     if paged.user_id not in in_organization:
-        return NOT_VERIFIED
+        return Answer(NOT_VERIFIED)
     try:
         person = get_user(organization_id=paged.organization_id, user_id=paged.user_id)
     except NotFound:
-        return NOT_VERIFIED
+        return Answer(NOT_VERIFIED)
     outcome = respond(
         organization_id=paged.organization_id,
         incident_number=paged.incident_number,
@@ -169,24 +192,55 @@ def answer(inbound: InboundSms, now: datetime) -> str:
         channel="sms",
         now=now,
     )
-    return outcome.message
+    return Answer(outcome.message, (paged.organization_id, paged.user_id), acted=True)
+
+
+@dataclass(frozen=True)
+class Handled:
+    """An inbound SMS answered: what it was told, and whether an SMS went back (`withheld`: why not)."""
+
+    text: str
+    replied: bool
+    withheld: str | None = None
 
 
 def handle_inbound(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = None) -> str | None:
-    """Answer one inbound SMS once and text the answer back. None when this message was handled
-    before (an SNS retry): nothing is done or sent again."""
+    """Answer one inbound SMS once and text the answer back (as `handle`); the answer, or None when
+    this message was handled before (an SNS retry): nothing is done or sent again."""
+    handled = handle(inbound, now, channel)
+    return handled.text if handled is not None else None
+
+
+def handle(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = None) -> Handled | None:
+    """Answer one inbound SMS once, and text the answer back unless that would feed a loop or pass
+    the outbound budget (chalicelib/paging/sms_loops.py). None for an SNS retry of a message
+    handled before: nothing is done or sent again."""
     claim_id = f"sms-in#{inbound.message_id}"
 
-    def answered(_: str) -> bool:
+    def answered(_: Answer) -> bool:
         deliveries.mark_sent(claim_id, now)
         return True
 
-    done = deliveries.once(claim_id, now, lambda: answer(inbound, now), answered)
+    done = deliveries.once(claim_id, now, lambda: decide(inbound, now), answered)
     if done is None:
         return None
-    text = done.result
-    if is_phone_number(inbound.sender):
-        result = (channel or SnsSmsChannel()).send_text(inbound.sender, shorten(gsm7(text), SMS_LIMIT))
-        if not result.sent:
-            logger.warning("the reply SMS was not sent", extra={"error_code": result.error_code})
-    return text
+    decided = done.result
+    text = shorten(gsm7(decided.text), SMS_LIMIT)
+    why = sms_loops.why_not_reply(inbound, acted=decided.acted, now=now)
+    if why is not None:
+        logger.info("no SMS reply", extra={"why": why})
+        return Handled(decided.text, False, why)
+    organization_id, user_id = decided.sender or (None, None)
+    result = send_within_budget(
+        channel="sms",
+        destination=inbound.sender,
+        purpose="reply" if decided.sender else "unknown_sender_reply",
+        organization_id=organization_id,
+        user_id=user_id,
+        now=now,
+        deliver=lambda: (channel or SnsSmsChannel()).send_text(inbound.sender, text),
+    )
+    if result.sent:
+        return Handled(decided.text, True)
+    logger.warning("the reply SMS was not sent", extra={"error_code": result.error_code})
+    return Handled(decided.text, False, result.message)

@@ -7,6 +7,10 @@ answer TwiML that says what happened, or why not.
 A request that fails either check is refused (InvalidSignature, 401) and changes nothing. Past
 the checks every answer is TwiML (200): Twilio reads a non-2xx answer to the caller as "an
 application error", which tells the person nothing.
+
+Each key press acts once (chalicelib/paging/action_once.py), by Twilio's `CallSid` and `Digits`
+with our token: the same signed request posted again changes nothing and is answered what the
+first was.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from chalicelib.notification.voice_link import (
     target_from_query,
     token_key,
 )
+from chalicelib.paging import action_once
 from chalicelib.paging.respond import Action, respond
 from chalicelib.settings import get_settings
 
@@ -84,12 +89,20 @@ def answer_press(target: CallbackTarget, form: Sequence[tuple[str, str]], now: d
     if action is None:
         heard = f"Key {digits[:4]} does nothing." if digits else "No key was heard."
         return keys_twiml(f"{heard} {KEYS_SPEECH}", build_callback_url(settings.public_base_url, target, key))
-    outcome = respond(
-        organization_id=target.organization_id,
-        incident_number=target.incident_number,
-        action=action,
-        person=person,
-        channel="voice",
-        now=now,
+    chosen: Action = action
+    # The verified token's contents stand for the token (the same call, person and incident).
+    token = f"{target.organization_id}/{target.incident_number}/{target.user_id}/{target.expires}"
+    press = action_once.action_id("voice", token, dict(form).get("CallSid", ""), digits)
+    outcome = action_once.once(
+        press,
+        now,
+        lambda: respond(
+            organization_id=target.organization_id,
+            incident_number=target.incident_number,
+            action=chosen,
+            person=person,
+            channel="voice",
+            now=now,
+        ),
     )
     return say_twiml(f"{outcome.message} Goodbye.")

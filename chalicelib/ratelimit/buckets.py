@@ -3,7 +3,9 @@
 api_key (per key), session (per user), webhook (per integration, verified deliveries),
 webhook_unverified (per integration and address: deliveries whose signature failed),
 anonymous (per address: requests without a valid credential), public_status (per address:
-public status page reads), status_subscribe (per address: subscribing to a status page).
+public status page reads), status_subscribe (per address: subscribing to a status page; an
+IPv6 caller counted by its /64, chalicelib.addresses.caller_network, since one customer holds a
+whole /64 and could otherwise send from a new address each time).
 
 Which bucket a request counts against is the request pipeline's to decide (chalicelib.api.admission);
 this module only counts.
@@ -14,10 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from chalicelib.addresses import caller_network
 from chalicelib.errors import RateLimited
 from chalicelib.ratelimit import service as ratelimit
 from chalicelib.ratelimit.window import RateLimitDecision
 from chalicelib.settings import get_settings
+
+# Buckets whose identity is the caller's address and counted by its network.
+PER_NETWORK = frozenset({"status_subscribe"})
 
 
 def limit_for(category: str) -> int:
@@ -49,7 +55,7 @@ def charge(*, category: str, identity: str, now: datetime, message: str | None =
     """Count one request; raise RATE_LIMITED (with the headers) when the window is spent."""
     decision = ratelimit.hit(
         category=category,
-        identity=identity,
+        identity=caller_network(identity) if category in PER_NETWORK else identity,
         limit=limit_for(category),
         window_seconds=get_settings().rate_limit_window_seconds,
         now=now,

@@ -1,11 +1,16 @@
 """The double opt-in email: the one message a pending subscriber ever gets.
 
-Subscribing publishes `status_subscriber.confirmation_requested` after its write (a resend is a
-new message); the consumer here sends the email through SES with the signed confirm link
-(templates email/status_confirm.txt and .html). Once per message: the delivery
+Every subscribe request publishes `status_subscriber.confirmation_requested` after its write (a
+resend is a new message), naming who asked (a digest of the address); the consumer here sends the
+email through SES with the signed confirm link (templates email/status_confirm.txt and .html),
+only when the subscriber is pending and its own address is the one that asked. So a confirmed
+address, or a pending webhook subscriber's URL named with another address, gets nothing, while
+the request did the same work as one that sends (chalicelib/subscriber/service.py). Once per message: the delivery
 `status-confirm#<subscriber_id>#<message_id>` is claimed first, so a redelivered message never
 sends twice; an SES failure releases the claim and SQS retries. A subscriber confirmed, gone or
-expired by the time the message is read gets nothing.
+expired by the time the message is read gets nothing. The email passes the outbound budget (a
+mailbox gets at most 3 confirmations an hour, however its address is spelled and whatever page or
+organization asks: chalicelib/budget); a refusal is logged and not retried.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 from chalicelib import aws, clock, templates
 from chalicelib.notification import deliveries
 from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
+from chalicelib.notification.gate import send_within_budget
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, publish
 from chalicelib.settings import get_settings
@@ -31,15 +37,29 @@ logger = logging.getLogger("tocsin.subscriber")
 CONFIRMATION_REQUESTED = "status_subscriber.confirmation_requested"
 
 
-def request(subscriber: SubscriberItem) -> None:
-    """After the write: ask the worker to send the confirmation email."""
+def request(subscriber: SubscriberItem, *, requested_by: str) -> None:
+    """After the write: ask the worker to send the confirmation email, if `requested_by` (the
+    request's address) is the pending subscriber's own."""
     publish(
         Message(
             CONFIRMATION_REQUESTED,
             subscriber.organization_id or "",
-            {"page_id": subscriber.page_id, "subscriber_id": subscriber.subscriber_id or ""},
+            {
+                "page_id": subscriber.page_id,
+                "subscriber_id": subscriber.subscriber_id or "",
+                "requested_by": rules.requester_digest(requested_by),
+            },
         )
     )
+
+
+def wanted_by_its_owner(subscriber: SubscriberItem | None, payload: dict[str, Any]) -> bool:
+    """A pending subscriber with an address, asked for by that address (a message queued before
+    requests carried `requested_by` counts as asked by it)."""
+    if subscriber is None or subscriber.status != PENDING or not subscriber.email:
+        return False
+    asked = payload.get("requested_by")
+    return asked is None or asked == rules.requester_digest(subscriber.email)
 
 
 @dataclass(frozen=True)
@@ -97,9 +117,10 @@ def on_confirmation_requested(message: Message) -> None:
 
     def send() -> DeliveryResult | None:
         subscriber = repository.get_subscriber(page_id, subscriber_id, now)
-        structure = load_structure(page_id) if subscriber is not None else None
-        if subscriber is None or structure is None or subscriber.status != PENDING or not subscriber.email:
-            logger.info("confirmation not needed any more", extra=where)
+        wanted = wanted_by_its_owner(subscriber, message.payload)
+        structure = load_structure(page_id) if wanted else None
+        if subscriber is None or structure is None or not subscriber.email:
+            logger.info("confirmation not needed (confirmed, gone, or asked by another address)", extra=where)
             return None
         slug = structure.page.slug or ""
         email = render(
@@ -108,7 +129,14 @@ def on_confirmation_requested(message: Message) -> None:
             confirm_url=link_url(slug, SubscriberLink("confirm", page_id, subscriber_id)),
             subscriber=subscriber,
         )
-        return send_email(subscriber.email, email)
+        return send_within_budget(
+            channel="email",
+            destination=subscriber.email,
+            purpose="confirmation",
+            organization_id=message.organization_id or None,
+            now=now,
+            deliver=lambda: send_email(str(subscriber.email), email),
+        )
 
     deliveries.send_once(
         f"status-confirm#{subscriber_id}#{message.message_id}",

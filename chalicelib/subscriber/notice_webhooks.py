@@ -23,6 +23,8 @@ from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 
 from chalicelib import aws, clock, templates
+from chalicelib.budget import service as budget
+from chalicelib.budget.rules import Send
 from chalicelib.delivery import attempts, http_post, webhook
 from chalicelib.delivery.attempts import AttemptFields, Outcome, ScheduledDelivery, Unsent
 from chalicelib.queue.messages import Message, publish
@@ -162,7 +164,8 @@ def _remove(organization_id: str, subscriber: SubscriberItem, record: Subscriber
 
 
 def notify_removed(message: Message) -> None:
-    """Email the address of a removed webhook subscriber; SES failing raises (SQS retries)."""
+    """Email the address of a removed webhook subscriber, within the outbound budget (a refusal is
+    logged); SES failing raises (SQS retries)."""
     payload = message.payload
     email = str(payload.get("email") or "")
     structure = load_structure(str(payload["page_id"]))
@@ -179,11 +182,21 @@ def notify_removed(message: Message) -> None:
     subject = f"[{' '.join(page_name.split())}] Your status webhook was removed"
     text = templates.render("email/status_webhook_removed.txt", **values)
     html = templates.render("email/status_webhook_removed.html", **values)
-    aws.client("ses").send_email(
-        Source=get_settings().ses_sender,
-        Destination={"ToAddresses": [email]},
-        Message={
-            "Subject": {"Data": subject, "Charset": "UTF-8"},
-            "Body": {"Text": {"Data": text, "Charset": "UTF-8"}, "Html": {"Data": html, "Charset": "UTF-8"}},
-        },
-    )
+    decision = budget.spend(Send("email", email, "subscriber_notice", message.organization_id), clock.now())
+    if decision.refusal is not None:
+        logger.warning(
+            "webhook-removed email not sent: over the outbound budget", extra={"limit": decision.refusal.limit}
+        )
+        return
+    try:
+        aws.client("ses").send_email(
+            Source=get_settings().ses_sender,
+            Destination={"ToAddresses": [email]},
+            Message={
+                "Subject": {"Data": subject, "Charset": "UTF-8"},
+                "Body": {"Text": {"Data": text, "Charset": "UTF-8"}, "Html": {"Data": html, "Charset": "UTF-8"}},
+            },
+        )
+    except Exception:
+        decision.refund()  # not sent: SQS retries the message, which charges again
+        raise

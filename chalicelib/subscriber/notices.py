@@ -214,6 +214,7 @@ def _email(notice: Notice, subscriber: SubscriberItem, subscribed_to: list[str],
             to=subscriber.email or "",
             unsubscribe_url=unsubscribe_url(notice, subscriber.subscriber_id or ""),
             subscribed_to=subscribed_to,
+            organization_id=subscriber.organization_id,
         )
         return outcome, after_once(_VERDICTS[outcome.result], final_attempt=final)
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from chalicelib.addresses import mailbox_key
 from chalicelib.statuspage import rules as statuspage_rules
 from chalicelib.subscriber.tables import (
     CONFIRMED,
@@ -53,7 +54,14 @@ def guard_key(*, email: str, url: str | None) -> str:
 
 
 def email_bucket_identity(email: str) -> str:
-    """The per-address rate-limit window's identity: a digest, so no address is kept there."""
+    """The per-address rate-limit window's identity: the mailbox the address reaches (every
+    `+tag`, case and Gmail dot spelling of it counts as one), as a digest so no address is kept."""
+    return hashlib.sha256(mailbox_key(email).encode("utf-8")).hexdigest()
+
+
+def requester_digest(email: str) -> str:
+    """Who asked for a confirmation, as the queued message carries it (no address in the queue):
+    the worker sends only when the pending subscriber's own address is the one that asked."""
     return hashlib.sha256(email.encode("utf-8")).hexdigest()
 
 
@@ -72,14 +80,18 @@ class SubscribeDecision:
 
     create: bool  # a new pending subscriber (replacing an expired one, if any)
     refresh: bool  # the pending one gets the new choice, a new wait and a new confirmation email
-    # Neither: the address is confirmed already, and nothing is sent or changed.
+    # Neither: the address is confirmed already, or a pending webhook subscriber was created by
+    # another address; nothing is sent or changed.
 
 
-def decide(current: SubscriberItem | None, now: datetime) -> SubscribeDecision:
+def decide(current: SubscriberItem | None, email: str, now: datetime) -> SubscribeDecision:
+    """`email` is the request's (lower-cased) address. A pending subscriber is only ever refreshed
+    by the address that created it: a webhook's URL named again with another address must not
+    move its confirmation (and the signing secret the confirmation shows) to that address."""
     found = live(current, now)
     if found is None:
         return SubscribeDecision(create=True, refresh=False)
-    if found.status == PENDING:
+    if found.status == PENDING and found.email == email:
         return SubscribeDecision(create=False, refresh=True)
     return SubscribeDecision(create=False, refresh=False)
 

@@ -4,8 +4,17 @@ list, count and remove.
 Subscribing answers the same whatever the address's state, so the answer never tells whether it
 was subscribed: a new address gets a pending subscriber and one confirmation email; a pending one
 gets its new choice and the email again; a confirmed one gets nothing (to change its components,
-unsubscribe and subscribe again). Every request naming an address is counted against that
-address's hourly budget before anything is decided, so a 429 says nothing of its state either.
+unsubscribe and subscribe again). A pending webhook subscriber named again with another address
+gets nothing either: its confirmation goes only to the address that created it. Every request
+naming an address is counted against that address's hourly budget (the mailbox it reaches, all
+pages) before anything is decided, so a 429 says nothing of its state either.
+
+Nor does the time the answer takes: every case does the same work before answering. Two reads
+(the guard, then the subscriber it names, or the id a new subscriber would take), one
+TransactWriteItems of two items (puts for a new subscriber, updates for a refresh, condition
+checks that the state read still holds otherwise), and one queued confirmation request naming who
+asked; the worker sends only to a pending subscriber whose own address asked
+(chalicelib/subscriber/confirmation.py).
 
 Writes: a new subscriber and its guard (`ADDR#` / `URL#`) in one transaction, conditional on the
 guard being absent or still naming the expired subscriber it replaces; confirming updates both in
@@ -88,7 +97,7 @@ def charge_address(email: str, now: datetime) -> None:
 
 def subscribe(*, slug: str, wanted: SubscribeInput, now: datetime) -> str:
     """Subscribe (or re-send the confirmation). Answers only the page's name, whatever the
-    address's state."""
+    address's state, after the same work in every case (the module's docstring)."""
     structure = public_structure(slug)
     checked = check_input(structure, wanted)
     charge_address(checked.email, now)
@@ -96,19 +105,22 @@ def subscribe(*, slug: str, wanted: SubscribeInput, now: datetime) -> str:
     organization_id = structure.page.organization_id or ""
     guard_key = rules.guard_key(email=checked.email, url=checked.url)
 
-    def attempt() -> SubscriberItem | None:
+    def attempt() -> SubscriberItem:
         guard = repository.get_item(page_id, guard_key)
-        current = repository.get_item(page_id, subscriber_key(guard.subscriber_id or "")) if guard else None
-        decision = rules.decide(current, now)
+        # Always a second read: the subscriber the guard names, or the id a new one would take.
+        subscriber_id = (guard.subscriber_id if guard else None) or rules.new_subscriber_id(now)
+        current = repository.get_item(page_id, subscriber_key(subscriber_id))
+        decision = rules.decide(current, checked.email, now)
         if decision.refresh and current is not None and guard is not None:
             return _refresh(current, guard, checked, now)
         if decision.create:
-            return _create(page_id, organization_id, guard, current, checked, now)
-        return None
+            new_id = subscriber_id if guard is None else rules.new_subscriber_id(now)
+            return _create(page_id, organization_id, new_id, guard, current, checked, now)
+        assert current is not None and guard is not None  # neither create nor refresh: both exist
+        return _unchanged(current, guard)
 
-    pending = retry_on_conflict(attempt, what="subscription")
-    if pending is not None:
-        confirmation.request(pending)
+    subscriber = retry_on_conflict(attempt, what="subscription")
+    confirmation.request(subscriber, requested_by=checked.email)
     return structure.page.name or slug
 
 
@@ -119,16 +131,22 @@ def _refresh(current: SubscriberItem, guard: SubscriberItem, checked: SubscribeI
     tx.update(
         "subscriber",
         current,
-        [
-            SubscriberItem.component_ids.set(checked.component_ids),
-            SubscriberItem.email.set(checked.email),
-            SubscriberItem.expires_at.set(expires_at),
-        ],
+        [SubscriberItem.component_ids.set(checked.component_ids), SubscriberItem.expires_at.set(expires_at)],
         condition=SubscriberItem.status == PENDING,
     )
     tx.update("guard", guard, [SubscriberItem.expires_at.set(expires_at)])
     _commit(tx)
-    current.component_ids, current.email, current.expires_at = checked.component_ids, checked.email, expires_at
+    current.component_ids, current.expires_at = checked.component_ids, expires_at
+    return current
+
+
+def _unchanged(current: SubscriberItem, guard: SubscriberItem) -> SubscriberItem:
+    """Nothing to change: the same one transaction of two items as the other cases (so the answer
+    takes as long), checking that both are still as read; a change meanwhile makes the caller re-read."""
+    tx = Transaction()
+    for label, item in (("subscriber", current), ("guard", guard)):
+        tx.check(label, SubscriberItem, item.page_id, item.item_key, SubscriberItem.version == item.version)
+    _commit(tx)
     return current
 
 
@@ -143,12 +161,12 @@ def _commit(tx: Transaction) -> None:
 def _create(
     page_id: str,
     organization_id: str,
+    subscriber_id: str,
     guard: SubscriberItem | None,
     expired: SubscriberItem | None,
     checked: SubscribeInput,
     now: datetime,
 ) -> SubscriberItem:
-    subscriber_id = rules.new_subscriber_id(now)
     expires_at = now + rules.PENDING_FOR
     subscriber = SubscriberItem(
         page_id,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import chalicelib.alert.handlers
 import chalicelib.directory.invitations
 import chalicelib.incident.handlers
+import chalicelib.notification.digests
 import chalicelib.notification.verification
 import chalicelib.outbound.handlers
 import chalicelib.paging.assignment

@@ -20,6 +20,7 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES, ROLE_SCOPES
 from tests.conftest import NOW, Org
 from tests.conftest import reconfigure as _reconfigure
+from tests.kit.api import call, session_jwt
 
 # conftest's JWT_SECRET is shorter than PyJWT recommends; the warning is about the fixture, not the code.
 pytestmark = pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
@@ -43,16 +44,6 @@ def bearer(credential: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {credential}"}
 
 
-def call(client: Any, method: str, path: str, credential: str | None = None, body: Any = None) -> tuple[int, Any, Any]:
-    headers = bearer(credential) if credential is not None else {}
-    kwargs: dict[str, Any] = {"headers": headers}
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-        kwargs["body"] = json.dumps(body)
-    response = getattr(client.http, method.lower())(path, **kwargs)
-    return response.status_code, json.loads(response.body), response.headers
-
-
 def directory_user(organization_id: str, role: str) -> str:
     """A user of the organization's directory with `role`: sessions are checked against it."""
     from chalicelib.directory.users import create_user
@@ -67,14 +58,12 @@ def session_token(organization: Org | str, /, role: str = "viewer", secret: str 
     sub = "user-1"
     if isinstance(organization, Org):
         sub = directory_user(organization_id, role if role in ROLE_SCOPES else "viewer")
-    claims: dict[str, Any] = {"sub": sub, "org": organization_id, "role": role, "exp": int(time.time()) + 600}
-    claims.update(overrides)
-    return jwt.encode({k: v for k, v in claims.items() if v is not None}, secret, algorithm="HS256")
+    return session_jwt(organization_id, sub, role, secret=secret, **overrides)
 
 
 def create_key(client: Any, credential: str, **body: Any) -> tuple[int, Any]:
     payload = {"name": "ci", "scopes": ["incidents:read"], **body}
-    status, document, _ = call(client, "POST", "/api/v1/api-keys", credential, payload)
+    status, document = call(client, "POST", "/api/v1/api-keys", credential, payload)
     return status, document
 
 
@@ -82,13 +71,13 @@ def create_key(client: Any, credential: str, **body: Any) -> tuple[int, Any]:
 
 
 def test_verify_with_an_api_key(client: Any, org: Org) -> None:
-    status, document, _ = call(client, "GET", "/api/v1/auth/verify", org.owner_key)
+    status, document = call(client, "GET", "/api/v1/auth/verify", org.owner_key)
     assert status == 200
     assert document["data"] == {"valid": True, "scopes": sorted(ALL_SCOPES), "organization_name": "Acme"}
 
 
 def test_verify_lists_only_the_keys_scopes(client: Any, org: Org) -> None:
-    status, document, _ = call(client, "GET", "/api/v1/auth/verify", org.readonly_key)
+    status, document = call(client, "GET", "/api/v1/auth/verify", org.readonly_key)
     assert status == 200
     assert document["data"]["scopes"] == ["incidents:read"]
 
@@ -104,7 +93,7 @@ def test_created_key_is_shown_once_and_listing_has_only_its_prefix(client: Any, 
     assert created["kind"] == "service_account"
     assert created["revoked_at"] is None
 
-    status, listing, _ = call(client, "GET", "/api/v1/api-keys", org.owner_key)
+    status, listing = call(client, "GET", "/api/v1/api-keys", org.owner_key)
     assert status == 200
     assert plaintext not in json.dumps(listing)
     by_id = {item["id"]: item for item in listing["data"]["items"]}
@@ -112,7 +101,7 @@ def test_created_key_is_shown_once_and_listing_has_only_its_prefix(client: Any, 
     assert by_id[created["id"]]["prefix"] == plaintext[:10]
     assert listing["data"]["total"] == 3  # owner, readonly, and the new one
 
-    status, verified, _ = call(client, "GET", "/api/v1/auth/verify", plaintext)
+    status, verified = call(client, "GET", "/api/v1/auth/verify", plaintext)
     assert status == 200
     assert verified["data"]["scopes"] == ["admin", "incidents:write"]
 
@@ -131,7 +120,7 @@ def test_key_record_stores_only_the_hmac(client: Any, org: Org) -> None:
 
 
 def test_list_paginates(client: Any, org: Org) -> None:
-    status, document, _ = call(client, "GET", "/api/v1/api-keys?limit=1&offset=1", org.owner_key)
+    status, document = call(client, "GET", "/api/v1/api-keys?limit=1&offset=1", org.owner_key)
     assert status == 200
     assert len(document["data"]["items"]) == 1
     assert document["data"]["total"] == 2
@@ -142,20 +131,20 @@ def test_list_paginates(client: Any, org: Org) -> None:
 def test_revoked_key_is_refused_on_the_next_request(client: Any, org: Org) -> None:
     _, document = create_key(client, org.owner_key)
     plaintext, key_id = document["data"]["key"], document["data"]["id"]
-    assert call(client, "GET", "/api/v1/auth/verify", plaintext)[0] == 200
+    assert call(client, "GET", "/api/v1/auth/verify", plaintext).status == 200
 
-    status, revoked, _ = call(client, "DELETE", f"/api/v1/api-keys/{key_id}", org.owner_key)
+    status, revoked = call(client, "DELETE", f"/api/v1/api-keys/{key_id}", org.owner_key)
     assert status == 200
     assert revoked["data"]["revoked_at"] is not None
 
-    status, refused, _ = call(client, "GET", "/api/v1/auth/verify", plaintext)
+    status, refused = call(client, "GET", "/api/v1/auth/verify", plaintext)
     assert status == 401
     assert refused["error"]["code"] == "UNAUTHORIZED"
     assert refused["success"] is False
 
 
 def test_revoke_unknown_key_is_404(client: Any, org: Org) -> None:
-    status, document, _ = call(client, "DELETE", "/api/v1/api-keys/not-a-key", org.owner_key)
+    status, document = call(client, "DELETE", "/api/v1/api-keys/not-a-key", org.owner_key)
     assert status == 404
     assert document["error"]["code"] == "NOT_FOUND"
 
@@ -165,33 +154,33 @@ def test_cannot_revoke_another_organizations_key(client: Any, org: Org) -> None:
 
     other = make_org("Other")
     [theirs] = [k for k in apikeys.list_api_keys(organization_id=other.organization_id) if k.name == "owner"]
-    status, _, _ = call(client, "DELETE", f"/api/v1/api-keys/{theirs.key_id}", org.owner_key)
+    status, _ = call(client, "DELETE", f"/api/v1/api-keys/{theirs.key_id}", org.owner_key)
     assert status == 404
-    assert call(client, "GET", "/api/v1/auth/verify", other.owner_key)[0] == 200
+    assert call(client, "GET", "/api/v1/auth/verify", other.owner_key).status == 200
 
 
 def test_rotating_the_hmac_secret_invalidates_existing_keys(client: Any, org: Org) -> None:
-    assert call(client, "GET", "/api/v1/auth/verify", org.owner_key)[0] == 200
+    assert call(client, "GET", "/api/v1/auth/verify", org.owner_key).status == 200
     reconfigure(API_KEY_HMAC_SECRET="other")
     for key in (org.owner_key, org.readonly_key):
-        status, document, _ = call(client, "GET", "/api/v1/auth/verify", key)
+        status, document = call(client, "GET", "/api/v1/auth/verify", key)
         assert status == 401
         assert document["error"]["code"] == "UNAUTHORIZED"
 
 
 def test_last_used_is_stamped_once_not_on_every_request(client: Any, org: Org) -> None:
     def readonly_last_used() -> Any:
-        listing = call(client, "GET", "/api/v1/api-keys", org.owner_key)[1]
+        listing = call(client, "GET", "/api/v1/api-keys", org.owner_key).json
         [readonly] = [k for k in listing["data"]["items"] if k["name"] == "readonly"]
         return readonly["last_used_at"]
 
     assert readonly_last_used() is None
     with clock.frozen(NOW + timedelta(seconds=1)):
-        assert call(client, "GET", "/api/v1/auth/verify", org.readonly_key)[0] == 200
+        assert call(client, "GET", "/api/v1/auth/verify", org.readonly_key).status == 200
     assert readonly_last_used() == "2026-11-22T12:00:01Z"
     for seconds in (5, 30, 120):
         with clock.frozen(NOW + timedelta(seconds=seconds)):
-            assert call(client, "GET", "/api/v1/auth/verify", org.readonly_key)[0] == 200
+            assert call(client, "GET", "/api/v1/auth/verify", org.readonly_key).status == 200
     assert readonly_last_used() == "2026-11-22T12:00:01Z"
 
 
@@ -213,7 +202,7 @@ def test_missing_scope_is_403_with_the_required_scope(client: Any, org: Org) -> 
     assert document["error"]["code"] == "FORBIDDEN"
     assert document["error"]["details"]["required_scope"] == "admin"
     for method, path in (("GET", "/api/v1/api-keys"), ("DELETE", "/api/v1/api-keys/x")):
-        status, document, _ = call(client, method, path, org.readonly_key)
+        status, document = call(client, method, path, org.readonly_key)
         assert status == 403
         assert document["error"]["details"]["required_scope"] == "admin"
 
@@ -268,7 +257,8 @@ def test_invalid_credentials_are_401(client: Any, org: Org) -> None:
 
 def test_viewer_session_can_verify_but_not_administer(client: Any, org: Org) -> None:
     token = session_token(org, "viewer")
-    status, document, headers = call(client, "GET", "/api/v1/auth/verify", token)
+    reply = call(client, "GET", "/api/v1/auth/verify", token)
+    status, document, headers = reply.status, reply.json, reply.headers
     assert status == 200
     assert document["data"]["scopes"] == sorted(ROLE_SCOPES["viewer"])
     assert document["data"]["organization_name"] == "Acme"
@@ -283,7 +273,7 @@ def test_viewer_session_can_verify_but_not_administer(client: Any, org: Org) -> 
 def test_admin_session_can_create_keys(client: Any, org: Org) -> None:
     status, document = create_key(client, session_token(org, "admin"), scopes=["incidents:read"])
     assert status == 201
-    assert call(client, "GET", "/api/v1/auth/verify", document["data"]["key"])[0] == 200
+    assert call(client, "GET", "/api/v1/auth/verify", document["data"]["key"]).status == 200
 
 
 def test_bad_session_claims_are_401(client: Any, org: Org) -> None:
@@ -296,20 +286,20 @@ def test_bad_session_claims_are_401(client: Any, org: Org) -> None:
         "no-exp": {"exp": None},
     }
     for case, overrides in cases.items():
-        status, document, _ = call(client, "GET", "/api/v1/auth/verify", session_token(org, **overrides))
+        status, document = call(client, "GET", "/api/v1/auth/verify", session_token(org, **overrides))
         assert status == 401, case
         assert document["error"]["code"] == "UNAUTHORIZED", case
 
 
 def test_session_naming_an_unknown_organization_cannot_verify(client: Any, org: Org) -> None:
-    status, document, _ = call(client, "GET", "/api/v1/auth/verify", session_token("no-such-organization", "owner"))
+    status, document = call(client, "GET", "/api/v1/auth/verify", session_token("no-such-organization", "owner"))
     assert status == 401
     assert document["error"]["code"] == "UNAUTHORIZED"
 
 
 def test_session_signed_with_another_secret_is_401(client: Any, org: Org) -> None:
     token = session_token(org, secret="not-the-configured-secret-at-all")
-    assert call(client, "GET", "/api/v1/auth/verify", token)[0] == 401
+    assert call(client, "GET", "/api/v1/auth/verify", token).status == 401
 
 
 def _jwks(private_key: rsa.RSAPrivateKey, kid: str) -> str:
@@ -325,12 +315,12 @@ def test_rs256_session_against_an_inline_jwks(client: Any, org: Org) -> None:
     claims = {"sub": sub, "org": org.organization_id, "role": "responder", "exp": int(time.time()) + 600}
 
     token = jwt.encode(claims, issuer_key, algorithm="RS256", headers={"kid": "kid-1"})
-    status, document, _ = call(client, "GET", "/api/v1/auth/verify", token)
+    status, document = call(client, "GET", "/api/v1/auth/verify", token)
     assert status == 200
     assert document["data"]["scopes"] == sorted(ROLE_SCOPES["responder"])
 
     impostor = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     forged = jwt.encode(claims, impostor, algorithm="RS256", headers={"kid": "kid-1"})
-    assert call(client, "GET", "/api/v1/auth/verify", forged)[0] == 401
+    assert call(client, "GET", "/api/v1/auth/verify", forged).status == 401
     unknown_kid = jwt.encode(claims, issuer_key, algorithm="RS256", headers={"kid": "kid-2"})
-    assert call(client, "GET", "/api/v1/auth/verify", unknown_kid)[0] == 401
+    assert call(client, "GET", "/api/v1/auth/verify", unknown_kid).status == 401

@@ -4,18 +4,17 @@ every route, who may call it (the user themself, users:read, users:write), and i
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
-import jwt
 import pytest
 
 from chalicelib import aws
 from chalicelib.apikey import service as apikeys
 from chalicelib.directory import users
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import NOW, Org, make_org
+from tests.kit.api import call, session_jwt
 
 pytestmark = pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
 
@@ -41,11 +40,6 @@ def personal_key(org: Org, user_id: str, scopes: list[str]) -> str:
         organization_id=org.organization_id, name="mine", kind="personal", scopes=scopes, now=NOW, user_id=user_id
     )
     return key
-
-
-def session(org: Org, user_id: str, role: str) -> str:
-    claims = {"sub": user_id, "org": org.organization_id, "role": role, "exp": int(time.time()) + 600}
-    return jwt.encode(claims, "test-jwt-secret", algorithm="HS256")
 
 
 def sent_code() -> str:
@@ -166,14 +160,14 @@ def test_who_may_manage_whose_methods(client: Any, org: Org) -> None:
         assert error_of(document)["details"]["required_scope"] in ("users:read", "users:write")
 
     # A viewer session reads anyone's (users:read) but changes only their own.
-    viewing = session(org, viewer, "viewer")
+    viewing = session_jwt(org.organization_id, viewer, "viewer")
     assert call(client, "GET", methods(bob), viewing)[0] == 200
     assert call(client, "GET", rules_of(bob), viewing)[0] == 200
     assert call(client, "POST", methods(bob), viewing, new_sms)[0] == 403
     assert call(client, "POST", methods(viewer), viewing, new_sms)[0] == 201
 
     # An admin session and the owner key (users:write) manage anyone's.
-    assert call(client, "POST", methods(bob), session(org, admin, "admin"), new_sms)[0] == 201
+    assert call(client, "POST", methods(bob), session_jwt(org.organization_id, admin, "admin"), new_sms)[0] == 201
     assert call(client, "PUT", rules_of(bob), org.owner_key, {"high": [], "low": []})[0] == 200
 
     # A service-account key without users:* scopes manages nobody's.

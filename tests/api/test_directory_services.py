@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from tests.conftest import make_org
+from tests.kit.api import call
 
 SERVICE_FIELDS = {
     "name",
@@ -20,15 +20,6 @@ SERVICE_FIELDS = {
     "urgency_rule",  # added by the urgency issue (not a spec field)
     "alert_grouping",  # added by the noise-control issue (not a spec field)
 }
-
-
-def call(client, method, path, key=None, body=None, raw=None):
-    headers = {"Content-Type": "application/json"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    payload = raw if raw is not None else (json.dumps(body) if body is not None else None)
-    response = client.http.request(method, path, headers=headers, body=payload or b"")
-    return response.status_code, json.loads(response.body)
 
 
 def error_of(document):
@@ -139,7 +130,7 @@ def test_service_validation_errors(client, org):
         assert error_of(document)["details"]["fields"], body
 
     for raw in ("{not json", "[1, 2]", ""):
-        status, document = call(client, "POST", "/api/v1/services", key, raw=raw)
+        status, document = call(client, "POST", "/api/v1/services", key, raw)
         assert status == 400, raw
         assert error_of(document)["code"] == "VALIDATION_ERROR"
 
@@ -158,7 +149,7 @@ def test_service_validation_errors(client, org):
     for body in ({}, {"is_active": None}, {"name": None}, {"bogus": 1}, {"default_severity": "sev1"}):
         status, document = call(client, "PATCH", "/api/v1/services/SER-00001", key, body)
         assert status == 400, body
-    status, document = call(client, "PATCH", "/api/v1/services/SER-00001", key, raw="{")
+    status, document = call(client, "PATCH", "/api/v1/services/SER-00001", key, "{")
     assert status == 400
 
     status, _ = call(client, "GET", "/api/v1/services", key)

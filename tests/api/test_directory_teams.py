@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import make_org
+from tests.kit.api import call
 
 TEAM_FIELDS = {"id", "name", "description", "member_count", "is_active", "member_ids"}
 
@@ -96,7 +97,7 @@ def test_team_validation_and_conflicts(client, org):
         assert status == 400, body
         assert error_of(document)["code"] == "VALIDATION_ERROR"
         assert error_of(document)["details"]["fields"], body
-    assert call(client, "POST", "/api/v1/teams", key, raw="nope")[0] == 400
+    assert call(client, "POST", "/api/v1/teams", key, "nope")[0] == 400
 
     path = f"/api/v1/teams/{core['data']['id']}"
     for body in ({}, {"name": None}, {"member_ids": None}, {"is_active": "yes please"}, {"member_ids": ["ghost"]}):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import make_org
+from tests.kit.api import call
 
 USER_FIELDS = {"id", "name", "email", "is_active", "slack_user_id", "role", "time_zone", "time_zone_is_own"}
 
@@ -91,7 +92,7 @@ def test_user_validation_and_conflicts(client, org):
         assert status == 400, body
         assert error_of(document)["code"] == "VALIDATION_ERROR"
         assert error_of(document)["details"]["fields"], body
-    assert call(client, "POST", "/api/v1/users", key, raw="{oops")[0] == 400
+    assert call(client, "POST", "/api/v1/users", key, "{oops")[0] == 400
 
     path = f"/api/v1/users/{ann['data']['id']}"
     for body in ({}, {"email": None}, {"is_active": None}, {"role": "god"}, {"email": "bad"}, {"id": "x"}):

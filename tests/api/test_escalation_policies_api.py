@@ -11,8 +11,9 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.directory import users
 from chalicelib.oncall import Layer
 from chalicelib.oncall import service as schedules
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
+from tests.kit.api import call
 
 BASE = "/api/v1/escalation-policies"
 POLICY_FIELDS = {"id", "name", "levels", "repeat_count", "version", "created_at", "updated_at"}

@@ -17,6 +17,8 @@ from chalicelib.eventrule import service as rule_service
 from chalicelib.eventrule.rules import MAX_RULES, Actions
 from chalicelib.integration import admin
 from tests.conftest import NOW, Org, make_org
+from tests.kit import factories as make
+from tests.kit.api import call
 
 ORG_LIST = "/api/v1/event-rules"
 FIELDS = {
@@ -38,15 +40,6 @@ DISK = {"field": "title", "op": "contains", "value": "disk"}
 @pytest.fixture(autouse=True)
 def frozen() -> None:
     clock.freeze(NOW)  # the aws_env fixture unfreezes
-
-
-def call(client: Any, method: str, path: str, key: str | None, body: Any = None) -> tuple[int, dict[str, Any]]:
-    headers = {"Content-Type": "application/json"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str) else (json.dumps(body) if body is not None else b"")
-    response = client.http.request(method, path, headers=headers, body=raw)
-    return response.status_code, json.loads(response.body)
 
 
 def fields_of(document: dict[str, Any]) -> list[str]:
@@ -80,7 +73,7 @@ def integration_base(org: Org) -> tuple[str, str]:
 
 
 def test_lifecycle(client: Any, org: Org) -> None:
-    service = catalog.create_service(organization_id=org.organization_id, name="Storage", now=NOW)
+    service = make.service(org, "Storage")
     created = add(
         client,
         org,
@@ -372,8 +365,11 @@ def test_scopes(client: Any, org: Org) -> None:
             assert call(client, method, path, reader, payload)[0] == 403
         for method, path, payload in writes:
             assert call(client, method, path, writer, payload)[0] in (200, 201), (method, path)
-    assert call(client, "POST", ORG_LIST + "/test", reader, {"title": "x"})[0] == 200
+    # A dry run costs what an event costs: it needs integrations:write (a reader or viewer gets 403).
+    status, document = call(client, "POST", ORG_LIST + "/test", reader, {"title": "x"})
+    assert (status, document["error"]["details"]["required_scope"]) == (403, "integrations:write")
     assert call(client, "POST", ORG_LIST + "/test", org.readonly_key, {"title": "x"})[0] == 403
+    assert call(client, "POST", ORG_LIST + "/test", writer, {"title": "x"})[0] == 200
 
 
 # --- races ---------------------------------------------------------------------------------------
@@ -412,7 +408,7 @@ def test_concurrent_creates_and_edits_lose_no_rule(client: Any, org: Org) -> Non
 
 def test_dry_run_applies_both_lists_in_order(client: Any, org: Org) -> None:
     integration_id, base = integration_base(org)
-    service = catalog.create_service(organization_id=org.organization_id, name="DB", now=NOW)
+    service = make.service(org, "DB")
     noisy = add(
         client, org, base, conditions=[{"field": "labels.env", "op": "equals", "value": "dev"}], actions={"drop": True}
     )
@@ -433,6 +429,7 @@ def test_dry_run_applies_both_lists_in_order(client: Any, org: Org) -> None:
         "route_to_service": service.service_id,
         "notes": ["i", "o"],
         "matched_rule_ids": [first["id"], org_rule["id"]],
+        "warnings": [],
     }
     status, decision = call(client, "POST", ORG_LIST + "/test", org.owner_key, sample)  # the organization's only
     assert (decision["data"]["severity"], decision["data"]["matched_rule_ids"]) == ("SEV4", [org_rule["id"]])

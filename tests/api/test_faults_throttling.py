@@ -13,9 +13,11 @@ from chalicelib import aws
 from chalicelib.incident import repository
 from chalicelib.incident.listing import list_incidents
 from chalicelib.incident.models import IncidentListQuery
-from tests.api.test_incidents_api import call, create, error_code
+from tests.api.test_incidents_api import create, error_code
 from tests.conftest import NOW, Org
 from tests.faults import THROTTLED, dynamodb_errors, record_backoff_waits
+from tests.kit import factories as make
+from tests.kit.api import call
 
 TRANSACT = frozenset({"TransactWriteItems"})
 ATTEMPTS = aws.RETRIES["total_max_attempts"]
@@ -23,9 +25,7 @@ ATTEMPTS = aws.RETRIES["total_max_attempts"]
 
 @pytest.fixture
 def service_key(org: Org) -> str:
-    from chalicelib.catalog import service as services
-
-    return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW).service_key
+    return make.service(org, "Checkout").service_key
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def no_incidents(org: Org) -> bool:
 
 def new_incident(client: Any, org: Org, service_key: str, **headers: str) -> Any:
     body = {"title": "Checkout down", "service_ids": [service_key]}
-    return call(client, "post", "/api/v1/incidents", org.owner_key, body, **headers)
+    return call(client, "post", "/api/v1/incidents", org.owner_key, body, headers=headers)
 
 
 @pytest.mark.parametrize(

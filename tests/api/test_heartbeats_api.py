@@ -17,6 +17,8 @@ from chalicelib.catalog.service import Service
 from chalicelib.heartbeat import overdue
 from tests.api.test_webhooks_api import reconfigure
 from tests.conftest import NOW, Org, make_org
+from tests.kit import factories as make
+from tests.kit.api import call
 
 BASE = "/api/v1/heartbeats"
 HTTPS = {"X-Forwarded-Proto": "https"}
@@ -64,18 +66,7 @@ def reader(org: Org) -> str:
 
 @pytest.fixture
 def svc(org: Org) -> Service:
-    from chalicelib.catalog import service as catalog
-
-    return catalog.create_service(organization_id=org.organization_id, name="Backups", now=NOW)
-
-
-def call(client: Any, method: str, path: str, key: str | None, body: Any = None) -> tuple[int, dict[str, Any]]:
-    headers = {"Content-Type": "application/json"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str) else (json.dumps(body) if body is not None else b"")
-    response = client.http.request(method, path, headers=headers, body=raw)
-    return response.status_code, json.loads(response.body)
+    return make.service(org, "Backups")
 
 
 def ping(client: Any, url: str, method: str = "GET", *, https: bool = True, body: bytes = b"") -> Any:

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from tests.conftest import NOW, Org, make_org
+from tests.kit import factories as make
+from tests.kit.api import call
 
 
 @pytest.fixture
 def service_key(org: Org) -> str:
-    from chalicelib.catalog import service as services
-
-    return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW).service_key
-
-
-def call(client: Any, method: str, path: str, key: str | None, body: Any = None, **headers: str) -> Any:
-    all_headers = {**headers}
-    if key:
-        all_headers["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str | bytes) else (json.dumps(body) if body is not None else None)
-    response = getattr(client.http, method)(path, headers=all_headers, body=raw)
-    response.json = json.loads(response.body) if response.body else None
-    return response
+    return make.service(org, "Checkout").service_key
 
 
 def create(client: Any, org: Org, service_key: str, **fields: Any) -> dict[str, Any]:
@@ -113,13 +102,18 @@ def test_auth_and_scope_errors(client: Any, org: Org, service_key: str) -> None:
 
 def test_idempotency_rules(client: Any, org: Org, service_key: str) -> None:
     body = {"title": "Down", "service_ids": [service_key]}
-    first = call(client, "post", "/api/v1/incidents", org.owner_key, body, **{"Idempotency-Key": "abc"})
-    again = call(client, "post", "/api/v1/incidents", org.owner_key, body, **{"Idempotency-Key": "abc"})
+    first = call(client, "post", "/api/v1/incidents", org.owner_key, body, headers={"Idempotency-Key": "abc"})
+    again = call(client, "post", "/api/v1/incidents", org.owner_key, body, headers={"Idempotency-Key": "abc"})
     assert first.status_code == again.status_code == 201
     assert first.json["data"] == again.json["data"]
     assert again.headers["Idempotent-Replayed"] == "true"
     different = call(
-        client, "post", "/api/v1/incidents", org.owner_key, {**body, "title": "Other"}, **{"Idempotency-Key": "abc"}
+        client,
+        "post",
+        "/api/v1/incidents",
+        org.owner_key,
+        {**body, "title": "Other"},
+        headers={"Idempotency-Key": "abc"},
     )
     assert (different.status_code, error_code(different)) == (409, "IDEMPOTENCY_KEY_REUSED")
     listed = call(client, "get", "/api/v1/incidents", org.owner_key)
@@ -148,7 +142,7 @@ def test_idempotency_in_progress_is_409(client: Any, org: Org, service_key: str)
         "/api/v1/incidents",
         org.owner_key,
         {"title": "Down", "service_ids": [service_key]},
-        **{"Idempotency-Key": "busy"},
+        headers={"Idempotency-Key": "busy"},
     )
     assert (response.status_code, error_code(response)) == (409, "IDEMPOTENCY_IN_PROGRESS")
 
@@ -250,6 +244,22 @@ def test_acknowledge_is_idempotent_and_moves_new_to_investigating(client: Any, o
     detail = call(client, "get", f"/api/v1/incidents/{number}", org.owner_key).json["data"]
     assert detail["status"] == "investigating"
     assert detail["sla"]["acknowledge_met"] is True
+
+
+def test_acknowledging_a_resolved_incident_is_409_and_never_meets_the_sla(
+    client: Any, org: Org, service_key: str
+) -> None:
+    number = create(client, org, service_key, severity="SEV1")["incident_number"]
+    resolved = call(client, "post", f"/api/v1/incidents/{number}/status", org.owner_key, {"status": "resolved"})
+    assert resolved.status_code == 200
+    late = call(client, "post", f"/api/v1/incidents/{number}/acknowledge", org.owner_key)
+    assert (late.status_code, error_code(late)) == (409, "INCIDENT_RESOLVED")
+    assert "resolved" in late.json["error"]["message"] and number in late.json["error"]["message"]
+    assert late.json["error"]["details"]["status"] == "resolved"
+    detail = call(client, "get", f"/api/v1/incidents/{number}", org.owner_key).json["data"]
+    assert detail["acknowledged_at"] is None and detail["status"] == "resolved"
+    assert detail["sla"]["acknowledge_met"] is None  # never "met" after the fact
+    assert not [entry for entry in detail["timeline"] if entry["event_type"] == "acknowledged"]
 
 
 def test_comment_rules(client: Any, org: Org, service_key: str) -> None:

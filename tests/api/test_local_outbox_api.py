@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import NOW, Org, reconfigure
+from tests.kit import factories as make
 
 # The plain app has no /local routes: only the local server mounts them (tests/api/conftest.py).
 pytestmark = pytest.mark.usefixtures("local_routes")
@@ -162,12 +163,11 @@ def http(method: str, url: str, key: str | None = None, body: Any = None) -> tup
 
 
 def test_a_page_on_the_local_stack_shows_up_in_the_outbox(served: str, org: Org) -> None:
-    from chalicelib.catalog import service as services
     from chalicelib.directory import users
     from chalicelib.settings import get_settings
 
     assert get_settings().slack_api_url() == f"{served}/local/slack/api"
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     users.create_user(
         organization_id=org.organization_id, name="Ana", email="ana@example.com", slack_user_id="U0ANA", now=NOW
     )

@@ -13,6 +13,7 @@ from chalicelib import clock
 from chalicelib.paging import slack_actions
 from tests.api.test_local_outbox_api import http, served
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 
 __all__ = ["served"]  # the fixture, shared with the outbox tests
 
@@ -43,13 +44,12 @@ def click(served: str, slack_user_id: str, button: dict[str, Any], secret: str) 
 
 
 def test_click_a_paged_button_on_the_local_stack(served: str, org: Org) -> None:
-    from chalicelib.catalog import service as services
     from chalicelib.directory import users
     from chalicelib.settings import get_settings
 
     secret = get_settings().slack_signing_key()
     assert secret  # the local stage's own, written to demo.json
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     users.create_user(
         organization_id=org.organization_id, name="Ana", email="ana@example.com", slack_user_id="U0ANA", now=NOW
     )

@@ -15,6 +15,7 @@ from chalicelib.notification import voice, voice_link
 from chalicelib.notification.channels import Notification
 from tests.api.test_local_voice_sink_api import SID, basic
 from tests.conftest import NOW, Org, reconfigure
+from tests.kit import factories as make
 
 pytestmark = pytest.mark.usefixtures("local_routes")
 
@@ -23,7 +24,6 @@ SINK = f"/local/voice/2010-04-01/Accounts/{SID}/Calls.json"
 
 def _page(client: Any, org: Org) -> tuple[str, str]:
     """A responder, an incident and a page call to them recorded by the sink: (call sid, incident number)."""
-    from chalicelib.catalog import service as services
     from chalicelib.directory import users
     from chalicelib.incident import service
 
@@ -34,9 +34,7 @@ def _page(client: Any, org: Org) -> tuple[str, str]:
         organization_id=org.organization_id,
         request=service.NewIncident(
             title="Checkout down",
-            service_keys=[
-                services.create_service(organization_id=org.organization_id, name="Shop", now=NOW).service_key
-            ],
+            service_keys=[make.service(org, "Shop").service_key],
             severity="SEV1",
         ),
         now=NOW,

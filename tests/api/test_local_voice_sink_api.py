@@ -14,6 +14,7 @@ import pytest
 
 from chalicelib.notification.channels import Recipient
 from tests.conftest import NOW, Org, reconfigure
+from tests.kit import factories as make
 
 pytestmark = pytest.mark.usefixtures("local_routes")
 
@@ -167,14 +168,13 @@ def served(aws_env: None) -> Iterator[str]:
 
 
 def test_sms_and_voice_pages_on_the_local_stack_show_up_in_the_outbox(served: str, org: Org) -> None:
-    from chalicelib.catalog import service as services
     from chalicelib.incident import service as incidents
     from chalicelib.local import outbox
     from chalicelib.notification import service
     from chalicelib.settings import get_settings
 
     assert get_settings().voice_api_url() == f"{served}/local/voice"
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     incident = incidents.create_incident(
         organization_id=org.organization_id,
         request=incidents.NewIncident(title="Pay <down> & out", service_keys=[svc.service_key], severity="SEV1"),
@@ -216,13 +216,12 @@ def test_sms_and_voice_pages_on_the_local_stack_show_up_in_the_outbox(served: st
 
 def test_a_page_links_to_the_console_never_to_the_api(served: str, org: Org) -> None:
     """Email and Slack of the spec's page operation, through the local stack: the console link."""
-    from chalicelib.catalog import service as services
     from chalicelib.directory import users
     from chalicelib.incident import service as incidents
     from chalicelib.local import outbox
     from chalicelib.notification import email_ses, service, slack
 
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     user = users.create_user(
         organization_id=org.organization_id, name="Ana", email="ana@example.com", slack_user_id="U0ANA", now=NOW
     )

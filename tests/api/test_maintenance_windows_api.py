@@ -4,7 +4,6 @@ service, 401, 403 by scope, 404, 409), delete of an ongoing window ending it, Id
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from typing import Any
 
@@ -15,6 +14,7 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.catalog import service as services
 from chalicelib.maintenance.in_effect import window_in_effect
 from tests.conftest import NOW, Org, make_org
+from tests.kit.api import call
 
 BASE = "/api/v1/maintenance-windows"
 HOUR = timedelta(hours=1)
@@ -50,17 +50,6 @@ def svc(org: Org) -> dict[str, Any]:
         "db": services.create_service(organization_id=oid, name="Database", now=NOW),
         "web": services.create_service(organization_id=oid, name="Web", now=NOW),
     }
-
-
-def call(
-    client: Any, method: str, path: str, key: str | None, body: Any = None, headers: dict[str, str] | None = None
-) -> tuple[int, dict[str, Any]]:
-    sent = {"Content-Type": "application/json", **(headers or {})}
-    if key:
-        sent["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str) else (json.dumps(body) if body is not None else b"")
-    response = client.http.request(method, path, headers=sent, body=raw)
-    return response.status_code, json.loads(response.body)
 
 
 def key_with(org: Org, *scopes: str) -> str:
@@ -205,11 +194,11 @@ def test_list_order_filters_and_pages(client: Any, org: Org, svc: dict[str, Any]
 def test_idempotency_key_replays_the_create(client: Any, org: Org, svc: dict[str, Any]) -> None:
     body = {"service_ids": [svc["db"].service_id], **times(NOW + HOUR, NOW + 2 * HOUR)}
     headers = {"Idempotency-Key": "mw-create-1"}
-    first = call(client, "POST", BASE, org.owner_key, body, headers)
-    again = call(client, "POST", BASE, org.owner_key, body, headers)
+    first = call(client, "POST", BASE, org.owner_key, body, headers=headers)
+    again = call(client, "POST", BASE, org.owner_key, body, headers=headers)
     assert first[0] == again[0] == 201 and first[1]["data"] == again[1]["data"]
     assert call(client, "GET", BASE, org.owner_key)[1]["data"]["total"] == 1
-    status, reused = call(client, "POST", BASE, org.owner_key, {**body, "description": "other"}, headers)
+    status, reused = call(client, "POST", BASE, org.owner_key, {**body, "description": "other"}, headers=headers)
     assert (status, reused["error"]["code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
 
 

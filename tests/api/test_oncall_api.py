@@ -8,8 +8,9 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
+from tests.kit.api import call
 
 PATH = "/api/v1/on-call/current"
 ENGINEER_FIELDS = {"name", "email", "slack_user_id", "role", "schedule_name", "shift_starts_at", "shift_ends_at"}

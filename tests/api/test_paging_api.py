@@ -10,17 +10,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import NOW, Org, make_org, reconfigure
+from tests.kit import factories as make
+from tests.kit.api import call
 from tests.service.test_notification_slack import FakeSlack
-
-
-def call(client: Any, method: str, path: str, key: str | None, body: Any = None) -> Any:
-    headers = {"Content-Type": "application/json"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str | bytes) else (json.dumps(body) if body is not None else None)
-    response = getattr(client.http, method)(path, headers=headers, body=raw)
-    response.json = json.loads(response.body) if response.body else None
-    return response
 
 
 @pytest.fixture
@@ -33,10 +25,9 @@ def fake_slack(aws_env: None) -> Iterator[FakeSlack]:
 
 @pytest.fixture
 def setup(client: Any, org: Org, fake_slack: FakeSlack) -> dict[str, Any]:
-    from chalicelib.catalog import service as services
     from chalicelib.directory import users
 
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     for name, email, slack in [
         ("Ana Lima", "ana@example.com", "U0ANA"),
         ("Bo Chen", "bo@example.com", None),

@@ -8,8 +8,10 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
-from tests.api.test_incidents_api import call, create, error_code
+from tests.api.test_incidents_api import create, error_code
 from tests.conftest import NOW, Org, make_org
+from tests.kit import factories as make
+from tests.kit.api import call
 
 BASE = "/api/v1/postmortems"
 POSTMORTEM_FIELDS = {
@@ -45,10 +47,8 @@ INERT = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 @pytest.fixture
 def incident_number(client: Any, org: Org) -> str:
-    from chalicelib.catalog import service as services
-
     clock.freeze(NOW)
-    service_key = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW).service_key
+    service_key = make.service(org, "Checkout").service_key
     return str(create(client, org, service_key)["incident_number"])
 
 

@@ -11,6 +11,7 @@ from chalicelib import clock
 from chalicelib.statuspage import incidents, pages, public, scheduled_maintenance, structure
 from chalicelib.statuspage.repository import item_id
 from tests.conftest import NOW, reconfigure
+from tests.kit import factories as make
 
 STATUS = "/status/acme"
 
@@ -148,10 +149,9 @@ def test_incidents_and_maintenance(client, site):
 
 def test_nothing_internal_leaks(client, site, org):
     page, *_ = site
-    from chalicelib.catalog import service as services
     from chalicelib.incident.service import NewIncident, create_incident
 
-    service = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    service = make.service(org, "Checkout")
     internal = create_incident(
         organization_id=org.organization_id,
         request=NewIncident("Latency", [service.service_key]),

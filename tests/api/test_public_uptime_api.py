@@ -10,9 +10,9 @@ import pytest
 from chalicelib import clock
 from chalicelib.statuspage import incidents, pages, structure
 from chalicelib.statuspage.repository import item_id
-from tests.api.test_directory_services import call
 from tests.conftest import NOW, reconfigure
 from tests.e2e.browser import parse
+from tests.kit.api import call
 
 STATUS = "/status/acme"
 LATER = NOW + timedelta(days=2, hours=6)  # 24 Nov, 18:00

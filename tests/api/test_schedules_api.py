@@ -7,8 +7,9 @@ import pytest
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.directory import users
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
+from tests.kit.api import call
 
 SCHEDULE_FIELDS = {
     "id",
@@ -150,7 +151,7 @@ def test_bad_requests_are_400(client, setup):
         error = error_of(document)
         assert error["code"] == "VALIDATION_ERROR"
         assert field in {item["field"] for item in error["details"]["fields"]}, (field, error)
-    assert call(client, "POST", "/api/v1/schedules", key, raw="{not json")[0] == 400
+    assert call(client, "POST", "/api/v1/schedules", key, "{not json")[0] == 400
     status, created = call(client, "POST", "/api/v1/schedules", key, schedule_body(people))
     item = f"/api/v1/schedules/{created['data']['id']}"
     for body in ({}, {"version": 1}, {"name": None}, {"layers": None}):

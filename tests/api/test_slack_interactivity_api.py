@@ -225,3 +225,91 @@ def test_without_a_signing_secret_every_click_is_refused(client: Any, org: Org, 
     reconfigure(TOCSIN_STAGE="prod", SLACK_SIGNING_SECRET="")
     answer = post(client, click_body("U0ANA", f"{org.organization_id}/{world['number']}"))
     assert answer.status_code == 401
+
+
+def escalating(org: Org) -> str:
+    """An incident whose three-level escalation (Ana at every level) has begun at level 1."""
+    from chalicelib.catalog import service as services
+    from chalicelib.directory.users import find_users_by_slack_user_id
+    from chalicelib.escalation import service as policies
+    from chalicelib.escalation.steps import Level, Target
+    from chalicelib.incident import service
+    from chalicelib.paging import escalation_runs
+
+    [ana] = find_users_by_slack_user_id("U0ANA")
+    level = Level((Target("user", ana.user_id),), 30)
+    policy = policies.create_policy(
+        organization_id=org.organization_id, name="Three", levels=[level, level, level], now=NOW
+    )
+    svc = services.create_service(
+        organization_id=org.organization_id, name="Payments", now=NOW, escalation_policy_id=policy.policy.policy_id
+    )
+    number = service.create_incident(
+        organization_id=org.organization_id,
+        request=service.NewIncident(title="Payments down", service_keys=[svc.service_key], severity="SEV1"),
+        now=NOW,
+        actor="seed",
+    ).incident_number
+    escalation_runs.begin(organization_id=org.organization_id, incident_number=number, now=NOW)
+    return number
+
+
+def slack_click(slack_user_id: str, value: str, action_id: str, **extra: Any) -> bytes:
+    """A click as Slack sends it: with its workspace, its action_ts and the interaction's trigger_id."""
+    payload = json.loads(urllib.parse.parse_qs(click_body(slack_user_id, value, action_id).decode())["payload"][0])
+    payload["team"] = {"id": extra.pop("team_id", "T0LOCAL001"), "domain": "acme"}
+    payload["trigger_id"] = extra.pop("trigger_id", "13345224609.738474920.8088930838d88f008e0")
+    payload["actions"][0]["action_ts"] = extra.pop("action_ts", "1790000001.000200")
+    return urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
+
+
+def test_one_signed_click_sent_four_times_escalates_once_and_is_answered_the_same(
+    client: Any, org: Org, world: dict[str, Any], fake_slack: FakeSlack
+) -> None:
+    from chalicelib.incident import repository
+
+    number = escalating(org)
+    body = slack_click("U0ANA", f"{org.organization_id}/{number}", "tocsin_escalate")
+    answers = [post(client, body, age_seconds=age) for age in (0, 10, 60, 200)]  # re-signed each time
+    assert [answer.status_code for answer in answers] == [200] * 4
+    assert answers[0].json == {
+        "done": True,
+        "message": f"{number} escalated by ana@acme.test.",
+        "incident_number": number,
+    }
+    assert all(answer.json == answers[0].json for answer in answers)
+    assert sum(1 for title in timeline(org, number) if title.startswith("Escalated by hand")) == 1
+    assert repository.get_incident(org.organization_id, number).escalation["level_index"] == 1  # level 2, not 4
+    assert [request.path for request in fake_slack.requests] == ["/api/chat.update"]  # the replays touch nothing
+    # Another click (a new action_ts and trigger_id) is another action.
+    again = post(
+        client,
+        slack_click("U0ANA", f"{org.organization_id}/{number}", "tocsin_escalate", action_ts="2.0", trigger_id="9.9"),
+    )
+    assert again.json["done"] is True and "escalated" in again.json["message"]
+    assert repository.get_incident(org.organization_id, number).escalation["level_index"] == 2
+
+
+def test_a_replayed_click_without_slacks_ids_is_still_one_action(client: Any, org: Org, world: dict[str, Any]) -> None:
+    number = escalating(org)
+    body = click_body("U0ANA", f"{org.organization_id}/{number}", "tocsin_escalate")
+    first, second = post(client, body), post(client, body, age_seconds=30)
+    assert first.json == second.json and first.json["done"] is True
+    assert sum(1 for title in timeline(org, number) if title.startswith("Escalated by hand")) == 1
+
+
+def test_a_click_from_another_slack_workspace_acts_nowhere(
+    client: Any, org: Org, world: dict[str, Any], fake_slack: FakeSlack
+) -> None:
+    number = world["number"]
+    value = f"{org.organization_id}/{number}"
+    foreign = post(client, slack_click("U0ANA", value, "tocsin_resolve", team_id="T0ELSEWHERE"))
+    assert foreign.status_code == 200
+    assert foreign.json["done"] is False and "not the one" in foreign.json["message"]
+    assert org.organization_id not in foreign.json["message"] and "Acme" not in foreign.json["message"]
+    assert status(org, number) == UNTOUCHED
+    assert [request.path for request in fake_slack.requests] == ["/api/chat.postEphemeral"]
+    reconfigure(SLACK_TEAM_ID="T0ELSEWHERE,T0SECOND")  # a deployment's own workspaces
+    assert post(client, slack_click("U0ANA", value, "tocsin_acknowledge", team_id="T0LOCAL001")).json["done"] is False
+    ours = post(client, slack_click("U0ANA", value, "tocsin_resolve", team_id="T0SECOND", action_ts="3.0"))
+    assert ours.json["done"] is True and status(org, number) == "resolved"

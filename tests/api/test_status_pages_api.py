@@ -6,8 +6,10 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
+from tests.kit import factories as make
+from tests.kit.api import call
 
 BASE = "/api/v1/status-pages"
 UNKNOWN_PAGE = "page_0000000000000000000000aa"
@@ -123,11 +125,10 @@ def test_public_incident_through_the_api(client, keys, page):
 
 
 def test_linking_an_internal_incident(client, keys, page, org):
-    from chalicelib.catalog import service as services
     from chalicelib.incident.service import NewIncident, create_incident
 
     owner, _ = keys
-    service = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    service = make.service(org, "Checkout")
     internal = create_incident(
         organization_id=org.organization_id,
         request=NewIncident("Latency", [service.service_key]),

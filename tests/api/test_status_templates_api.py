@@ -10,8 +10,9 @@ import pytest
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.statuspage import incident_templates
-from tests.api.test_directory_services import call, error_of
+from tests.api.test_directory_services import error_of
 from tests.conftest import NOW, make_org
+from tests.kit.api import call
 
 BASE = "/api/v1/status-pages"
 UNKNOWN_TEMPLATE = "tpl_0000000000000000000000aa"

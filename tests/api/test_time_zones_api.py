@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from chalicelib.apikey import service as apikeys
-from tests.api.test_contact_methods_api import person, personal_key, session
+from tests.api.test_contact_methods_api import person, personal_key
 from tests.api.test_directory_services import call, error_of
 from tests.conftest import NOW, Org
+from tests.kit.api import session_jwt
 
 pytestmark = pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
 
@@ -126,7 +127,7 @@ def test_a_person_changes_their_own_zone_with_any_role_and_nobody_elses(client: 
     assert zone_of(client, org, bo) == ("UTC", False)
 
     # A session of the person works the same; the profile takes nothing but the zone.
-    token = session(org, ann, "viewer")
+    token = session_jwt(org.organization_id, ann, "viewer")
     status, cleared = call(client, "PATCH", profile_path(ann), token, {"time_zone": None})
     assert status == 200 and cleared["data"]["time_zone_is_own"] is False
     for body in ({"role": "owner"}, {"is_active": False}, {"email": "x@example.com"}, {}):

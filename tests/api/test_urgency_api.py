@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from chalicelib import clock
-from tests.api.test_incidents_api import call
 from tests.conftest import NOW, Org
+from tests.kit.api import call
 
 SERVICES = "/api/v1/services"
 DEFAULT = {"type": "severity_based", "support_hours": None}

@@ -15,6 +15,7 @@ from chalicelib import clock
 from chalicelib.notification import voice, voice_link
 from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
+from tests.kit import factories as make
 
 TOKEN = "twilio-auth-token-for-tests"
 FORM = {"CallSid": "CA" + "1" * 32, "AccountSid": "AC" + "2" * 32, "From": "+15550009999", "To": "+15551234567"}
@@ -22,7 +23,6 @@ FORM = {"CallSid": "CA" + "1" * 32, "AccountSid": "AC" + "2" * 32, "From": "+155
 
 @pytest.fixture
 def world(client: Any, org: Org) -> Iterator[dict[str, Any]]:
-    from chalicelib.catalog import service as services
     from chalicelib.directory import users
     from chalicelib.incident import service
 
@@ -33,7 +33,7 @@ def world(client: Any, org: Org) -> Iterator[dict[str, Any]]:
     vera = users.create_user(
         organization_id=org.organization_id, name="Vera", email="vera@acme.test", now=NOW, role="viewer"
     )
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     created = service.create_incident(
         organization_id=org.organization_id,
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
@@ -86,7 +86,10 @@ def test_4_acknowledges_for_the_person_called_and_the_timeline_names_the_call(wo
     found = _incident(world)
     assert found.incident.status == "investigating"  # the default workflow's acknowledged status
     assert "Acknowledged by grace@acme.test via a phone call" in [entry.title for entry in found.timeline]
-    assert "already acknowledged" in said(press(world, _url(world), "4"))  # a second press changes nothing
+    # The same signed request again (a replay): answered what the first was, and nothing changes.
+    assert said(press(world, _url(world), "4")) == text
+    acknowledged = [entry for entry in _incident(world).timeline if entry.event_type == "acknowledged"]
+    assert len(acknowledged) == 1
 
 
 def test_6_resolves(world: dict[str, Any]) -> None:
@@ -161,3 +164,31 @@ def test_without_a_voice_provider_no_callback_verifies(world: dict[str, Any]) ->
     url = _url(world)
     reconfigure(VOICE_ACCOUNT_SID="", VOICE_AUTH_TOKEN="", VOICE_FROM_NUMBER="")
     _refused(press(world, url, "4"), world)
+
+
+def test_a_key_press_replayed_four_times_escalates_once(world: dict[str, Any]) -> None:
+    from chalicelib.catalog import service as services
+    from chalicelib.escalation import service as policies
+    from chalicelib.escalation.steps import Level, Target
+    from chalicelib.incident import repository, service
+    from chalicelib.paging import escalation_runs
+
+    organization_id = world["org"].organization_id
+    level = Level((Target("user", world["grace"].user_id),), 30)
+    policy = policies.create_policy(organization_id=organization_id, name="Three", levels=[level] * 3, now=NOW)
+    svc = services.create_service(
+        organization_id=organization_id, name="Payments", now=NOW, escalation_policy_id=policy.policy.policy_id
+    )
+    number = service.create_incident(
+        organization_id=organization_id,
+        request=service.NewIncident(title="Payments down", service_keys=[svc.service_key], severity="SEV1"),
+        now=NOW,
+        actor="seed",
+    ).incident_number
+    escalation_runs.begin(organization_id=organization_id, incident_number=number, now=NOW)
+    url = _url(world, number=number)
+    answers = [said(press(world, url, "8")) for _ in range(4)]
+    assert answers == [f"{number} escalated by grace@acme.test. Goodbye."] * 4
+    found = repository.get_with_timeline(organization_id, number)
+    assert sum(1 for entry in found.timeline if (entry.title or "").startswith("Escalated by hand")) == 1
+    assert found.incident.escalation["level_index"] == 1  # level 2, not level 3 and beyond

@@ -21,6 +21,7 @@ from chalicelib.integration import admin
 from chalicelib.outbound import events, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from tests.conftest import NOW, Org, make_org
+from tests.kit.api import call
 
 BASE = "/api/v1/webhook-subscriptions"
 URL = "https://93.184.216.34/hooks/tocsin"
@@ -56,15 +57,6 @@ STAMP = "2026-11-22T12:00:00Z"
 @pytest.fixture(autouse=True)
 def frozen() -> None:
     clock.freeze(NOW)  # the aws_env fixture unfreezes
-
-
-def call(client: Any, method: str, path: str, key: str | None, body: Any = None) -> tuple[int, dict[str, Any]]:
-    headers = {"Content-Type": "application/json"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    raw = body if isinstance(body, str) else (json.dumps(body) if body is not None else b"")
-    response = client.http.request(method, path, headers=headers, body=raw)
-    return response.status_code, json.loads(response.body)
 
 
 def error(document: dict[str, Any]) -> dict[str, Any]:

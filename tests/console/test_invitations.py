@@ -1,4 +1,5 @@
-"""A user created through the API is invited to the console's pool once, in their organization."""
+"""A user created through the API is invited to the console's pool once; the invitation binds the
+sign-in to no organization until the person accepts it (tests/console/test_sign_in_organizations.py)."""
 
 from __future__ import annotations
 
@@ -46,14 +47,19 @@ def test_a_new_user_is_invited_with_a_temporary_password_once(
 
     _create(client, org, "hire@acme.test")
     [message] = [m for m in _messages() if m.message_type == "directory.user_created"]
+    from chalicelib.identity import memberships
+
     invitations.invite_to_console(message)
     invited = _pool_user("hire@acme.test")
     attributes = {a["Name"]: a["Value"] for a in invited["UserAttributes"]}
-    assert attributes["custom:org"] == org.organization_id
+    assert "custom:org" not in attributes  # bound to no organization until an invitation is accepted
     assert attributes["email_verified"] == "true"
     assert invited["UserStatus"] == "FORCE_CHANGE_PASSWORD"
+    [waiting] = memberships.memberships_of("hire@acme.test")
+    assert (waiting.organization_id, waiting.accepted) == (org.organization_id, False)
     invitations.invite_to_console(message)  # redelivered: nothing changes, nothing fails
     assert _pool_user("hire@acme.test")["UserStatus"] == "FORCE_CHANGE_PASSWORD"
+    assert [m.accepted for m in memberships.memberships_of("hire@acme.test")] == [False]
 
 
 def test_without_a_pool_nobody_is_invited(client: Any, org: Org) -> None:

@@ -60,7 +60,9 @@ def start_stack(tmp_path: Path, **environment: str) -> LocalStack:
         process = subprocess.Popen(
             [sys.executable, "-m", "chalicelib.local"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
         )
-    deadline = time.monotonic() + 90
+    # A guard against a stack that never comes up, not a speed check: ~4 s on an idle 2-CPU machine,
+    # over 45 s on one shared by several suites (a start closer to 90 s failed runs there).
+    deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise AssertionError(f"local stack exited with {process.returncode}:\n{log_path.read_text()}")

@@ -3,6 +3,7 @@ the Lambda handler can import), least privilege both ways, and no wildcard resou
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -23,8 +24,19 @@ from chalicelib.deploy.policy import (
 )
 from chalicelib.deploy.stages import CONFIG_FILE, DEPLOY_STAGES, StageConfig, stage_config
 
-CALLS = awscalls.find_calls()
-REQUIRED = awscalls.required_actions(CALLS)
+
+@functools.cache
+def calls() -> list[awscalls.AwsCall]:
+    """The static scan, made on first use: at import it cost every xdist worker a second or more
+    of collection, though one worker runs these tests."""
+    return awscalls.find_calls()
+
+
+@functools.cache
+def required() -> dict[str, list[str]]:
+    return awscalls.required_actions(calls())
+
+
 # Granted though no code calls them, each for a stated reason.
 NOT_CALLED_BY_CODE = {
     **{action: "Lambda's SQS poller uses the function's role" for action in CONSUME_ACTIONS},
@@ -60,7 +72,7 @@ def test_committed_policy_is_the_generated_one(name: str) -> None:
 
 def test_the_scan_sees_the_calls_we_know_about() -> None:
     """A guard on the scanner itself: these calls exist in the code today."""
-    found = awscalls.operations(CALLS)
+    found = awscalls.operations(calls())
     assert {
         ("dynamodb", "GetItem"),
         ("dynamodb", "PutItem"),
@@ -79,7 +91,7 @@ def test_the_scan_sees_the_calls_we_know_about() -> None:
 
 def test_no_scan_in_the_request_path() -> None:
     """docs/ARCHITECTURE.md: a Scan in a request path is a bug."""
-    assert [c.where for c in CALLS if c.operation == "Scan"] == []
+    assert [c.where for c in calls() if c.operation == "Scan"] == []
 
 
 def _resources_for(action: str, stage: StageConfig) -> list[str]:
@@ -108,7 +120,7 @@ def _resources_for(action: str, stage: StageConfig) -> list[str]:
 @pytest.mark.parametrize("name", DEPLOY_STAGES)
 def test_every_action_the_code_needs_is_allowed(name: str) -> None:
     policy, stage = stage_policy(name), stage_config(name)
-    for action, where in REQUIRED.items():
+    for action, where in required().items():
         resources = _resources_for(action, stage)
         assert resources, f"{action} (at {where[0]}): no resources known for this service"
         denied = [r for r in resources if not allowed(policy, action, r)]
@@ -118,7 +130,7 @@ def test_every_action_the_code_needs_is_allowed(name: str) -> None:
 @pytest.mark.parametrize("name", DEPLOY_STAGES)
 def test_every_allowed_action_is_needed(name: str) -> None:
     granted = {a for s in stage_policy(name)["Statement"] for a in s["Action"]}
-    unused = granted - set(REQUIRED) - set(NOT_CALLED_BY_CODE)
+    unused = granted - set(required()) - set(NOT_CALLED_BY_CODE)
     assert not unused, f"granted but never called (least privilege): {sorted(unused)}"
 
 

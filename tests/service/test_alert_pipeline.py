@@ -22,24 +22,14 @@ from chalicelib.integration.origin import AlertOrigin
 from chalicelib.maintenance.in_effect import WindowInEffect
 from chalicelib.queue.messages import Message
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 from tests.service.test_ingest_service import incidents, race
 
 
 @pytest.fixture
 def origin(org: Org) -> AlertOrigin:
-    from chalicelib.integration import admin
-
-    service = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
-    issued = admin.create_integration(
-        organization_id=org.organization_id,
-        integration_type="alertmanager",
-        name="prom",
-        now=NOW,
-        default_service_key=service.service_key,
-    )
-    found = admin.find_by_routing_key(issued.routing_key)
-    assert found is not None
-    return AlertOrigin.of(found)
+    origin: AlertOrigin = make.integration(org, make.service(org, "Checkout"), name="prom")
+    return origin
 
 
 def group_by(origin: AlertOrigin, grouping: AlertGrouping) -> None:
@@ -187,7 +177,7 @@ def test_maintenance_suppresses_new_alerts_and_counts_their_repeats(org: Org, or
 
 
 def test_event_rule_decisions_shape_the_alert(org: Org, origin: AlertOrigin) -> None:
-    other = services.create_service(organization_id=org.organization_id, name="Payments", now=NOW)
+    other = make.service(org, "Payments")
     seen: list[AlertFacts] = []
 
     def decide(**arguments: Any) -> RuleDecision:

@@ -18,13 +18,14 @@ from chalicelib.change.rules import parse_change_event
 from chalicelib.change.tables import ChangeClaimRecord, ChangeEventRecord
 from chalicelib.errors import InvalidPayload
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 
 KEY = "0123456789abcdef0123456789abcdef"
 
 
 @pytest.fixture
 def web(org: Org) -> Service:
-    return catalog.create_service(organization_id=org.organization_id, name="Web", now=NOW)
+    return make.service(org, "Web")
 
 
 def event(summary: str = "Deployed web 9", **payload: Any) -> rules.ChangeEvent:

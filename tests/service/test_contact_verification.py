@@ -16,7 +16,7 @@ from chalicelib.directory import users
 from chalicelib.directory.users import User
 from chalicelib.errors import Conflict, InvalidVerificationCode, NotFound, NoVerificationCode, RateLimited
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
-from tests.conftest import NOW, Org
+from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_contact_service import _race
 
 
@@ -104,6 +104,7 @@ def test_send_publishes_the_contract_message_and_stores_only_a_digest(
         "address": "+15551234567",
         "code": code,
         "expires_at": "2026-11-22T12:10:00.000Z",
+        "budget_charged": True,  # this request charged the outbound budget; the sender does not again
     }
     record = _stored(org, ann, sms)
     stored_text = str(record.serialize())
@@ -174,6 +175,9 @@ def test_racing_guesses_never_exceed_the_attempt_limit(org: Org) -> None:
 
 
 def test_resend_cooldown_hourly_cap_and_the_new_code_replaces_the_old(org: Org) -> None:
+    # The method's own cooldown and cap, apart from the outbound budget's (tighter by default, and
+    # tested in tests/service/test_budget_verification.py).
+    reconfigure(BUDGET_VERIFICATION_PER_DESTINATION="20", BUDGET_VERIFICATION_PER_PERSON="20")
     ann = _user(org)
     sms = _phone(org, ann)
     first = _send(org, ann, sms)

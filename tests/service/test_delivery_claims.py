@@ -95,3 +95,26 @@ def test_a_finished_claim_is_neither_released_nor_taken_over() -> None:
     record = stored("sent#1")
     assert record is not None and record.state == "sent"
     assert not claims.take(deliveries.claim_of("sent#1", NOW + timedelta(days=1)))
+
+
+def _guard_on(delivery_id: str, state: str) -> claims.Guard:
+    """A guard on another delivery record: it must be in `state`."""
+    return claims.Guard(DeliveryRecord, delivery_id, None, DeliveryRecord.state == state)
+
+
+def test_a_guarded_claim_is_taken_only_while_its_guard_holds() -> None:
+    deliveries.mark_sent("guarded#item", NOW)
+    with pytest.raises(claims.GuardFailed):
+        claims.take(deliveries.claim_of("guarded#1", NOW, _guard_on("guarded#item", "sending")))
+    assert stored("guarded#1") is None  # nothing written
+    assert claims.take(deliveries.claim_of("guarded#1", NOW, _guard_on("guarded#item", "sent")))
+    # Held already: not taken, whatever its guard says (a redelivered page is not news).
+    assert not claims.take(deliveries.claim_of("guarded#1", NOW, _guard_on("guarded#item", "sending")))
+    ran: list[str] = []
+    with pytest.raises(claims.GuardFailed):
+        claims.run_once(
+            deliveries.claim_of("guarded#2", NOW, _guard_on("guarded#item", "skipped")),
+            lambda: ran.append("ran"),
+            lambda _: True,
+        )
+    assert ran == [] and stored("guarded#2") is None

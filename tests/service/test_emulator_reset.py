@@ -6,7 +6,20 @@ from chalicelib import aws
 from chalicelib.queue.messages import EVENTS_QUEUE
 from chalicelib.settings import get_settings
 from tests.conftest import make_org
-from tests.emulator import Emulator
+from tests.emulator import Emulator, moto_version_problem
+
+
+def test_the_installed_moto_is_the_one_the_reset_was_written_for(aws_env: None) -> None:
+    """The one test that fails when moto changes under the reset (it names what to check)."""
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.sqs.models import sqs_backends
+
+    assert moto_version_problem() is None, moto_version_problem()
+    tables = [t for b in dynamodb_backends["123456789012"].values() for t in b.tables.values()]
+    queues = [q for b in sqs_backends["123456789012"].values() for q in b.queues.values()]
+    assert tables and all(isinstance(table.items, dict) for table in tables)
+    assert queues and all(hasattr(queue, "_messages_lock") and isinstance(queue._messages, list) for queue in queues)
+    assert all(isinstance(q._pending_messages, set) and isinstance(q.deleted_messages, set) for q in queues)
 
 
 def _queued_messages() -> int:

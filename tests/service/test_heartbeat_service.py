@@ -23,6 +23,7 @@ from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, list_partition
 from chalicelib.workers import scheduled
 from tests.conftest import NOW, Org
+from tests.kit import factories
 
 MINUTE = timedelta(minutes=1)
 HTTPS = "https"
@@ -30,7 +31,7 @@ HTTPS = "https"
 
 @pytest.fixture
 def svc(org: Org) -> Any:
-    return catalog.create_service(organization_id=org.organization_id, name="Backups", now=NOW)
+    return factories.service(org, "Backups")
 
 
 def make(org: Org, svc: Any, *, interval: int = 300, grace: int = 60, **fields: Any) -> tuple[str, str]:

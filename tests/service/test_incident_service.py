@@ -25,13 +25,12 @@ from chalicelib.incident import commands, listing, repository, service, workflow
 from chalicelib.incident.models import IncidentListQuery
 from chalicelib.incident.sla import SlaSettings, SlaTarget
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 
 
 @pytest.fixture
 def svc(org: Org):
-    from chalicelib.catalog import service as services
-
-    return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    return make.service(org, "Checkout")
 
 
 def principal(org: Org, email: str | None = None) -> Principal:

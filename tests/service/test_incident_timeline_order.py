@@ -13,13 +13,12 @@ from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.incident import commands, repository, service
 from chalicelib.incident.presenters import incident_detail_v1
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 
 
 @pytest.fixture
 def svc(org: Org) -> Any:
-    from chalicelib.catalog import service as services
-
-    return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    return make.service(org, "Checkout")
 
 
 def who(org: Org) -> Principal:

@@ -18,13 +18,12 @@ from chalicelib.integration.normalized import Action, NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 
 
 @pytest.fixture
 def svc(org: Org) -> Any:
-    from chalicelib.catalog import service as services
-
-    return services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    return make.service(org, "Checkout")
 
 
 @pytest.fixture

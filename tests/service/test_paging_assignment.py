@@ -103,7 +103,11 @@ def test_assigning_someone_pages_them_through_their_rules(
     assert assigned.payload["assigned_by_user_id"] == bo.user_id
     left = handle([assigned])
     # High urgency (SEV1): Ada's SMS at once, her call scheduled five minutes out.
-    assert sent_sms() == [(ADA_PHONE, f"[SEV1] {number} Checkout 500s. Reply 4 to ack, 6 to resolve.")]
+    page_text = (
+        f"[SEV1] {number} Quiet: Checkout 500s.\nhttp://127.0.0.1:8000/app/incidents/{number}\n"
+        "Reply 4 to ack, 6 to resolve."
+    )
+    assert sent_sms() == [(ADA_PHONE, page_text)]
     (step,) = [m for m in left if m.message_type == reach.RULE_STEP]
     assert step.payload["contact_method_id"] == ada["voice"].contact_method_id
     assert clock.parse(step.payload["due_at"]) == NOW + timedelta(minutes=5)

@@ -19,13 +19,12 @@ from chalicelib.postmortem import service
 from chalicelib.postmortem.tables import PostmortemRecord, incident_guard_key
 from chalicelib.store import owner_of
 from tests.conftest import NOW, Org
+from tests.kit import factories as make
 
 
 @pytest.fixture
 def incident(org: Org) -> Any:
-    from chalicelib.catalog import service as services
-
-    svc = services.create_service(organization_id=org.organization_id, name="Checkout", now=NOW)
+    svc = make.service(org, "Checkout")
     return incidents.create_incident(
         organization_id=org.organization_id,
         request=incidents.NewIncident(title="Checkout down", service_keys=[svc.service_key]),

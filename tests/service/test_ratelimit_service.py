@@ -114,3 +114,22 @@ def test_a_model_imported_after_binding_is_bound_too(aws_env: None) -> None:
         assert LateRecord.Meta.region == get_settings().aws_region  # type: ignore[attr-defined]
     finally:
         aws._models.remove(LateRecord)
+
+
+def test_subscribing_callers_are_counted_by_ipv6_network_and_ipv4_address(aws_env: None) -> None:
+    from chalicelib.ratelimit.buckets import charge
+
+    reconfigure(RATE_LIMIT_STATUS_SUBSCRIBE="2")
+    # Two addresses of one /64 spend one budget: the third request from it is refused.
+    charge(category="status_subscribe", identity="2001:db8:7:1::10", now=NOW)
+    charge(category="status_subscribe", identity="2001:db8:7:1:abcd::99", now=NOW)
+    with pytest.raises(RateLimited):
+        charge(category="status_subscribe", identity="2001:db8:7:1::ffff", now=NOW)
+    assert charge(category="status_subscribe", identity="2001:db8:7:2::10", now=NOW).hits == 1  # the next /64
+    # IPv4 stays per address.
+    charge(category="status_subscribe", identity="203.0.113.1", now=NOW)
+    charge(category="status_subscribe", identity="203.0.113.1", now=NOW)
+    assert charge(category="status_subscribe", identity="203.0.113.2", now=NOW).hits == 1
+    # Other buckets keep their identity as given.
+    assert charge(category="anonymous", identity="2001:db8:7:1::10", now=NOW).hits == 1
+    assert charge(category="anonymous", identity="2001:db8:7:1::11", now=NOW).hits == 1

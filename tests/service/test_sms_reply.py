@@ -91,7 +91,7 @@ def test_a_verified_sender_acknowledges_the_latest_page_and_is_told(org: Org) ->
     assert any("via SMS" in title for title in titles)
     # Again: nothing to do, and said so.
     again, _ = _reply("4", message_id="in-2")
-    assert again == f"{number} was already acknowledged."
+    assert again == f"{number} was already acknowledged by grace@acme.test at 12:01 UTC."
 
 
 def test_a_number_names_the_incident_and_6_resolves(org: Org) -> None:

@@ -63,7 +63,9 @@ def test_parse_click_reads_who_what_and_where() -> None:
             }
         )
     )
-    assert click == slack_actions.Click("U1", "resolve", "org-1", "INC-2026-0042", "D1", "1.2", [{"type": "section"}])
+    assert click is not None and click.click_id.startswith("action#slack#")
+    expected = slack_actions.Click("U1", "resolve", "org-1", "INC-2026-0042", "D1", "1.2", [{"type": "section"}])
+    assert click == dataclasses.replace(expected, click_id=click.click_id)
     bare = slack_actions.parse_click(
         _body(
             {
@@ -74,6 +76,26 @@ def test_parse_click_reads_who_what_and_where() -> None:
         )
     )
     assert bare is not None and bare.organization_id is None and bare.incident_number == "INC-1"
+
+
+def test_a_click_is_one_by_slacks_ids_or_else_by_its_body_and_names_its_workspace() -> None:
+    def parsed(**fields: object) -> slack_actions.Click:
+        action = {"action_id": "tocsin_acknowledge", "value": "org-1/INC-1", **fields.pop("action", {})}  # type: ignore[dict-item]
+        click = slack_actions.parse_click(
+            _body({"type": "block_actions", "user": {"id": "U1"}, "actions": [action], **fields})
+        )
+        assert click is not None
+        return click
+
+    slacks = parsed(team={"id": "T1"}, trigger_id="t.1", action={"action_ts": "1.5"})
+    assert slacks.team_id == "T1"
+    # The same click is the same id, whatever else the body carries; another click is another.
+    assert parsed(team={"id": "T1"}, trigger_id="t.1", action={"action_ts": "1.5"}, x=1).click_id == slacks.click_id
+    assert parsed(team={"id": "T1"}, trigger_id="t.2", action={"action_ts": "1.6"}).click_id != slacks.click_id
+    # Without Slack's ids, the body decides: identical bodies are one click.
+    assert parsed().click_id == parsed().click_id != parsed(x=1).click_id
+    assert parsed(user={"id": "U1", "team_id": "T2"}).team_id == "T2"  # Enterprise Grid puts it on the user
+    assert parsed().team_id is None
 
 
 @pytest.mark.parametrize(

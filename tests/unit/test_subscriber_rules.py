@@ -14,8 +14,8 @@ from chalicelib.subscriber.tables import SubscriberItem
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
-def item(status: str, expires_at: datetime | None = None) -> SubscriberItem:
-    return SubscriberItem("pg_1", "SUB#sub_1", status=status, expires_at=expires_at)
+def item(status: str, expires_at: datetime | None = None, email: str = "ana@example.com") -> SubscriberItem:
+    return SubscriberItem("pg_1", "SUB#sub_1", status=status, expires_at=expires_at, email=email)
 
 
 @pytest.mark.parametrize(
@@ -26,10 +26,15 @@ def item(status: str, expires_at: datetime | None = None) -> SubscriberItem:
         (item("pending", NOW), True, False),  # expired at this very moment: as if absent
         (item("pending", NOW - timedelta(days=3)), True, False),
         (item("confirmed"), False, False),  # nothing sent, nothing changed
+        # A webhook URL named again with another address: its confirmation stays with its creator.
+        (item("pending", NOW + timedelta(hours=1), email="mallory@example.com"), False, False),
+        (item("pending", NOW - timedelta(hours=1), email="mallory@example.com"), True, False),  # expired
+        (item("confirmed", email="mallory@example.com"), False, False),
     ],
 )
 def test_what_a_subscribe_does(current: SubscriberItem | None, create: bool, refresh: bool) -> None:
-    assert rules.decide(current, NOW) == rules.SubscribeDecision(create=create, refresh=refresh)
+    decided = rules.decide(current, "ana@example.com", NOW)
+    assert decided == rules.SubscribeDecision(create=create, refresh=refresh)
 
 
 @pytest.mark.parametrize(
@@ -54,6 +59,28 @@ def test_guard_keys_and_ids() -> None:
     assert rules.is_subscriber_id(first) and first < second
     assert not rules.is_subscriber_id("sub_xyz") and not rules.is_subscriber_id("cmp_" + "0" * 24)
     assert rules.email_bucket_identity("ana@example.com") != "ana@example.com"
+
+
+@pytest.mark.parametrize(
+    ("spelling", "same_budget"),
+    [
+        ("ana@example.com", True),
+        ("ANA@Example.com", True),
+        ("ana+1@example.com", True),
+        ("ana+news@EXAMPLE.COM", True),
+        ("a.na@example.com", False),  # dots count outside Gmail
+        ("bo@example.com", False),
+    ],
+)
+def test_one_budget_per_mailbox(spelling: str, same_budget: bool) -> None:
+    same = rules.email_bucket_identity(spelling) == rules.email_bucket_identity("ana@example.com")
+    assert same is same_budget
+
+
+def test_one_budget_per_gmail_mailbox_however_spelled() -> None:
+    spellings = ["v.ictim@gmail.com", "victim+2@googlemail.com", "VICTIM@gmail.com", "vic.tim+x@gmail.com"]
+    assert {rules.email_bucket_identity(s) for s in spellings} == {rules.email_bucket_identity("victim@gmail.com")}
+    assert rules.requester_digest("ana@example.com") != rules.requester_digest("ana+1@example.com")
 
 
 COMPONENTS = {

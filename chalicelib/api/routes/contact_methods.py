@@ -150,7 +150,9 @@ def delete_contact_method(call: Call) -> DeletedV1:
     status=202,
     errors=(404, 409, 429),
     description="409 for email and Slack methods (verified when added) and for a verified number. "
-    "429 RATE_LIMITED with Retry-After within 30 s of the last code or past 5 codes an hour.",
+    "429 RATE_LIMITED with Retry-After within 30 s of the last code, past 5 codes an hour to the method, or past "
+    "the outbound budget: codes to one number (3 an hour, whatever organization or method asks) and codes one "
+    "person asks for (5 an hour); details.limit names the limit (GET /api/v1/settings/limits).",
 )
 def send_verification(call: Call) -> VerificationSentV1:
     sent = verification.send_verification(

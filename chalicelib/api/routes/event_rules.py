@@ -18,7 +18,8 @@ from chalicelib.eventrule.models import (
     EventRuleV1,
     RuleDecisionV1,
 )
-from chalicelib.eventrule.rules import MAX_RULES
+from chalicelib.eventrule.regex import MAX_PROGRAM_SIZE
+from chalicelib.eventrule.rules import MAX_INSTRUCTIONS_PER_LIST, MAX_MATCHES_PER_LIST, MAX_RULES
 from chalicelib.integration import admin
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery, paginate
@@ -38,7 +39,9 @@ SEMANTICS = (
 )
 CREATE_RULES = (
     f"At most {MAX_RULES} rules per list (409). 400 for an op without a value (or exists with one), an invalid "
-    "pattern, no action, drop with another action, an unknown route_to_service, or a position past the end. "
+    "pattern, no action, drop with another action, an unknown route_to_service, or a position past the end; "
+    f"and, naming the condition, a pattern over {MAX_PROGRAM_SIZE} RE2 instructions or one that takes the "
+    f"list past {MAX_MATCHES_PER_LIST} matches conditions or {MAX_INSTRUCTIONS_PER_LIST} instructions in all. "
 )
 
 
@@ -143,12 +146,14 @@ def create_org_rule(call: Call) -> EventRuleV1:
     ORG_LIST + "/test",
     operation_id="testEventRules",
     summary="Dry run: what the rules decide for a sample alert (nothing is recorded)",
-    scope=READ,
+    # Write, not read: a dry run spends as much CPU as an event, and a viewer must not spend it at will.
+    scope=WRITE,
     body=EventRuleTest,
     response=RuleDecisionV1,
     errors=(404,),
     description="Runs the organization's list, and first the integration's when integration_id is given "
-    "(404 when the organization has no such integration). " + SEMANTICS,
+    "(404 when the organization has no such integration). Needs integrations:write: it costs what an event "
+    "costs. Past the evaluation's time budget the answer is the decision of no rule, with a warning. " + SEMANTICS,
 )
 def dry_run_rules(call: Call) -> RuleDecisionV1:
     body: EventRuleTest = call.body
@@ -176,6 +181,7 @@ def dry_run_rules(call: Call) -> RuleDecisionV1:
         route_to_service=decision.route_to_service,
         notes=list(decision.notes),
         matched_rule_ids=list(decision.matched_rule_ids),
+        warnings=list(decision.warnings),
     )
 
 

@@ -159,10 +159,11 @@ def change_status(call: Call) -> IncidentV1:
     operation_id="acknowledgeIncident",
     summary="Acknowledge: assigns the caller, stamps acknowledged_at once, stops escalation",
     description="A triggered incident moves to investigating; any other status is kept. Acknowledging "
-    "again answers 200 with the first acknowledged_at.",
+    "again answers 200 with the first acknowledged_at. A resolved or closed incident is 409 INCIDENT_RESOLVED "
+    "(details: status, resolved_at, resolved_by) and nothing changes, its acknowledge SLA included.",
     scope="incidents:write",
     response=AcknowledgeResultV1,
-    errors=(404,),
+    errors=(404, 409),
 )
 def acknowledge(call: Call) -> AcknowledgeResultV1:
     result = commands.acknowledge(

@@ -23,11 +23,14 @@ api = OperationGroup(__name__, tag="incidents")
     "channel failed because the person lacks its contact details (an email address, a Slack user id); 502 "
     "DELIVERY_FAILED when no channel delivered and the provider failed on at least one. Both errors list the "
     "per-channel deliveries in error.details.deliveries. Every notification and failure is a timeline entry "
-    "(paged, notification_failed).",
+    "(paged, notification_failed). Pages pass the outbound budget (GET /api/v1/settings/limits): past a "
+    "person's burst on a channel (5 pages in 10 minutes by default) the page joins their digest for that "
+    "channel, sent when the window ends; when that leaves nothing delivered the answer is 429 RATE_LIMITED "
+    "with Retry-After (the deliveries in error.details, error_code PAGE_DIGESTED).",
     scope="incidents:write",
     body=PageRequest,
     response=PageResultV1,
-    errors=(404, 409, 502),
+    errors=(404, 409, 429, 502),
 )
 def page_incident(call: Call) -> PageResultV1:
     from chalicelib.notification import service

@@ -57,7 +57,10 @@ def _accepted(message: str, reply: str | None = None) -> Response:
         "The SNS topic that receives two-way SMS is subscribed to this URL. `4`, `ack`, `ack 42` "
         "acknowledge; `6`, `resolve`, `resolve 42` resolve (42: the end of the incident number the SMS "
         "carried; without it, the latest incident paged to that phone). The sender must be a verified "
-        "SMS contact method and gets an SMS back saying what happened or why not. A SubscriptionConfirmation "
+        "SMS contact method and gets an SMS back saying what happened or why not, except: a number that is no "
+        "verified contact gets at most one reply a day (and all of them together 20 an hour), and no reply goes "
+        "to a short code or to a message that repeats Tocsin's words or the sender's last text (an auto-responder "
+        "loop); the answer's message then says `no reply sent` and why. A SubscriptionConfirmation "
         "is confirmed. Errors: INVALID_PAYLOAD 400, INVALID_SIGNATURE 401 (signature, or a topic other "
         "than the configured one), NOT_FOUND 404 (SMS replies are not configured), PAYLOAD_TOO_LARGE 413, "
         "SERVICE_UNAVAILABLE 503 (the signing certificate could not be fetched; SNS retries)."
@@ -76,7 +79,10 @@ def receive_sms_reply(call: Call) -> Response:
         return _accepted("subscription confirmed")
     if message.type != NOTIFICATION:
         return _accepted("nothing to do for this delivery")
-    reply = sms_reply.handle_inbound(sms_reply.read_inbound(message.message), call.now)
-    if reply is None:
+    handled = sms_reply.handle(sms_reply.read_inbound(message.message), call.now)
+    if handled is None:
         return _accepted("already handled (an SNS retry); nothing was done again")
-    return _accepted("reply sent", reply)
+    if not handled.replied:
+        # Still a 200: a 429 would only make SNS deliver the message again.
+        return _accepted(f"no reply sent: {handled.withheld}")
+    return _accepted("reply sent", handled.text)

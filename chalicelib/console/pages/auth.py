@@ -1,26 +1,26 @@
 """Signing in and out: Cognito checks the password, the directory says who the person is.
 
-A pool user is mapped to the directory user with the same email in the organization its
-`custom:org` names; the role is the directory's. The session cookie is HttpOnly, SameSite=Lax
+A pool user is mapped to the directory user with the same email in an organization that invited
+the address and whose invitation the person accepted; a person with more than one, or with an
+invitation waiting, chooses (chalicelib/console/pages/sign_in_organization.py). The role is the
+directory's. The session cookie is HttpOnly, SameSite=Lax
 and (outside the local stack) Secure; it lives no longer than the session's absolute expiry.
 """
 
 from __future__ import annotations
 
 from chalicelib.console import sessions
+from chalicelib.console.pages.sign_in_organization import after_password
 from chalicelib.console.visits import (
     app_path,
     cookie,
     cookies_of,
-    pre_session_cookie_name,
     safe_next,
     session_cookie_name,
 )
 from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
-from chalicelib.directory.users import find_user_by_email
-from chalicelib.errors import Forbidden, ValidationFailed
+from chalicelib.errors import ValidationFailed
 from chalicelib.identity import cognito
-from chalicelib.settings import get_settings
 
 console = ConsolePages(
     __name__,
@@ -28,11 +28,6 @@ console = ConsolePages(
         "signed_out": "You are signed out.",
         "password_reset": "Your password was changed. Sign in with the new one.",
     },
-)
-
-NOT_SET_UP = (
-    "Your password is right, but no active Tocsin user has this email in your organization. "
-    "Ask an admin of your organization to add you."
 )
 
 
@@ -69,16 +64,7 @@ def _finish(ctx: Ctx, outcome: cognito.SignInOutcome) -> Page | Redirect:
                 "next": safe_next(ctx.value("next")),
             },
         )
-    organization_id = str(outcome.claims.get(cognito.ORG_ATTRIBUTE) or "")
-    email = str(outcome.claims.get("email") or "")
-    person = find_user_by_email(organization_id=organization_id, email=email) if organization_id and email else None
-    if person is None or not person.is_active:
-        raise Forbidden(NOT_SET_UP)
-    token, _ = sessions.start(organization_id=organization_id, user_id=person.user_id, now=ctx.now)
-    lifetime = get_settings().console_absolute_hours * 3600
-    ctx.set_cookies.append(cookie(session_cookie_name(), token, max_age=lifetime))
-    ctx.set_cookies.append(cookie(pre_session_cookie_name(), "", max_age=0))
-    return Redirect(safe_next(ctx.value("next")))
+    return after_password(ctx, outcome.claims)
 
 
 @console.action("/sign-in", scope=None, anonymous=True, on_error=sign_in_form)
