@@ -317,7 +317,7 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         operation["parameters"] = parameters
     if op.body is not None:
         operation["requestBody"] = {
-            "required": True,
+            "required": not op.body_optional,
             "content": {"application/json": {"schema": refs[(op.body, "validation")]}},
         }
     return operation

@@ -4,7 +4,7 @@ answers as Opsgenie does (400 for a body that is not a JSON object, 422 naming i
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -14,15 +14,20 @@ from chalicelib.model_base import ApiModel
 
 CAMEL = ConfigDict(defer_build=True, alias_generator=to_camel, validate_by_name=True, serialize_by_alias=True)
 OPEN = ConfigDict(defer_build=True, alias_generator=to_camel, validate_by_name=True, extra="allow")
+# Where Opsgenie's API has a string, Opsgenie reads a number or a boolean as its text (its JSON mapper
+# coerces scalars) and so does the drop-in's parser: the document says what is accepted.
+OpsgenieText = str | float | bool
+# tags and actions: a list, or one comma-separated string (as Opsgenie reads them).
+OpsgenieTexts = list[OpsgenieText] | str
 
 
 class OpsgenieRecipientV1(ApiModel):
     model_config = OPEN
 
     type: Literal["team", "user", "escalation", "schedule"]
-    id: str | None = None
-    name: str | None = Field(default=None, description="A team's, an escalation's or a schedule's name.")
-    username: str | None = Field(default=None, description="A user's username (an email).")
+    id: OpsgenieText | None = None
+    name: OpsgenieText | None = Field(default=None, description="A team's, an escalation's or a schedule's name.")
+    username: OpsgenieText | None = Field(default=None, description="A user's username (an email).")
 
 
 class OpsgenieCreateAlertV1(ApiModel):
@@ -30,35 +35,38 @@ class OpsgenieCreateAlertV1(ApiModel):
 
     model_config = OPEN
 
-    message: str = Field(description="Required; longer than 130 characters is cut, as Opsgenie does.")
-    alias: str | None = Field(
+    message: OpsgenieText = Field(description="Required; longer than 130 characters is cut, as Opsgenie does.")
+    alias: OpsgenieText | None = Field(
         default=None,
         description="The dedup key: an open alert of this integration with the same alias counts one more "
         "occurrence instead of opening another (at most 512 characters).",
     )
-    description: str | None = Field(default=None, description="At most 15000 characters (the alert keeps 10000).")
+    description: OpsgenieText | None = Field(
+        default=None, description="At most 15000 characters (the alert keeps 10000)."
+    )
     responders: list[OpsgenieRecipientV1] | None = Field(
         default=None, description="Kept on the alert; the alert's service pages its own escalation policy."
     )
     visible_to: list[OpsgenieRecipientV1] | None = Field(default=None, description="Kept on the alert.")
-    actions: list[str] | None = Field(default=None, description="Kept on the alert (at most 10).")
-    tags: list[str] | None = Field(
+    actions: OpsgenieTexts | None = Field(default=None, description="Kept on the alert (at most 10).")
+    tags: OpsgenieTexts | None = Field(
         default=None,
         description="At most 20. Each is a label of the alert: `name:value` or `name=value` as name=value, any "
         "other tag as tag=true. A `service_id:SER-nnnnn` tag names the alert's service.",
     )
-    details: dict[str, str] | None = Field(
+    details: dict[str, Any] | None = Field(
         default=None,
         description="The alert's details. `service_id` (SER-nnnnn or svc_...) names the alert's service, else the "
-        "integration's default service takes it.",
+        "integration's default service takes it. Opsgenie's values are strings: a number or a boolean is read as its "
+        "text, an object or an array as its JSON text.",
     )
-    entity: str | None = None
-    source: str | None = None
+    entity: OpsgenieText | None = None
+    source: OpsgenieText | None = None
     priority: Literal["P1", "P2", "P3", "P4", "P5"] | None = Field(
         default=None, description="P1 SEV0, P2 SEV1, P3 SEV2 (the default), P4 SEV3, P5 SEV4."
     )
-    user: str | None = Field(default=None, description="Who the timeline names as creating it.")
-    note: str | None = Field(default=None, description="Added to a new alert's incident as a comment.")
+    user: OpsgenieText | None = Field(default=None, description="Who the timeline names as creating it.")
+    note: OpsgenieText | None = Field(default=None, description="Added to a new alert's incident as a comment.")
 
 
 class OpsgenieActionV1(ApiModel):
@@ -66,17 +74,17 @@ class OpsgenieActionV1(ApiModel):
 
     model_config = OPEN
 
-    user: str | None = Field(default=None, description="Who the timeline names as acting.")
-    source: str | None = None
-    note: str | None = Field(default=None, description="Added to the alert's incident as a comment.")
+    user: OpsgenieText | None = Field(default=None, description="Who the timeline names as acting.")
+    source: OpsgenieText | None = None
+    note: OpsgenieText | None = Field(default=None, description="Added to the alert's incident as a comment.")
 
 
 class OpsgenieNoteV1(ApiModel):
     model_config = OPEN
 
-    note: str = Field(description="Added to the alert's incident as a comment (at most 25000 characters).")
-    user: str | None = Field(default=None, description="Who the comment names as its author.")
-    source: str | None = None
+    note: OpsgenieText = Field(description="Added to the alert's incident as a comment (at most 25000 characters).")
+    user: OpsgenieText | None = Field(default=None, description="Who the comment names as its author.")
+    source: OpsgenieText | None = None
 
 
 class OpsgenieIdentifierQuery(ApiModel):

@@ -134,7 +134,7 @@ def _act(call: Call, action: service.Action) -> Response:
 
 
 def _action_operation(
-    path: str, operation_id: str, summary: str, body: type[BaseModel], description: str
+    path: str, operation_id: str, summary: str, body: type[BaseModel], description: str, *, body_optional: bool = True
 ) -> Callable[[Handler], Handler]:
     return api.raw(
         "POST",
@@ -145,6 +145,7 @@ def _action_operation(
         family=ErrorFamily.OPSGENIE,
         unexpected=UNEXPECTED,
         body=body,
+        body_optional=body_optional,  # Opsgenie's clients send none when there is no user, source or note
         query=OpsgenieIdentifierQuery,
         summary=summary,
         description=description + _ACTION + _KEY,
@@ -182,6 +183,7 @@ def close_alert(call: Call) -> Response:
     "Opsgenie Alert API drop-in: add a note to an alert",
     OpsgenieNoteV1,
     "Adds the note (required) to the alert's incident as a comment. ",
+    body_optional=False,
 )
 def add_note(call: Call) -> Response:
     return _act(call, "note")
