@@ -67,6 +67,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "subscriber",
                 "externalref",
                 "eventlog",
+                "opsgenie",
             }
         ),
     ),

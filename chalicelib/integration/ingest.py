@@ -24,7 +24,6 @@ from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.integration.claims import dedup_id, read_claim
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
-from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.integration.timeline import publish_alert_entry
 from chalicelib.integration.triggering import IngestResult, trigger
 from chalicelib.store import Transaction, TransactionCancelled, conditional
@@ -45,35 +44,50 @@ def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> Ing
     if claim is None:
         return IngestResult(None, created=False, deduplicated=False, note=NO_ALERT)
     if alert.action == "resolve":
-        return _resolve(origin, claim, now)
-    incident = _incident_of(origin, claim)
-    if incident is None:
-        note = "the alert is suppressed: it has no incident" if claim.incident_number is None else NO_ALERT
-        return IngestResult(None, created=False, deduplicated=False, note=note)
+        return resolve_alert(origin, alert_id=claim.alert_id, incident_number=claim.incident_number, now=now)
     if alert.action == "acknowledge":
-        if not incident_settings(organization_id=origin.organization_id).workflow.is_open(incident.status):
-            # Acknowledging a resolved alert is accepted and ignored (as PagerDuty does).
-            return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
-        acknowledged = commands.acknowledge(
-            organization_id=origin.organization_id,
-            incident_number=incident.incident_number,
-            principal=origin.principal,
-            now=now,
-        )
-        return IngestResult(acknowledged.incident, created=False, deduplicated=True)
+        return acknowledge_alert(origin, incident_number=claim.incident_number, now=now)
+    incident = _incident_of(origin, claim.incident_number)
+    if incident is None:
+        return IngestResult(None, created=False, deduplicated=False, note=_no_incident(claim.incident_number))
     publish_alert_entry(origin, incident.incident_number, alert, now)
     return IngestResult(incident, created=False, deduplicated=True)
 
 
-def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> IngestResult:
+def _no_incident(incident_number: str | None) -> str:
+    return "the alert is suppressed: it has no incident" if incident_number is None else NO_ALERT
+
+
+def acknowledge_alert(origin: AlertOrigin, *, incident_number: str | None, now: datetime) -> IngestResult:
+    """Acknowledge an alert's incident (`incident_number`: the alert's); what an acknowledge with its key does."""
+    incident = _incident_of(origin, incident_number)
+    if incident is None:
+        return IngestResult(None, created=False, deduplicated=False, note=_no_incident(incident_number))
+    if not incident_settings(organization_id=origin.organization_id).workflow.is_open(incident.status):
+        # Acknowledging a resolved alert is accepted and ignored (as PagerDuty does).
+        return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
+    acknowledged = commands.acknowledge(
+        organization_id=origin.organization_id,
+        incident_number=incident.incident_number,
+        principal=origin.principal,
+        now=now,
+    )
+    return IngestResult(acknowledged.incident, created=False, deduplicated=True)
+
+
+def resolve_alert(
+    origin: AlertOrigin, *, alert_id: str | None, incident_number: str | None, now: datetime
+) -> IngestResult:
+    """Resolve one alert, and its incident when it was the incident's last triggered alert; what a
+    resolve with its key does (`alert_id` None: a claim from before alerts were records)."""
     organization_id = origin.organization_id
-    alert = alert_repository.get_alert(organization_id, claim.alert_id) if claim.alert_id else None
+    alert = alert_repository.get_alert(organization_id, alert_id) if alert_id else None
     if alert is None or alert.incident_number is None:
         if alert is not None and alert.status == SUPPRESSED:
             resolved = _resolve_suppressed(alert, now)
             return IngestResult(None, created=False, deduplicated=True, alert=resolved, suppressed=True)
         # A claim from before alerts were records: resolve its incident as before.
-        incident = _incident_of(origin, claim)
+        incident = _incident_of(origin, incident_number)
         if incident is None:
             return IngestResult(None, created=False, deduplicated=False, note=NO_ALERT)
         return _resolve_incident(origin, incident, now, alert=None)
@@ -92,7 +106,7 @@ def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, now: datetime) -> Ing
             if not cancelled.failed:
                 raise AppError("The alert is changing too fast; retry the delivery.") from cancelled
             alert = alert_repository.get_alert(organization_id, alert.alert_id) or alert  # resolved meanwhile
-    incident = _incident_of(origin, claim)
+    incident = _incident_of(origin, incident_number)
     if incident is None:
         return IngestResult(None, created=False, deduplicated=True, alert=alert, note=NO_ALERT)
     if (incident.open_alerts or 0) > 0:
@@ -120,11 +134,11 @@ def _resolve_incident(
     return IngestResult(_move(origin, incident, target, now), created=False, deduplicated=True, alert=alert)
 
 
-def _incident_of(origin: AlertOrigin, claim: AlertDedupRecord) -> IncidentRecord | None:
-    if claim.incident_number is None:
+def _incident_of(origin: AlertOrigin, incident_number: str | None) -> IncidentRecord | None:
+    if incident_number is None:
         return None
     try:
-        return repository.get_incident(origin.organization_id, claim.incident_number)
+        return repository.get_incident(origin.organization_id, incident_number)
     except NotFound:
         return None
 
