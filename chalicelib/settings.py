@@ -124,6 +124,11 @@ class Settings(BaseModel):  # built on first use, by get_settings
     voice_auth_token: str | None = None
     voice_from_number: str | None = None
     voice_timeout_seconds: float = 5.0
+    # Chat and push channels (Teams, Mattermost, ntfy, Discord, Google Chat) post to each person's
+    # own webhook URL. The local stage posts them to its built-in sink instead
+    # ({public_base_url}/local/channel-sink/{type}), which keeps each payload in the outbox, unless
+    # this is set (then the local stage posts to the real URLs too).
+    local_post_to_real_chat_urls: bool = False
 
     # The outbound budget (chalicelib/budget, docs/SECURITY.md): the most messages that may leave
     # per destination, person and organization in a window. These are the deployment's values: an
@@ -163,6 +168,12 @@ class Settings(BaseModel):  # built on first use, by get_settings
         if self.is_local:
             return f"{self.public_base_url.rstrip('/')}/local/slack/api"
         return "https://slack.com/api"
+
+    def channel_sink_url(self) -> str | None:
+        """Where the local stage posts chat and push pages instead of the person's URL (None: to it)."""
+        if self.is_local and not self.local_post_to_real_chat_urls:
+            return f"{self.public_base_url.rstrip('/')}/local/channel-sink"
+        return None
 
     def slack_token(self) -> str | None:
         """The bot token; the local stage's sink only checks that one is sent."""

@@ -53,14 +53,16 @@ def list_contact_methods(call: Call) -> Page[ContactMethodV1]:
     "POST",
     METHODS,
     operation_id="createContactMethod",
-    summary="Add a contact method; sms and voice numbers start unverified",
+    summary="Add a contact method; phone numbers and webhook URLs start unverified",
     scope="users:write",
     self_param=SELF,
     body=ContactMethodCreate,
     response=ContactMethodV1,
     status=201,
     errors=(400, 404, 409),
-    description="409 when the user already has this (type, address) or has 20 methods.",
+    description="409 when the user already has this (type, address) or has 20 methods. A webhook-style "
+    "method (teams, mattermost, ntfy, discord, google_chat) is a URL checked as outbound webhooks' are (https "
+    "to a public address; 400 naming `address` otherwise); it is a secret, answered only as a hint.",
 )
 def create_contact_method(call: Call) -> ContactMethodV1:
     body: ContactMethodCreate = call.body
@@ -71,6 +73,7 @@ def create_contact_method(call: Call) -> ContactMethodV1:
         address=body.address,
         label=body.label,
         now=call.now,
+        secret=body.secret,
     )
     return ContactMethodV1.of(method)
 

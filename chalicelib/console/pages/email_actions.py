@@ -7,7 +7,8 @@ link is a page saying why). A GET only shows what the link will do and a button,
 scanners and link previews fetch every URL in an email: nothing changes until the form is
 POSTed (with the page's CSRF token, bound to the browser's pre-session cookie). The POST spends
 the link (once, by a conditional write), acts through `paging.respond` with the person's own
-permissions and `channel="email"`, then sends the browser to the incident's console page.
+permissions and the channel the link came by (`email`, or a chat page's: Teams, Discord, Google
+Chat), then sends the browser to the incident's console page.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ console = ConsolePages(
     notices={
         "email_acknowledge": "Acknowledged from your email link.",
         "email_resolve": "Resolved from your email link.",
+        "email_escalate": "Escalated from your page's link.",
     },
 )
 
 TEMPLATE = "console/email_action.html"
-VERBS = {"acknowledge": "Acknowledge", "resolve": "Resolve"}
+VERBS = {"acknowledge": "Acknowledge", "resolve": "Resolve", "escalate": "Escalate"}
 NO_PERSON = "The person this link was sent to is no longer in the organization; nothing was changed."
 # A forged or mangled link is unknown to us (404); an expired or spent one was real but is over (409).
 REFUSED_STATUS = {email_links.BAD_LINK: 404}
@@ -130,7 +132,7 @@ def act_from_email(ctx: Ctx) -> Page | Redirect:
             incident_number=link.incident_number,
             action=link.action,
             person=person,
-            channel="email",
+            channel=link.via,  # "email", or the chat channel whose page carried the link (Teams...)
             now=ctx.now,
         )
     except Exception:
