@@ -73,7 +73,8 @@ def parse(method_type: str, address: str, secret: str | None) -> Destination:
     topic against ntfy's rule, a token's characters. ValidationFailed on `address` or `secret`."""
     url = address.strip()
     try:
-        targets.check_target(url, allow_local=targets.local_targets_allowed())
+        # The resolver looked up per call, so tests can replace targets.default_resolve.
+        targets.check_target(url, allow_local=targets.local_targets_allowed(), resolve=targets.default_resolve)
     except ValidationFailed as refused:
         # The same words, on this request's field: `url: must use https` becomes `address: ...`.
         raise _refuse(refused.message.removeprefix(f"{targets.FIELD}: ")) from None

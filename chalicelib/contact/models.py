@@ -73,8 +73,8 @@ class ContactMethodPatch(PatchModel):
     label: Label | None = Field(default=None, description="null: back to the type's name.")
     address: Address | SkipJsonSchema[None] = Field(
         default=None,
-        description="A new sms or voice number, or a new webhook URL, is unverified again. The default email method follows the "
-        "account email and refuses a new address.",
+        description="A new sms or voice number, or a new webhook URL, is unverified again. The default email "
+        "method follows the account email and refuses a new address.",
     )
 
 

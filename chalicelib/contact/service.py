@@ -182,7 +182,9 @@ def create_method(
     def attempt() -> ContactMethod:
         partition = _read(organization_id, user, now)
         existing = [m.same_as for m in partition.profile(organization_id, user).methods]
-        rules.check_can_add(existing, kind, identity or clean_address, count=len(partition.methods), shown=clean_address)
+        rules.check_can_add(
+            existing, kind, identity or clean_address, count=len(partition.methods), shown=clean_address
+        )
         method_id = str(uuid.uuid4())
         key = user_key(organization_id, user.user_id)
         sealed = hooks.seal(destination, user_key=key, contact_method_id=method_id) if destination else None

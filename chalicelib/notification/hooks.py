@@ -186,5 +186,7 @@ def send_to_method(
     """A plain notice (a handoff, a page digest) to a person's webhook-style method, named by its id."""
     found = destination_of(organization_id or "", user_id or "", contact_method_id) if organization_id else None
     if found is None:
-        return DeliveryResult.contact_missing(cast(ChannelName, channel), f"verified {LABELS.get(channel, channel)} method")
+        return DeliveryResult.contact_missing(
+            cast(ChannelName, channel), f"verified {LABELS.get(channel, channel)} method"
+        )
     return HookChannel(channel).send_text(found[0], found[1], title, text)

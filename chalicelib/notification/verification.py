@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib import clock
-from chalicelib.notification import deliveries
 from chalicelib.contact import hooks as contact_hooks
 from chalicelib.contact.tables import user_key
+from chalicelib.notification import deliveries
 from chalicelib.notification.channels import HOOK_CHANNELS, DeliveryResult
-from chalicelib.notification.hooks import HookChannel
 from chalicelib.notification.gate import CHARGED, send_within_budget
+from chalicelib.notification.hooks import HookChannel
 from chalicelib.notification.sms import SnsSmsChannel, is_phone_number
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
 from chalicelib.queue.consumers import handles
