@@ -37,6 +37,7 @@ TEAMS_MAX_BYTES = 28 * 1024
 CARD_TITLE = 300
 CARD_TEXT = 2000
 CARD_FACT = 200
+CARD_LABELS = 500
 CARD_MAX_ACTIONS = 6  # Teams' host config shows at most 6 actions
 
 
@@ -72,7 +73,7 @@ def plain_text(notification: Notification, limit: int) -> str:
     if notification.description:
         lines.append(page_facts.shorten(notification.description, 1500))
     if notification.labels:
-        lines.append("Labels: " + page_facts.label_text(notification.labels))
+        lines.append(page_facts.shorten("Labels: " + page_facts.label_text(notification.labels), 500))
     if notification.runbook_url:
         lines.append(f"Runbook: {notification.runbook_url}")
     return _cut_bytes("\n".join(lines), limit)
@@ -151,7 +152,8 @@ def teams_page(notification: Notification, links: PageLinks) -> dict[str, Any]:
     if notification.description:
         body.append(_text_block(page_facts.shorten(notification.description, CARD_TEXT), isSubtle=True))
     if notification.labels:
-        body.append(_text_block("Labels: " + page_facts.label_text(notification.labels), isSubtle=True, size="Small"))
+        labels = page_facts.shorten("Labels: " + page_facts.label_text(notification.labels), CARD_LABELS)
+        body.append(_text_block(labels, isSubtle=True, size="Small"))
     actions = [{"type": "Action.OpenUrl", "title": LABELS[action], "url": url} for action, url in links.pages.items()]
     actions.append({"type": "Action.OpenUrl", "title": "Open incident", "url": notification.url})
     if notification.runbook_url:
