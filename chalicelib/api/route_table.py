@@ -107,6 +107,7 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("PATCH", "/api/v1/settings/limits", "chalicelib.api.routes.outbound_limits", "api"),
     ("POST", "/integrations/page-actions/{token}", "chalicelib.api.routes.page_actions", "webhook"),
     ("POST", "/integrations/mattermost/actions", "chalicelib.api.routes.page_actions", "webhook"),
+    ("POST", "/integrations/pushover/callback/{token}", "chalicelib.api.routes.page_actions", "webhook"),
     ("POST", "/api/v1/incidents/{id}/page", "chalicelib.api.routes.paging", "api"),
     ("POST", "/api/v1/postmortems", "chalicelib.api.routes.postmortems", "api"),
     ("GET", "/api/v1/postmortems", "chalicelib.api.routes.postmortems", "api"),

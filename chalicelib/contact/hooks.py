@@ -1,5 +1,8 @@
 """Webhook-style contact methods: where a message to a chat room or a push server goes.
 
+(A `pushover` method is the odd one: its destination is a Pushover user key, posted to Pushover's
+own API with the deployment's application token; it is sealed and hinted the same way.)
+
 A `teams`, `mattermost`, `discord` or `google_chat` method is an incoming-webhook URL; an `ntfy`
 method is a topic URL on an ntfy server (`https://ntfy.sh/<topic>`, any self-hosted server too)
 with an optional access token. Each of those is a secret: whoever holds the URL (or the topic on
@@ -27,14 +30,17 @@ from chalicelib.delivery import targets
 from chalicelib.errors import ValidationFailed
 from chalicelib.settings import get_settings
 
-HOOK_TYPES: tuple[str, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat")
+HOOK_TYPES: tuple[str, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 HOOK_LABELS: dict[str, str] = {
     "teams": "Microsoft Teams",
     "mattermost": "Mattermost",
     "ntfy": "ntfy",
     "discord": "Discord",
     "google_chat": "Google Chat",
+    "pushover": "Pushover",
 }
+# Pushover's user and group keys: 30 letters and digits (https://pushover.net/api#identifiers).
+PUSHOVER_KEY = re.compile(r"^[A-Za-z0-9]{30}$")
 # ntfy's own topic rule (server/types.go: `[-_A-Za-z0-9]{1,64}`).
 NTFY_TOPIC = re.compile(r"^[-_A-Za-z0-9]{1,64}$")
 SECRET_MAX = 256
@@ -72,6 +78,12 @@ def parse(method_type: str, address: str, secret: str | None) -> Destination:
     """The destination a request names, checked: the URL against the outbound rules, an ntfy
     topic against ntfy's rule, a token's characters. ValidationFailed on `address` or `secret`."""
     url = address.strip()
+    if method_type == "pushover":  # not a URL: the user key the organization's application sends to
+        if not PUSHOVER_KEY.match(url):
+            raise _refuse("must be a Pushover user or group key: 30 letters and digits")
+        if secret is not None:
+            raise _refuse("a Pushover method takes no secret (the application token is the deployment's)", "secret")
+        return Destination(url)
     try:
         # The resolver looked up per call, so tests can replace targets.default_resolve.
         targets.check_target(url, allow_local=targets.local_targets_allowed(), resolve=targets.default_resolve)
@@ -98,8 +110,10 @@ def parse(method_type: str, address: str, secret: str | None) -> Destination:
 
 def hint(method_type: str, destination: Destination) -> str:
     """What the API shows as the address: scheme, host and the URL's last characters."""
-    parts = urlsplit(destination.url)
     tail = destination.url[-HINT_TAIL:]
+    if method_type == "pushover":
+        return f"\u2026{tail}"
+    parts = urlsplit(destination.url)
     return f"{parts.scheme}://{parts.netloc}/\u2026{tail}"
 
 

@@ -17,7 +17,9 @@ from typing import Literal
 from chalicelib.directory import rules as directory_rules
 from chalicelib.errors import Conflict, NoVerificationCode, RateLimited, ValidationFailed
 
-ContactType = Literal["email", "slack", "sms", "voice", "teams", "mattermost", "ntfy", "discord", "google_chat"]
+ContactType = Literal[
+    "email", "slack", "sms", "voice", "teams", "mattermost", "ntfy", "discord", "google_chat", "pushover"
+]
 CONTACT_TYPES: tuple[ContactType, ...] = (
     "email",
     "slack",
@@ -28,12 +30,13 @@ CONTACT_TYPES: tuple[ContactType, ...] = (
     "ntfy",
     "discord",
     "google_chat",
+    "pushover",
 )
 # Phone methods cost money per message and reach whoever holds the number: they prove ownership.
 PHONE_TYPES: tuple[ContactType, ...] = ("sms", "voice")
 # Webhook-style methods (chalicelib/contact/hooks.py): a URL anybody could have typed, proven by a
 # code posted to it, as a phone number is.
-HOOK_TYPES: tuple[ContactType, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat")
+HOOK_TYPES: tuple[ContactType, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 Urgency = Literal["high", "low"]
 URGENCIES: tuple[Urgency, ...] = ("high", "low")
 
@@ -56,6 +59,7 @@ DEFAULT_LABELS: dict[str, str] = {
     "ntfy": "ntfy",
     "discord": "Discord",
     "google_chat": "Google Chat",
+    "pushover": "Pushover",
 }
 # Deterministic ids: two racing first reads write the same items, so one conditional put wins.
 DEFAULT_EMAIL_ID = "default-email"

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 from typing import Any
 
 from chalice.app import Request, Response
@@ -51,20 +52,27 @@ def _json_body(request: Request, max_bytes: int) -> Any:
     bucket=NO_BUCKET,
     family=ErrorFamily.WEBHOOK,
     operation_id="localChannelSink",
-    summary="Local stage only: the Teams, Mattermost, ntfy, Discord and Google Chat provider",
+    summary="Local stage only: the Teams, Mattermost, ntfy, Discord, Google Chat and Pushover provider",
     description="Keeps the JSON body exactly as posted for GET /local/outbox (channel = the type; `to` = "
     f"{SENT_TO_HEADER}, the URL it was meant for; `payload` = the body; `action_links` = its buttons) and "
     "answers as the provider does: ntfy 200 with the message, Teams 202, Discord 204, Google Chat 200, "
-    "Mattermost 200 `ok`. 400 when the body is not a JSON object. Outside the local stage: 404.",
+    "Mattermost 200 `ok`, Pushover 200 `{status: 1, request, receipt}` (a receipt for an emergency; its form "
+    "is kept as an object). 400 when the body is not a JSON object. Outside the local stage: 404.",
     errors=(400, 404),
 )
 def channel_sink_receive(call: Call) -> Response:
     request = call.request
     if not get_settings().is_local:
         return _not_here(request)
-    body = _json_body(request, MAX_BODY_BYTES)
+    channel = call.path.get("channel", "")
+    if channel == "pushover":  # Pushover's Messages API takes a form
+        raw = request.raw_body or b""
+        text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
+        body: Any = dict(urllib.parse.parse_qsl(text[:MAX_BODY_BYTES], keep_blank_values=True))
+    else:
+        body = _json_body(request, MAX_BODY_BYTES)
     sent_to = str(request.headers.get(SENT_TO_HEADER.lower()) or request.headers.get(SENT_TO_HEADER) or "")
-    received = channel_sink.receive(channel=call.path.get("channel", ""), sent_to=sent_to, body=body, now=clock.now())
+    received = channel_sink.receive(channel=channel, sent_to=sent_to, body=body, now=clock.now())
     if received.answer is None:
         return Response(body="", status_code=received.status, headers={})
     if isinstance(received.answer, str):
@@ -83,7 +91,8 @@ def channel_sink_receive(call: Call) -> Response:
     operation_id="localChannelPress",
     summary="Local stage only: press a button of a chat or push page the sink kept",
     description='Body `{"action": "acknowledge" | "resolve" | "escalate"}`. Plays the provider: a Mattermost '
-    "button posts its integration context, an ntfy action button posts its URL, a Teams, Discord or Google "
+    "button posts its integration context, an ntfy action button posts its URL, Pushover posts its "
+    "acknowledgement callback (with the receipt the sink answered), a Teams, Discord or Google "
     "Chat link is confirmed as the person would on the page it opens. Answers 200 `{channel, message_id, "
     "action, done, message, incident_number, answer}` (answer: what the provider got back), 404 for an "
     "unknown message or button, and what the public route refuses with: 401 forged or expired, 409 used "

@@ -8,7 +8,8 @@ Chat 200 with the message's name, Mattermost 200 `ok`. A body that is not a JSON
 (400), as the providers refuse it.
 
 `press` plays the provider's side of an action on a kept message: the Mattermost button's POST of
-its `integration.context`, the ntfy action button's POST to its URL, and for Teams, Discord and
+its `integration.context`, the ntfy action button's POST to its URL, Pushover's acknowledgement
+callback of an emergency page (with the receipt the sink answered), and for Teams, Discord and
 Google Chat the person's press on the confirmation page their link opens. Each goes through the
 same checks and action as the public routes (chalicelib/paging/link_actions.py), so a press
 proves the signature, the single use and the person's role.
@@ -30,6 +31,7 @@ from chalicelib.notification.hook_links import LABELS
 from chalicelib.paging import link_actions
 from chalicelib.paging.respond import Outcome
 
+PUSHOVER_RECEIPT = "X-Pushover-Receipt"
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
 
 
@@ -67,6 +69,11 @@ def _texts(channel: str, body: dict[str, Any]) -> tuple[str | None, str, dict[st
                         ((button.get("onClick") or {}).get("openLink") or {}).get("url")
                     )
         return (card.get("header") or {}).get("title"), str(body.get("text") or ""), links
+    if channel == "pushover":
+        links = {"Open incident": str(body.get("url") or "")}
+        if body.get("callback"):
+            links["Acknowledge"] = str(body["callback"])
+        return body.get("title"), str(body.get("message") or ""), links
     attachment = (body.get("attachments") or [{}])[0] or {}
     text = "\n".join(part for part in (str(body.get("text") or ""), str(attachment.get("text") or "")) if part)
     return attachment.get("title"), text, {}
@@ -86,6 +93,8 @@ def receive(*, channel: str, sent_to: str, body: Any, now: datetime) -> Received
         raise ValidationFailed("The body must be a JSON object, as the provider requires.")
     subject, text, links = _texts(channel, body)
     item_id = uuid.uuid4().hex
+    # Pushover answers an emergency (priority 2) with a receipt its acknowledgement callback names.
+    receipt = uuid.uuid4().hex[:30] if channel == "pushover" and str(body.get("priority")) == "2" else None
     item = OutboxItem(
         channel=channel,
         to=sent_to,
@@ -96,6 +105,7 @@ def receive(*, channel: str, sent_to: str, body: Any, now: datetime) -> Received
         id=item_id,
         action_links=links,
         payload=body,
+        headers={PUSHOVER_RECEIPT: receipt} if receipt else None,
     )
     outbox_table.record(item)
     if channel == "ntfy":
@@ -107,6 +117,8 @@ def receive(*, channel: str, sent_to: str, body: Any, now: datetime) -> Received
         return Received(item, 204, None)
     if channel == "google_chat":
         return Received(item, 200, {"name": f"spaces/LOCAL/messages/{item_id}", "text": body.get("text")})
+    if channel == "pushover":
+        return Received(item, 200, {"status": 1, "request": item_id, **({"receipt": receipt} if receipt else {})})
     return Received(item, 200, "ok")
 
 
@@ -147,6 +159,18 @@ def press(*, channel: str, message_id: str, action: str, now: datetime) -> Press
     url = (item.action_links or {}).get(label or "")
     if not url:
         raise NotFound(f"That message has no {action} button.")
+    if channel == "pushover":  # the acknowledgement Pushover posts to the page's callback
+        form = {
+            "receipt": (item.headers or {}).get(PUSHOVER_RECEIPT, ""),
+            "acknowledged": "1",
+            "acknowledged_at": str(int(now.timestamp())),
+            "acknowledged_by": str((item.payload or {}).get("user") or ""),
+            "acknowledged_by_device": "local",
+        }
+        token = url.rstrip("/").rsplit("/", 1)[-1]
+        outcome = link_actions.act(link_actions.verify_pushover(token, form, now=now), now)
+        answer = {"done": outcome.done, "message": outcome.message, "incident_number": outcome.incident_number}
+        return Pressed(channel, message_id, action, outcome, answer)
     token = url.rstrip("/").rsplit("/", 1)[-1]
     # ntfy's button POSTs the URL; the others' open the confirmation page, whose button acts.
     channels = link_actions.TAP_CHANNELS if channel == "ntfy" else (channel,)

@@ -35,7 +35,7 @@ class LocalVoiceCallV1(ApiModel):
 
 class LocalOutboxItemV1(ApiModel):
     channel: Literal[
-        "email", "slack", "sms", "voice", "webhook", "teams", "mattermost", "ntfy", "discord", "google_chat"
+        "email", "slack", "sms", "voice", "webhook", "teams", "mattermost", "ntfy", "discord", "google_chat", "pushover"
     ]
     to: str = Field(
         description="Email address(es), the Slack user id, the phone number (SMS, voice), the webhook sink's "
@@ -60,7 +60,8 @@ class LocalOutboxItemV1(ApiModel):
     voice: LocalVoiceCallV1 | None = Field(default=None, description="Voice items only.")
     payload: dict[str, Any] | None = Field(
         default=None,
-        description="Teams, Mattermost, ntfy, Discord and Google Chat items only: the JSON body exactly as posted.",
+        description="Teams, Mattermost, ntfy, Discord, Google Chat and Pushover items only: the body exactly as "
+        "posted (Pushover's form as an object of its fields).",
     )
 
 

@@ -56,6 +56,7 @@ from chalicelib.local.models import (
     VoicePressAnswerV1,
     VoicePressV1,
 )
+from chalicelib.local.outbox_item import CHANNELS as OUTBOX_ITEM_CHANNELS
 from chalicelib.settings import get_settings
 
 api = OperationGroup(__name__, tag="local")
@@ -69,7 +70,7 @@ WEBHOOK_SINK_PATH = "/local/webhook-sink/{sink_name}"
 VOICE_SINK_PATH = "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json"
 VOICE_PRESS_PATH = "/local/voice/calls/{call_sid}/press"
 OUTBOX_PATH = "/local/outbox"
-OUTBOX_CHANNELS = ("email", "slack", "sms", "voice", "webhook", "teams", "mattermost", "ntfy", "discord", "google_chat")
+OUTBOX_CHANNELS = OUTBOX_ITEM_CHANNELS
 FAILING_SLACK_USER = "U_FAIL"
 OUTBOX_QUERY = ("channel", "incident_number", "to", "limit")
 MAX_LIMIT = 500
@@ -234,8 +235,8 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     "`voice` has its TwiML; a webhook item's text is its raw body, `webhook` has its headers and whether its "
     "signature verified). "
     "Verification codes show as SMS or calls. Query parameters (all optional): channel (email, slack, sms, "
-    "voice, webhook, teams, mattermost, ntfy, discord or google_chat), incident_number, to (an email address, "
-    "Slack user id, phone number, webhook sink name or chat webhook URL), limit (1-500, default 50). "
+    "voice, webhook, teams, mattermost, ntfy, discord, google_chat or pushover), incident_number, to (an "
+    "email address, Slack user id, phone number, webhook sink name or chat webhook URL), limit (1-500, default 50). "
     f"Each channel keeps its newest {outbox_table.KEEP_PER_CHANNEL:,} messages. "
     "Answers in the success "
     "envelope; outside the local stage: 404.",

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-ChannelName = Literal["email", "slack", "sms", "voice", "teams", "mattermost", "ntfy", "discord", "google_chat"]
+ChannelName = Literal[
+    "email", "slack", "sms", "voice", "teams", "mattermost", "ntfy", "discord", "google_chat", "pushover"
+]
 # Every channel a person can be reached on (their contact method types).
 CONTACT_CHANNELS: tuple[ChannelName, ...] = (
     "email",
@@ -27,9 +29,10 @@ CONTACT_CHANNELS: tuple[ChannelName, ...] = (
     "ntfy",
     "discord",
     "google_chat",
+    "pushover",
 )
 # The webhook-style channels: a POST to the person's own URL (chalicelib/notification/hooks.py).
-HOOK_CHANNELS: tuple[ChannelName, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat")
+HOOK_CHANNELS: tuple[ChannelName, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 # The spec's page operation (POST /api/v1/incidents/{id}/page) offers only these two.
 CHANNEL_NAMES: tuple[ChannelName, ...] = ("email", "slack")
 CONTACT_DETAILS_MISSING = "CONTACT_DETAILS_MISSING"

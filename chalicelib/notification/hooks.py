@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,8 +30,9 @@ from typing import Any, cast
 from chalicelib import clock
 from chalicelib.delivery import http_post
 from chalicelib.delivery.http_post import Answer
-from chalicelib.notification import payload_chat, payload_push
+from chalicelib.notification import payload_chat, payload_push, pushover
 from chalicelib.notification.channels import ChannelName, DeliveryResult, Notification, Recipient
+from chalicelib.notification.email_links import EmailLink
 from chalicelib.notification.hook_links import PageLinks, page_links
 from chalicelib.settings import get_settings
 
@@ -42,6 +44,7 @@ LABELS: dict[str, str] = {
     "ntfy": "ntfy",
     "discord": "Discord",
     "google_chat": "Google Chat",
+    "pushover": "Pushover",
 }
 SENT_TO_HEADER = "X-Tocsin-Sent-To"
 
@@ -49,8 +52,11 @@ SENT_TO_HEADER = "X-Tocsin-Sent-To"
 @dataclass(frozen=True)
 class HookRequest:
     url: str = field(repr=False)
-    body: dict[str, Any]
+    body: dict[str, Any] = field(repr=False)
     headers: dict[str, str] = field(default_factory=dict, repr=False)
+    form: bool = False  # Pushover takes a form; the others JSON
+    sent_to: str | None = field(default=None, repr=False)  # what the local outbox names (default: the URL)
+    receipt_link: EmailLink | None = None  # an emergency Pushover page: its receipt is kept for this link
 
 
 def _page_body(channel: str, notification: Notification, links: PageLinks, topic: str) -> dict[str, Any]:
@@ -86,9 +92,24 @@ def _url_and_headers(channel: str, url: str, token: str | None) -> tuple[str, di
     return server, headers, topic
 
 
+def _pushover_page(notification: Notification, recipient: Recipient, token: str, now: datetime) -> HookRequest:
+    user = recipient.hook_url or ""
+    link = None
+    if notification.organization_id and notification.urgency == "high":
+        link = pushover.new_acknowledge_link(
+            notification.organization_id, recipient.user_id, notification.incident_number, now
+        )
+    callback = pushover.callback_url(link) if link is not None else None
+    form = payload_push.pushover_page(notification, token=token, user=user, callback=callback)
+    api = get_settings().pushover_api_url
+    return HookRequest(api, form, form=True, sent_to=user, receipt_link=link)
+
+
 def page_request(channel: str, notification: Notification, recipient: Recipient, now: datetime) -> HookRequest:
     """The POST a page makes to the recipient's URL, with fresh single-use action links."""
     assert recipient.hook_url is not None
+    if channel == "pushover":
+        return _pushover_page(notification, recipient, get_settings().pushover_token() or "", now)
     url, headers, topic = _url_and_headers(channel, recipient.hook_url, recipient.hook_token)
     actions = ("acknowledge", "resolve") if channel == "ntfy" else ("acknowledge", "resolve", "escalate")
     links = page_links(notification, recipient, via=channel, actions=actions, now=now)
@@ -97,6 +118,10 @@ def page_request(channel: str, notification: Notification, recipient: Recipient,
 
 def text_request(channel: str, url: str, token: str | None, title: str, text: str) -> HookRequest:
     """A plain notice on the channel (a verification code, a handoff notice)."""
+    if channel == "pushover":
+        token = get_settings().pushover_token() or ""
+        form = payload_push.pushover_text(token=token, user=url, title=title, text=text)
+        return HookRequest(get_settings().pushover_api_url, form, form=True, sent_to=url)
     target, headers, topic = _url_and_headers(channel, url, token)
     return HookRequest(target, _text_body(channel, title, text, topic), headers)
 
@@ -114,18 +139,43 @@ def _post(url: str, body: bytes, headers: dict[str, str], allow_local: bool) -> 
 poster: Poster = _post
 
 
-def post(channel: str, request: HookRequest) -> DeliveryResult:
+def post(channel: str, request: HookRequest, now: datetime | None = None) -> DeliveryResult:
     """POST the request (to the local sink on the local stage); never raises for a delivery problem."""
-    body = json.dumps(request.body, ensure_ascii=False).encode()
     headers = dict(request.headers)
+    if request.form:
+        body = urllib.parse.urlencode(request.body).encode()
+        headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+    else:
+        body = json.dumps(request.body, ensure_ascii=False).encode()
+        headers.setdefault("Content-Type", "application/json")
     url = request.url
     sink = get_settings().channel_sink_url()
     if sink is not None:
-        headers[SENT_TO_HEADER] = request.url
+        headers[SENT_TO_HEADER] = request.sent_to or request.url
         url = f"{sink}/{channel}"
-    headers.setdefault("Content-Type", "application/json")
     answer = poster(url, body, headers, sink is not None)
+    if answer.succeeded and request.receipt_link is not None:
+        receipt = pushover.receipt_of(answer.body)
+        if receipt is not None:  # what the acknowledgement callback must name
+            pushover.remember_receipt(request.receipt_link, receipt, now or clock.now())
     return result_of(channel, answer)
+
+
+def provider_words(body: bytes) -> str | None:
+    """A provider's own reason for a refusal, when its answer gives one (Pushover's `errors`,
+    Discord's and Google Chat's `message`), at most 200 characters."""
+    try:
+        document = json.loads(body or b"null")
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    found = document.get("errors") or document.get("message") or (document.get("error") or {})
+    if isinstance(found, dict):
+        found = found.get("message")
+    if isinstance(found, list):
+        found = "; ".join(str(item) for item in found)
+    return str(found)[:200] if found else None
 
 
 def result_of(channel: str, answer: Answer) -> DeliveryResult:
@@ -138,9 +188,11 @@ def result_of(channel: str, answer: Answer) -> DeliveryResult:
         "a chat or push provider did not take a message",
         extra={"channel": channel, "status": answer.response_code, "verdict": answer.verdict},
     )
+    words = provider_words(answer.body)
+    said = f"{answer.error}{f': {words}' if words else ''}"
     if answer.retryable:
-        return DeliveryResult.provider_failed(name, f"{code}_UNAVAILABLE", f"{label} did not take it: {answer.error}.")
-    return DeliveryResult(name, False, error_code=f"{code}_REJECTED", message=f"{label} refused it: {answer.error}.")
+        return DeliveryResult.provider_failed(name, f"{code}_UNAVAILABLE", f"{label} did not take it: {said}.")
+    return DeliveryResult(name, False, error_code=f"{code}_REJECTED", message=f"{label} refused it: {said}.")
 
 
 class HookChannel:
@@ -152,10 +204,21 @@ class HookChannel:
     def send(self, notification: Notification, recipient: Recipient) -> DeliveryResult:
         if not recipient.hook_url:
             return DeliveryResult.contact_missing(self.name, f"{LABELS.get(self.name, self.name)} webhook")
-        return post(self.name, page_request(self.name, notification, recipient, notification.at or clock.now()))
+        if self.name == "pushover" and not get_settings().pushover_token():
+            return _pushover_not_configured()
+        now = notification.at or clock.now()
+        return post(self.name, page_request(self.name, notification, recipient, now), now)
 
     def send_text(self, url: str, token: str | None, title: str, text: str) -> DeliveryResult:
+        if self.name == "pushover" and not get_settings().pushover_token():
+            return _pushover_not_configured()
         return post(self.name, text_request(self.name, url, token, title, text))
+
+
+def _pushover_not_configured() -> DeliveryResult:
+    return DeliveryResult(
+        "pushover", False, error_code="PUSHOVER_NOT_CONFIGURED", message="No Pushover application token is configured."
+    )
 
 
 def hook_channels() -> dict[str, HookChannel]:

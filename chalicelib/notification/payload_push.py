@@ -163,3 +163,55 @@ def teams_page(notification: Notification, links: PageLinks) -> dict[str, Any]:
 
 def teams_text(title: str, text: str) -> dict[str, Any]:
     return teams_envelope(adaptive_card([_text_block(title, weight="Bolder"), _text_block(text)], []))
+
+
+# ------------------------------------------------------------------------------------ Pushover
+
+# https://pushover.net/api: message 1024 characters, title 250, url 512, url_title 100; an
+# emergency (priority 2) needs retry (at least 30 s) and expire (at most 10800 s) and may name a
+# callback URL Pushover POSTs when the person acknowledges.
+PUSHOVER_MESSAGE = 1024
+PUSHOVER_TITLE = 250
+PUSHOVER_URL = 512
+PUSHOVER_URL_TITLE = 100
+PUSHOVER_EMERGENCY = 2
+PUSHOVER_NORMAL = 0
+PUSHOVER_RETRY_SECONDS = 60
+PUSHOVER_EXPIRE_SECONDS = 3600
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def pushover_page(notification: Notification, *, token: str, user: str, callback: str | None) -> dict[str, str]:
+    """The form of a page: high urgency is an emergency, repeated every minute for an hour until
+    acknowledged, whose acknowledgement Pushover posts to `callback` (Tocsin's signed URL)."""
+    form = {
+        "token": token,
+        "user": user,
+        "title": one_line(f"[{notification.severity}] {headline(notification)}", PUSHOVER_TITLE),
+        "message": _cut(plain_text(notification, 4 * PUSHOVER_MESSAGE), PUSHOVER_MESSAGE),
+        "url": notification.url if len(notification.url) <= PUSHOVER_URL else notification.url[:PUSHOVER_URL],
+        "url_title": _cut(f"Open {notification.incident_number}", PUSHOVER_URL_TITLE),
+    }
+    if notification.opened_at is not None:
+        form["timestamp"] = str(int(notification.opened_at.timestamp()))
+    if notification.urgency == "high":
+        form["priority"] = str(PUSHOVER_EMERGENCY)
+        form["retry"] = str(PUSHOVER_RETRY_SECONDS)
+        form["expire"] = str(PUSHOVER_EXPIRE_SECONDS)
+        if callback is not None:
+            form["callback"] = callback
+    else:
+        form["priority"] = str(PUSHOVER_NORMAL)
+    return form
+
+
+def pushover_text(*, token: str, user: str, title: str, text: str) -> dict[str, str]:
+    return {
+        "token": token,
+        "user": user,
+        "title": one_line(title, PUSHOVER_TITLE),
+        "message": _cut(text, PUSHOVER_MESSAGE),
+    }

@@ -57,6 +57,7 @@ CHANNEL_LABELS: dict[str, str] = {
     "ntfy": "ntfy",
     "discord": "Discord",
     "google_chat": "Google Chat",
+    "pushover": "Pushover",
 }
 # How a "Paged ... by" title names a channel: the first four as they always were, the chat and
 # push channels by their product's name ("Paged Ana by Teams").

@@ -1,4 +1,5 @@
-"""Acting from a chat or push page's signed link: an ntfy action tap, a Mattermost button press.
+"""Acting from a chat or push page's signed link: an ntfy action tap, a Mattermost button press,
+Pushover's acknowledgement callback.
 
 The link (chalicelib/notification/email_links.py, sent by chalicelib/notification/hook_links.py)
 names the organization, the person paged, the incident, the action and the channel, signed and
@@ -9,7 +10,9 @@ role and the channel on the timeline ("Acknowledged by ana@example.com via Matte
 failure that is not the person's gives the link back, so the provider's retry can act.
 
 A Mattermost press must also carry the organization's Mattermost token in its context
-(`hook_links.mattermost_token`): a link of one organization with another's token is refused.
+(`hook_links.mattermost_token`): a link of one organization with another's token is refused. A
+Pushover callback must name the receipt Pushover gave when the page was sent
+(chalicelib/notification/pushover.py).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 from chalicelib.directory.users import get_user
 from chalicelib.errors import Conflict, InvalidSignature, NotFound, SignatureExpired
-from chalicelib.notification import email_links
+from chalicelib.notification import email_links, pushover
 from chalicelib.notification.email_links import EmailLink, LinkRefused
 from chalicelib.notification.hook_links import mattermost_token
 from chalicelib.paging.respond import Outcome, respond
@@ -55,6 +58,15 @@ def verify_mattermost(context: Any, *, now: datetime) -> EmailLink:
     expected = mattermost_token(link.organization_id)
     if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
         raise InvalidSignature("The button's organization token does not verify; nothing was done.")
+    return link
+
+
+def verify_pushover(token: str, form: dict[str, str], *, now: datetime) -> EmailLink:
+    """Pushover's acknowledgement callback: the URL's link (sent by Pushover, to acknowledge) and
+    the form's `receipt`, which must be the one Pushover gave for that page (it signs nothing else)."""
+    link = verify_link(token, channels=("pushover",), now=now)
+    if not pushover.check_receipt(link, form.get("receipt")):
+        raise InvalidSignature("The callback does not name the receipt of this page; nothing was done.")
     return link
 
 

@@ -44,6 +44,7 @@ CHANNELS = {
     "ntfy": "ntfy",
     "discord": "Discord",
     "google_chat": "Google Chat",
+    "pushover": "Pushover",
 }
 WRITE_SCOPE = "incidents:write"
 

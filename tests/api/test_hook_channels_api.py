@@ -257,3 +257,68 @@ def test_a_viewer_pressing_in_mattermost_is_told_only_themself(client: Any, org:
     assert reply.status == 200
     assert set(json.loads(reply.body)) == {"ephemeral_text"}
     assert "can view incidents but not change them" in json.loads(reply.body)["ephemeral_text"]
+
+
+# ---------------------------------------------------------------------------- Pushover's callback
+
+
+def _pushover_link(org: Org, user_id: str, number: str, *, at: Any = NOW, via: str = "pushover") -> str:
+    from chalicelib.notification import pushover
+
+    link = email_links.new_link(
+        organization_id=org.organization_id,
+        user_id=user_id,
+        incident_number=number,
+        action="acknowledge",
+        now=at,
+        via=via,
+    )
+    pushover.remember_receipt(link, "rcpt-1", at)
+    return email_links.sign(link)
+
+
+def _callback(client: Any, token: str, receipt: str = "rcpt-1") -> Any:
+    form = f"receipt={receipt}&acknowledged=1&acknowledged_at=1790000000&acknowledged_by=uKey&acknowledged_by_device=p"
+    return call(
+        client,
+        "POST",
+        f"/integrations/pushover/callback/{token}",
+        body=form.encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+
+
+def test_pushover_s_acknowledgement_acknowledges_once(client: Any, org: Org, incident: str) -> None:
+    token = _pushover_link(org, _person(org), incident)
+    with clock.frozen(NOW):
+        first = _callback(client, token)
+        assert first.status == 200, first.text
+        assert json.loads(first.body)["message"] == f"{incident} acknowledged by ana@acme.test."
+        assert _callback(client, token).status == 409
+    assert repository.get_incident(org.organization_id, incident).acknowledged_at is not None
+
+
+@pytest.mark.parametrize("how", ["wrong receipt", "no receipt", "forged", "ntfy link", "expired"])
+def test_refused_pushover_callbacks_are_401(client: Any, org: Org, incident: str, how: str) -> None:
+    ana = _person(org)
+    with clock.frozen(NOW):
+        if how == "wrong receipt":
+            reply = _callback(client, _pushover_link(org, ana, incident), receipt="rcpt-2")
+        elif how == "no receipt":
+            reply = _callback(client, _pushover_link(org, ana, incident), receipt="")
+        elif how == "forged":
+            reply = _callback(client, _pushover_link(org, ana, incident)[:-4] + "AAAA")
+        elif how == "ntfy link":
+            reply = _callback(client, _pushover_link(org, ana, incident, via="ntfy"))
+        else:
+            reply = _callback(client, _pushover_link(org, ana, incident, at=NOW - timedelta(hours=25)))
+    assert reply.status == 401, reply.text
+    assert repository.get_incident(org.organization_id, incident).acknowledged_at is None
+
+
+def test_a_viewer_acknowledging_on_pushover_changes_nothing(client: Any, org: Org, incident: str) -> None:
+    token = _pushover_link(org, _person(org, role="viewer", email="vera@acme.test"), incident)
+    with clock.frozen(NOW):
+        reply = _callback(client, token)
+    assert reply.status == 200 and json.loads(reply.body)["done"] is False
+    assert repository.get_incident(org.organization_id, incident).acknowledged_at is None

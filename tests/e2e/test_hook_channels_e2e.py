@@ -1,7 +1,8 @@
-"""ntfy and Mattermost over real HTTP on the local stack: a person adds each method, verifies it
+"""ntfy, Mattermost and Pushover over real HTTP on the local stack: a person adds each method, verifies it
 with the code the local sink received, is paged through a rule that uses both, and acts from the
-page: an ntfy action button's POST acknowledges, a Mattermost button's POST resolves; a replay
-and a forgery are refused and change nothing."""
+page: an ntfy action button's POST acknowledges, a Mattermost button's POST resolves, Pushover's
+acknowledgement callback (played by the local sink) acknowledges; a replay and a forgery are
+refused and change nothing."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.e2e.conftest import LocalStack, start_stack, stop_stack
 
 NTFY_URL = "https://ntfy.sh/e2e-pages-Kq4"
 MATTERMOST_URL = "https://chat.example.com/hooks/e2e0mattermost0hook"
+PUSHOVER_KEY = "uE2eGracePushoverKey0000000001"
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +64,8 @@ def grace(stack: LocalStack) -> dict[str, Any]:
     user_id = user.json()["data"]["id"]
     ntfy = add_and_verify(stack, user_id, "ntfy", NTFY_URL)
     mattermost = add_and_verify(stack, user_id, "mattermost", MATTERMOST_URL)
-    steps = [{"contact_method_id": ntfy, "delay_minutes": 0}, {"contact_method_id": mattermost, "delay_minutes": 0}]
+    pushover = add_and_verify(stack, user_id, "pushover", PUSHOVER_KEY)
+    steps = [{"contact_method_id": m, "delay_minutes": 0} for m in (ntfy, mattermost, pushover)]
     rules = stack.session.put(
         f"{stack.base_url}/api/v1/users/{user_id}/notification-rules",
         json={"high": steps, "low": steps},
@@ -131,3 +134,27 @@ def test_paged_by_mattermost_and_resolved_from_its_button(stack: LocalStack, gra
     assert incident["resolved_at"] is not None
     assert any("Paged Grace Push by" in t and "Mattermost" in t for t in titles(stack, number))
     assert any(t.endswith("via Mattermost") for t in titles(stack, number))
+
+
+def test_paged_by_pushover_and_acknowledged_by_its_callback(stack: LocalStack, grace: dict[str, Any]) -> None:
+    number = open_incident(stack, grace["service_key"])
+    pages = wait_for(lambda: outbox(stack, "pushover", incident_number=number), 20)
+    assert pages, stack.log()
+    form = pages[0]["payload"]
+    assert (form["user"], form["priority"], form["retry"], form["expire"]) == (PUSHOVER_KEY, "2", "60", "3600")
+    assert "/integrations/pushover/callback/" in form["callback"]
+    forged = requests.post(form["callback"], data={"receipt": "not-the-receipt", "acknowledged": "1"}, timeout=10)
+    assert forged.status_code == 401, forged.text
+    pressed = requests.post(  # the local sink plays Pushover: the callback with the receipt it answered
+        f"{stack.base_url}/local/channel-sink/pushover/messages/{pages[0]['id']}/press",
+        json={"action": "acknowledge"},
+        timeout=10,
+    )
+    assert pressed.status_code == 200 and pressed.json()["done"], pressed.text
+    again = requests.post(
+        f"{stack.base_url}/local/channel-sink/pushover/messages/{pages[0]['id']}/press",
+        json={"action": "acknowledge"},
+        timeout=10,
+    )
+    assert again.status_code == 409, again.text
+    assert any(t.endswith("via Pushover") for t in titles(stack, number))

@@ -5,6 +5,7 @@ the outbound budget, and acted on from its page once, as its person."""
 from __future__ import annotations
 
 import json
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -337,3 +338,73 @@ def test_forged_expired_and_other_channel_links_are_refused(org: Org, paged: dic
     teams_url = paged["providers"].posts[1]["body"]["attachments"][0]["content"]["actions"][0]["url"]
     with pytest.raises(InvalidSignature):  # a Teams link acts only through its confirmation page
         link_actions.verify_link(teams_url.rsplit("/", 1)[1], channels=link_actions.TAP_CHANNELS, now=NOW)
+
+
+# ------------------------------------------------------------------------------- Pushover
+
+PUSHOVER_KEY = "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"
+
+
+def test_a_pushover_emergency_keeps_its_receipt_and_its_callback_acknowledges_once(
+    org: Org, providers: FakeProviders, sqs: _UndelayedSqs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.catalog import service as services
+    from chalicelib.escalation import service as policies
+
+    def answer(url: str, body: bytes, headers: dict[str, str], allow_local: bool) -> Answer:
+        providers.posts.append({"url": url, "form": dict(urllib.parse.parse_qsl(body.decode())), "headers": headers})
+        return from_response(200, "", b'{"status":1,"request":"r1","receipt":"rcpt-123"}')
+
+    monkeypatch.setattr(hooks, "poster", answer)
+    ada = _person(org)
+    method = _method(org, ada, "pushover", PUSHOVER_KEY)
+    assert method.address == "\u2026VRsG" and method.label == "Pushover"
+    contacts.put_rules(
+        organization_id=org.organization_id,
+        user_id=ada.user_id,
+        high=[Step(method.contact_method_id, 0)],
+        low=[],
+        now=NOW,
+    )
+    policy = policies.create_policy(
+        organization_id=org.organization_id, name="P", levels=[Level((Target("user", ada.user_id),), 30)], now=NOW
+    )
+    service = services.create_service(
+        organization_id=org.organization_id, name="Checkout", now=NOW, escalation_policy_id=policy.policy.policy_id
+    )
+    drain()
+    number, _ = _open(org, {"service": service})
+    (post,) = providers.posts
+    form = post["form"]
+    assert post["headers"]["Content-Type"] == "application/x-www-form-urlencoded"
+    assert (form["user"], form["priority"], form["token"]) == (PUSHOVER_KEY, "2", "alocalpushoverapplicationtoken")
+    token = form["callback"].rsplit("/", 1)[1]
+    assert "/integrations/pushover/callback/c1." in form["callback"]
+    with pytest.raises(InvalidSignature):
+        link_actions.verify_pushover(token, {"receipt": "forged"}, now=NOW)
+    link = link_actions.verify_pushover(token, {"receipt": "rcpt-123", "acknowledged": "1"}, now=NOW)
+    outcome = link_actions.act(link, NOW)
+    assert outcome.done and outcome.message == f"{number} acknowledged by ada@acme.test."
+    assert any(t.endswith("via Pushover") for t in _titles(org, number))
+    assert any("Paged Ada by Pushover" in t for t in _titles(org, number))
+    with pytest.raises(Conflict):
+        link_actions.act(link, NOW)
+
+
+def test_pushover_without_an_application_token_is_not_sent(org: Org, providers: FakeProviders) -> None:
+    reconfigure(TOCSIN_STAGE="dev")
+    try:
+        result = hooks.HookChannel("pushover").send_text(PUSHOVER_KEY, None, "t", "x")
+    finally:
+        reconfigure(TOCSIN_STAGE="test")
+    assert (result.sent, result.error_code, result.provider_failure) == (False, "PUSHOVER_NOT_CONFIGURED", False)
+    assert providers.posts == []
+
+
+def test_a_refusal_carries_the_provider_s_own_words(providers: FakeProviders, monkeypatch: pytest.MonkeyPatch) -> None:
+    answer = from_response(400, "Bad Request", b'{"user":"invalid","errors":["user identifier is invalid"],"status":0}')
+    result = hooks.result_of("pushover", answer)
+    assert result.error_code == "PUSHOVER_REJECTED"
+    assert result.message == (
+        "Pushover refused it: HTTP 400 Bad Request (the receiver rejected the event): user identifier is invalid."
+    )

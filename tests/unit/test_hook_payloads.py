@@ -225,3 +225,31 @@ def test_plain_notices_are_cut_to_the_limits(channel: str, build: Any) -> None:
 
 def test_a_page_without_an_organization_has_no_action_links() -> None:
     assert page_links(notification(organization_id=None), ADA, via="teams", now=NOW) == PageLinks()
+
+
+# -------------------------------------------------------------------------------------- Pushover
+
+
+@pytest.mark.parametrize(
+    ("urgency", "priority", "emergency"),
+    [("high", "2", True), ("low", "0", False)],
+)
+def test_pushover_form_priority_follows_the_urgency(urgency: str, priority: str, emergency: bool) -> None:
+    n = notification(urgency=urgency, title="T" * 400, message="M" * 3000)
+    form = payload_push.pushover_page(n, token="a" * 30, user="u" * 30, callback="https://t.example/cb/x")
+    assert (form["token"], form["user"], form["priority"]) == ("a" * 30, "u" * 30, priority)
+    assert len(form["title"]) <= 250 and len(form["message"]) <= 1024
+    assert len(form["url"]) <= 512 and len(form["url_title"]) <= 100 and form["url"] == n.url
+    assert form["timestamp"] == str(int(NOW.timestamp()))
+    if emergency:  # repeated every minute for an hour until acknowledged; the callback acknowledges
+        assert (form["retry"], form["expire"], form["callback"]) == ("60", "3600", "https://t.example/cb/x")
+        assert int(form["retry"]) >= 30 and int(form["expire"]) <= 10800
+    else:
+        assert not {"retry", "expire", "callback"} & set(form)
+    assert all(isinstance(value, str) for value in form.values())  # a form: every field a string
+
+
+def test_pushover_notice_is_a_plain_form() -> None:
+    form = payload_push.pushover_text(token="t", user="u", title="T" * 300, text="x" * 2000)
+    assert set(form) == {"token", "user", "title", "message"}
+    assert len(form["title"]) <= 250 and len(form["message"]) <= 1024

@@ -13,8 +13,9 @@ from chalice.app import Response
 
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.operation import NO_BUCKET, Call, OperationGroup
-from chalicelib.api.page_action_tokens import MATTERMOST_ACTION_TOKEN, PAGE_ACTION_LINK
+from chalicelib.api.page_action_tokens import MATTERMOST_ACTION_TOKEN, PAGE_ACTION_LINK, PUSHOVER_RECEIPT
 from chalicelib.notification.hook_links import MATTERMOST_ACTIONS_PATH, TAP_PATH
+from chalicelib.notification.pushover import CALLBACK_PATH as PUSHOVER_CALLBACK_PATH
 
 api = OperationGroup(__name__, tag="webhooks")
 
@@ -65,3 +66,24 @@ def mattermost_action(call: Call) -> Response:
     from chalicelib.paging.link_actions import act, mattermost_answer
 
     return _json(mattermost_answer(act(call.credential, call.now)))
+
+
+@api.raw(
+    "POST",
+    PUSHOVER_CALLBACK_PATH + "/{token}",
+    operation_id="pushoverAcknowledged",
+    credential=PUSHOVER_RECEIPT,
+    bucket=NO_BUCKET,
+    family=ErrorFamily.WEBHOOK,
+    summary="Pushover's callback: an emergency page acknowledged on the phone acknowledges the incident",
+    description="Pushover posts its form (`receipt`, `acknowledged`, `acknowledged_at`, `acknowledged_by`, ...) to "
+    "the callback URL the page named: a signed link to acknowledge, for the person paged. The `receipt` must be "
+    "the one Pushover answered when the page was sent, else 401 INVALID_SIGNATURE. 200 `{done, message, "
+    "incident_number}`. " + _ONCE,
+    errors=(400, 401, 409, 413),
+)
+def pushover_acknowledged(call: Call) -> Response:
+    from chalicelib.paging.link_actions import act
+
+    outcome = act(call.credential, call.now)
+    return _json({"done": outcome.done, "message": outcome.message, "incident_number": outcome.incident_number})
