@@ -19,9 +19,10 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
 
 INCIDENT_SORT_KEY = "~INCIDENT"
@@ -34,15 +35,6 @@ def incident_partition(organization_id: str, incident_number: str) -> str:
 
 def list_partition(organization_id: str, is_open: bool) -> str:
     return f"{organization_id}#{'open' if is_open else 'closed'}"
-
-
-class IncidentsByListKey(GlobalSecondaryIndex["IncidentRecord"]):
-    class Meta:
-        index_name = "list-index"
-        projection = AllProjection()
-
-    list_key = UnicodeAttribute(hash_key=True)
-    created_sort = UnicodeAttribute(range_key=True)  # <created_at ISO>#<incident_number>
 
 
 @aws.register_model
@@ -94,7 +86,8 @@ class IncidentRecord(TocsinModel):
     timeline_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()
 
-    by_list = IncidentsByListKey()
+    # created_sort: <created_at ISO>#<incident_number>
+    by_list: GlobalSecondaryIndex[IncidentRecord] = global_index("list-index", "list_key", "created_sort")
 
 
 @aws.register_model
