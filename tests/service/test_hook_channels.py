@@ -408,3 +408,60 @@ def test_a_refusal_carries_the_provider_s_own_words(providers: FakeProviders, mo
     assert result.message == (
         "Pushover refused it: HTTP 400 Bad Request (the receiver rejected the event): user identifier is invalid."
     )
+
+
+# ------------------------------------------------------------------------------- notices, changes
+
+
+def test_a_handoff_notice_reaches_a_webhook_method_by_its_id(org: Org, providers: FakeProviders) -> None:
+    from chalicelib.notification.notices import Notice, send_notice
+
+    ada = _person(org)
+    method = _method(org, ada, "google_chat", "https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t")
+    words = Notice(subject="You are on call", text="From Mon 09:00 to Mon 09:00 (UTC).", short_text="on call")
+    result = send_notice(
+        "google_chat",
+        method.contact_method_id,
+        words,
+        organization_id=org.organization_id,
+        user_id=ada.user_id,
+        now=NOW,
+    )
+    assert result.sent
+    (post,) = providers.posts
+    assert post["headers"][hooks.SENT_TO_HEADER].endswith("token=t")
+    assert post["body"] == {"text": "*You are on call*\nFrom Mon 09:00 to Mon 09:00 (UTC)."}
+    gone = send_notice("google_chat", "no-such-method", words, organization_id=org.organization_id, user_id=ada.user_id)
+    assert gone.missing_contact and len(providers.posts) == 1
+
+
+def test_a_new_url_is_sealed_anew_and_unverified_again(org: Org, providers: FakeProviders) -> None:
+    ada = _person(org)
+    method = _method(org, ada, "mattermost", "https://chat.acme.test/hooks/first")
+    assert method.verified
+    relabelled = contacts.update_method(
+        organization_id=org.organization_id,
+        user_id=ada.user_id,
+        contact_method_id=method.contact_method_id,
+        now=NOW,
+        label="Ops room",
+    )
+    assert (relabelled.label, relabelled.verified) == ("Ops room", True)
+    moved = contacts.update_method(
+        organization_id=org.organization_id,
+        user_id=ada.user_id,
+        contact_method_id=method.contact_method_id,
+        now=NOW,
+        address="https://chat.acme.test/hooks/second",
+    )
+    assert (moved.verified, moved.address) == (False, "https://chat.acme.test/\u2026cond")
+    assert moved.destination(org.organization_id, ada.user_id).url == "https://chat.acme.test/hooks/second"
+    other = _method(org, ada, "mattermost", "https://chat.acme.test/hooks/third")
+    with pytest.raises(Conflict):  # another method's URL: a duplicate
+        contacts.update_method(
+            organization_id=org.organization_id,
+            user_id=ada.user_id,
+            contact_method_id=other.contact_method_id,
+            now=NOW,
+            address="https://chat.acme.test/hooks/second",
+        )
