@@ -42,6 +42,7 @@ def test_channel_names_and_the_page_operation_s_subset() -> None:
         "ntfy",
         "discord",
         "google_chat",
+        "pushover",
     )
     assert CHANNEL_NAMES == ("email", "slack")
     assert Recipient("u", None, None, None).phone is None
