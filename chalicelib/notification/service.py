@@ -47,7 +47,21 @@ from chalicelib.settings import get_settings
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
-CHANNEL_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
+CHANNEL_LABELS: dict[str, str] = {
+    "email": "Email",
+    "slack": "Slack",
+    "sms": "SMS",
+    "voice": "Voice call",
+    "teams": "Teams",
+    "mattermost": "Mattermost",
+    "ntfy": "ntfy",
+    "discord": "Discord",
+    "google_chat": "Google Chat",
+    "pushover": "Pushover",
+}
+# How a "Paged ... by" title names a channel: the first four as they always were, the chat and
+# push channels by their product's name ("Paged Ana by Teams").
+PAGED_BY = {name: label for name, label in CHANNEL_LABELS.items() if name not in ("email", "slack", "sms", "voice")}
 RECORD_ATTEMPTS = 3
 RECORD_BACKOFF_SECONDS = 0.05
 
@@ -70,11 +84,19 @@ def should_retry(results: Sequence[DeliveryResult]) -> bool:
 
 def default_channels() -> dict[str, Channel]:
     from chalicelib.notification.email_ses import SesEmailChannel
+    from chalicelib.notification.hooks import hook_channels
     from chalicelib.notification.slack import SlackChannel
     from chalicelib.notification.sms import SnsSmsChannel
     from chalicelib.notification.voice import TwilioVoiceChannel
 
-    return {"email": SesEmailChannel(), "slack": SlackChannel(), "sms": SnsSmsChannel(), "voice": TwilioVoiceChannel()}
+    found: dict[str, Channel] = {
+        "email": SesEmailChannel(),
+        "slack": SlackChannel(),
+        "sms": SnsSmsChannel(),
+        "voice": TwilioVoiceChannel(),
+    }
+    found.update(hook_channels())
+    return found
 
 
 def console_url(incident_number: str) -> str:
@@ -243,7 +265,7 @@ def timeline_entries(
                 event_type=EVENT_PAGED,
                 now=now,
                 user=actor,
-                title=f"Paged {who} by {', '.join(delivered)}{why}",
+                title=f"Paged {who} by {', '.join(PAGED_BY.get(name, name) for name in delivered)}{why}",
                 description=notification.message,
                 details={"recipient": person, "channels": delivered, "urgency": notification.urgency},
             )

@@ -7,10 +7,11 @@ link is a page saying why). A GET only shows what the link will do and a button,
 scanners and link previews fetch every URL in an email: nothing changes until the form is
 POSTed (with the page's CSRF token, bound to the browser's pre-session cookie). The POST spends
 the link (once, by a conditional write), acts through `paging.respond` with the person's own
-permissions and `channel="email"`, then sends the browser back to the link's page, which, once the
-link is spent, says what happened: "INC-2026-0012 acknowledged by Ana Ruiz at 14:05 CET", read
-from the incident, in the recipient's zone. That page needs no sign-in (a half-awake person on a
-phone is usually signed out): it links to the incident, through the sign-in page when needed.
+permissions and the channel the link came by (`email`, or a chat page's: Teams, Discord, Google
+Chat), then sends the browser back to the link's page, which, once the link is spent, says what
+happened: "INC-2026-0012 acknowledged by Ana Ruiz at 14:05 CET", read from the incident, in the
+recipient's zone. That page needs no sign-in (a half-awake person on a phone is usually signed
+out): it links to the incident, through the sign-in page when needed.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ console = ConsolePages(
     notices={
         "email_acknowledge": "Acknowledged from your email link.",
         "email_resolve": "Resolved from your email link.",
+        "email_escalate": "Escalated from your page's link.",
     },
 )
 
 TEMPLATE = "console/email_action.html"
-VERBS = {"acknowledge": "Acknowledge", "resolve": "Resolve"}
+VERBS = {"acknowledge": "Acknowledge", "resolve": "Resolve", "escalate": "Escalate"}
 NO_PERSON = "The person this link was sent to is no longer in the organization; nothing was changed."
 # A forged or mangled link is unknown to us (404); an expired or spent one was real but is over (409).
 REFUSED_STATUS = {email_links.BAD_LINK: 404}
@@ -198,7 +200,7 @@ def act_from_email(ctx: Ctx) -> Page | Redirect:
             incident_number=link.incident_number,
             action=link.action,
             person=person,
-            channel="email",
+            channel=link.via,  # "email", or the chat channel whose page carried the link (Teams...)
             now=ctx.now,
         )
     except Exception:
