@@ -7,6 +7,13 @@ Partition `incident_key` = <organization_id>#<incident_number>. Sort key:
   are timed after the incident's `timeline_at`, so newest first is commit order.
 Only incident items carry `list_key` (<organization_id>#open or #closed), making the
 list index sparse: the default list reads open incidents only, however long the history.
+
+`organization-time-index` (organization_id, created_sort) reads an organization's history by time
+(the exports, chalicelib.exports). Incident items have both attributes since they were first
+written. The timeline entries of a notification (paged, notification_failed: `NOTIFICATION_EVENTS`)
+carry them too, with created_sort `~N#<created_at ISO>#<incident_number>#<entry id>`: '~' sorts
+after every digit, so a time range of incidents never meets a notification, and a range of
+notifications is its own prefix. Other timeline entries have neither and stay out of the index.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from chalicelib.store.model import TocsinModel
 
 INCIDENT_SORT_KEY = "~INCIDENT"
 TIMELINE_PREFIX = "TL#"
+NOTIFICATION_SORT_PREFIX = "~N#"
+NOTIFICATION_EVENTS = frozenset({"paged", "notification_failed"})  # chalicelib.incident.workflow's names
 
 
 def incident_partition(organization_id: str, incident_number: str) -> str:
@@ -43,6 +52,30 @@ class IncidentsByListKey(GlobalSecondaryIndex["IncidentRecord"]):
 
     list_key = UnicodeAttribute(hash_key=True)
     created_sort = UnicodeAttribute(range_key=True)  # <created_at ISO>#<incident_number>
+
+
+class IncidentsByOrganizationTime(GlobalSecondaryIndex["IncidentRecord"]):
+    class Meta:
+        index_name = "organization-time-index"
+        projection = AllProjection()
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    created_sort = UnicodeAttribute(range_key=True)
+
+
+class NotificationsByOrganizationTime(GlobalSecondaryIndex["TimelineRecord"]):
+    """The same index read as timeline entries (only notification entries have `~N#` sorts)."""
+
+    class Meta:
+        index_name = "organization-time-index"
+        projection = AllProjection()
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    created_sort = UnicodeAttribute(range_key=True)
+
+
+def notification_sort(created_at_iso: str, incident_number: str, entry_id: str) -> str:
+    return f"{NOTIFICATION_SORT_PREFIX}{created_at_iso}#{incident_number}#{entry_id}"
 
 
 @aws.register_model
@@ -95,6 +128,7 @@ class IncidentRecord(TocsinModel):
     version = VersionAttribute()
 
     by_list = IncidentsByListKey()
+    by_organization_time = IncidentsByOrganizationTime()
 
 
 @aws.register_model
@@ -114,3 +148,8 @@ class TimelineRecord(TocsinModel):
     created_at = UTCDateTimeAttribute()
     details = JSONAttribute(null=True)
     entry_number = NumberAttribute(null=True)
+    # Set on notification entries only (NOTIFICATION_EVENTS): the organization-time-index's keys.
+    organization_id = UnicodeAttribute(null=True)
+    created_sort = UnicodeAttribute(null=True)
+
+    notifications_by_time = NotificationsByOrganizationTime()

@@ -86,9 +86,7 @@ def new_link(
 def verify(token: str, *, now: datetime, key: bytes | None = None) -> EmailLink:
     """The link the token carries; LinkRefused when it is malformed, forged or expired."""
     try:
-        fields = signed_tokens.unsign(
-            VERSION, token, key or signing_key(), max_length=MAX_TOKEN_LENGTH, field_count=6
-        )
+        fields = signed_tokens.unsign(VERSION, token, key or signing_key(), max_length=MAX_TOKEN_LENGTH, field_count=6)
     except signed_tokens.BadToken:
         raise LinkRefused(BAD_LINK) from None
     if fields[3] not in EMAIL_ACTIONS or not fields[4].isdigit():
