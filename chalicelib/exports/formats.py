@@ -28,6 +28,7 @@ EXPORT_FORMATS: tuple[ExportFormat, ...] = ("csv", "ndjson")
 CSV_MEDIA_TYPE = "text/csv"
 NDJSON_MEDIA_TYPE = "application/x-ndjson"
 MEDIA_TYPES: dict[ExportFormat, str] = {"csv": CSV_MEDIA_TYPE, "ndjson": NDJSON_MEDIA_TYPE}
+FORMAT_OF: dict[str, ExportFormat] = {CSV_MEDIA_TYPE: "csv", NDJSON_MEDIA_TYPE: "ndjson"}
 CONTENT_TYPES: dict[ExportFormat, str] = {
     "csv": "text/csv; charset=utf-8; header=present",
     "ndjson": "application/x-ndjson; charset=utf-8",
@@ -75,31 +76,3 @@ def render_ndjson(columns: Sequence[Column], rows: Iterable[Row]) -> str:
 
 def render(export_format: ExportFormat, columns: Sequence[Column], rows: Iterable[Row]) -> str:
     return render_csv(columns, rows) if export_format == "csv" else render_ndjson(columns, rows)
-
-
-def format_from_accept(accept: str | None) -> ExportFormat | None:
-    """The format an Accept header asks for (the first of text/csv, application/x-ndjson it names
-    with a non-zero q, by q), or None when it names neither."""
-    if not accept:
-        return None
-    best: tuple[float, int, ExportFormat] | None = None
-    for position, part in enumerate(accept.split(",")):
-        media, *parameters = [piece.strip() for piece in part.split(";")]
-        chosen = next((name for name, media_type in MEDIA_TYPES.items() if media.lower() == media_type), None)
-        if chosen is None:
-            continue
-        q = _q(parameters)
-        if q > 0 and (best is None or (q, -position) > (best[0], best[1])):
-            best = (q, -position, chosen)
-    return best[2] if best else None
-
-
-def _q(parameters: list[str]) -> float:
-    for parameter in parameters:
-        name, _, value = parameter.partition("=")
-        if name.strip().lower() == "q":
-            try:
-                return min(max(float(value), 0.0), 1.0)
-            except ValueError:
-                return 1.0
-    return 1.0

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from chalicelib.api.negotiation import alternatives, choose
 from chalicelib.exports.columns import COLUMNS, EXPORT_KINDS, Column
-from chalicelib.exports.formats import csv_cell, format_from_accept, render_csv, render_ndjson, safe_text
+from chalicelib.exports.formats import FORMAT_OF, csv_cell, render_csv, render_ndjson, safe_text
 
 TWO = (Column("a", "string", ""), Column("b", "integer", ""))
 
@@ -89,23 +90,27 @@ def test_ndjson_lines(rows: list[dict[str, object]], text: str) -> None:
 @pytest.mark.parametrize(
     ("accept", "chosen"),
     [
-        (None, None),
-        ("", None),
-        ("*/*", None),
-        ("application/json", None),
+        (None, "csv"),  # without Accept, or naming neither: CSV
+        ("", "csv"),
+        ("*/*", "csv"),
+        ("application/json", "csv"),
         ("text/csv", "csv"),
         ("application/x-ndjson", "ndjson"),
         ("text/csv;q=0.5, application/x-ndjson", "ndjson"),
         ("application/x-ndjson;q=0.2, text/csv;q=0.9", "csv"),
         ("text/csv, application/x-ndjson", "csv"),
-        ("application/x-ndjson, text/csv", "ndjson"),
-        ("text/csv;q=0", None),
+        ("application/x-ndjson, text/csv", "csv"),  # a tie: the route's own type (api/negotiation.py)
+        ("text/csv;q=0", "csv"),
+        ("text/csv;q=0, application/x-ndjson;q=0.1", "ndjson"),
+        ("application/*", "ndjson"),
         ("TEXT/CSV; charset=utf-8", "csv"),
         ("text/csv;q=oops", "csv"),
     ],
 )
-def test_format_from_accept(accept: str | None, chosen: str | None) -> None:
-    assert format_from_accept(accept) == chosen
+def test_the_accept_header_chooses_the_format(accept: str | None, chosen: str) -> None:
+    offered = alternatives("text/csv; charset=utf-8")
+    assert offered == ["text/csv", "application/x-ndjson"]  # what the OpenAPI document lists
+    assert FORMAT_OF[choose(accept, offered)] == chosen
 
 
 def test_columns_have_unique_names_types_and_meanings() -> None:

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from chalice.app import Response
 
+from chalicelib.api import negotiation
 from chalicelib.api.capability_tokens import EXPORT_LINK_TOKEN
 from chalicelib.api.context import request_id
 from chalicelib.api.credential_kinds import API_KEY_OR_SESSION
@@ -17,7 +18,7 @@ from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup, pe
 from chalicelib.api.validation import check_no_body, parse_query
 from chalicelib.exports import links
 from chalicelib.exports.columns import COLUMNS
-from chalicelib.exports.formats import CONTENT_TYPES, ExportFormat, format_from_accept, render
+from chalicelib.exports.formats import CONTENT_TYPES, CSV_MEDIA_TYPE, FORMAT_OF, NDJSON_MEDIA_TYPE, ExportFormat, render
 from chalicelib.exports.models import ExportLinkCreate, ExportLinkV1, ExportPageQuery, ExportQuery
 from chalicelib.exports.requests import ExportRequest, checked_request, export_kind
 from chalicelib.exports.service import export_page
@@ -81,7 +82,10 @@ def export_records(call: Call) -> Response:
         until=query.until,
         filters=query.filter_values(),
     )
-    export_format = query.format or format_from_accept(call.header("accept")) or "csv"
+    # Without `format`, the Accept header chooses (CSV when it names neither, as without one).
+    export_format = (
+        query.format or FORMAT_OF[negotiation.choose(call.header("accept"), [CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE])]
+    )
     kept = [(name, value) for name, values in params.items() if name != "cursor" for value in values]
     base = f"{get_settings().public_base_url.rstrip('/')}/api/v1/exports/{kind}?{urllib.parse.urlencode(kept)}"
     return _answer(request, export_format, cursor=query.cursor, limit=query.limit, base=base)
@@ -123,7 +127,7 @@ def create_export_link(call: Call) -> ExportLinkV1:
     summary="Download an export through its signed link (no credential: the token is one)",
     credential=EXPORT_LINK_TOKEN,
     bucket=per_address("anonymous"),
-    family=ErrorFamily.API,
+    family=ErrorFamily.WEBHOOK,  # outside /api/v1: the same bare {success: false, error} body as the calendar feed
     query=ExportPageQuery,
     content_type="text/csv",
     description=f"The URL POST /api/v1/exports/{{kind}}/links answered. {_PAGING} 404 NOT_FOUND for a link that "
