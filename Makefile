@@ -29,9 +29,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall only when a requirements file changed.
-$(STAMP): $(PY) requirements.txt requirements-dev.txt
+$(STAMP): $(PY) requirements.txt requirements-dev.txt pyproject.toml
 	$(PY) -m pip install --quiet --upgrade "pip<26.3"
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@# The `tocsin` command (chalicelib/client) as .venv/bin/tocsin, pointing at this checkout.
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 ## run: start the whole local stack (emulator, tables, queues, API on :$(PORT), workers, demo data);

@@ -61,6 +61,26 @@ class RequestModel(ApiModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
+    # How the domain function a body feeds takes its fields, where not as they are: the fields it
+    # names otherwise ({field: argument}), and those holding lists of parts it takes converted
+    # (each part's `to_domain()`).
+    domain_names: ClassVar[dict[str, str]] = {}
+    domain_lists: ClassVar[frozenset[str]] = frozenset()
+
+    def arguments(self) -> dict[str, Any]:
+        """The body as keyword arguments of the domain function it feeds, so the API and the console
+        call it alike; the caller adds who and when (organization_id, now, created_by...)."""
+        return self.domain_fields(dict(self))
+
+    def domain_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """`fields` (some of this body's) named and converted as the domain function takes them."""
+        converted = {}
+        for name, value in fields.items():
+            if name in self.domain_lists:
+                value = [part.to_domain() for part in getattr(self, name) or []]
+            converted[self.domain_names.get(name, name)] = value
+        return converted
+
 
 def not_nullable(prop: dict[str, Any]) -> None:
     """Schema of an optional field that may be left out but not null: no null branch, no null default."""
@@ -121,6 +141,13 @@ class PatchModel(RequestModel):
     def changes(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.model_fields_set - self.not_changes}
 
+    def domain_changes(self) -> dict[str, Any]:
+        """The changes as the domain function names and takes them."""
+        return self.domain_fields(self.changes())
+
+    def arguments(self) -> dict[str, Any]:
+        return self.domain_changes()
+
 
 # The constraint sits on the int itself: on `int | SkipJsonSchema[None]` as a whole, pydantic
 # applies `ge` to None too (a TypeError, not a validation error) and documents it as `"ge"`.
@@ -139,6 +166,9 @@ class VersionedPatchModel(PatchModel):
     not_changes: ClassVar[frozenset[str]] = frozenset({"version"})
 
     version: ExpectedVersion = Field(default=None, description=VERSION_DESCRIPTION)
+
+    def arguments(self) -> dict[str, Any]:
+        return {"expected_version": self.version, **self.domain_changes()}
 
 
 # --- the text rule of request strings --------------------------------------------------------------

@@ -21,7 +21,9 @@ def all_models() -> list[type[Model]]:
     import chalicelib.contact.tables
     import chalicelib.directory.tables
     import chalicelib.escalation.tables
+    import chalicelib.eventlog.tables
     import chalicelib.eventrule.tables
+    import chalicelib.externalref.tables
     import chalicelib.heartbeat.tables
     import chalicelib.idempotency.tables
     import chalicelib.identity.tables

@@ -16,9 +16,10 @@ from pynamodb.attributes import (
     UnicodeAttribute,
     UTCDateTimeAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
 
 TRIGGERED = "triggered"
@@ -37,33 +38,6 @@ def service_ref(organization_id: str, service_key: str) -> str:
 
 def incident_ref(organization_id: str, incident_number: str) -> str:
     return f"{organization_id}#{incident_number}"
-
-
-class AlertsByOrganization(GlobalSecondaryIndex["AlertRecord"]):
-    class Meta:
-        index_name = "organization-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    received_sort = UnicodeAttribute(range_key=True)
-
-
-class AlertsByService(GlobalSecondaryIndex["AlertRecord"]):
-    class Meta:
-        index_name = "service-index"
-        projection = AllProjection()
-
-    service_ref = UnicodeAttribute(hash_key=True)
-    received_sort = UnicodeAttribute(range_key=True)
-
-
-class AlertsByIncident(GlobalSecondaryIndex["AlertRecord"]):
-    class Meta:
-        index_name = "incident-index"
-        projection = AllProjection()
-
-    incident_ref = UnicodeAttribute(hash_key=True)
-    received_sort = UnicodeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -106,9 +80,11 @@ class AlertRecord(TocsinModel):
     incident_ref = UnicodeAttribute(null=True)
     expires_at = TTLAttribute(null=True)
 
-    by_organization = AlertsByOrganization()
-    by_service = AlertsByService()
-    by_incident = AlertsByIncident()
+    by_organization: GlobalSecondaryIndex[AlertRecord] = global_index(
+        "organization-index", "organization_id", "received_sort"
+    )
+    by_service: GlobalSecondaryIndex[AlertRecord] = global_index("service-index", "service_ref", "received_sort")
+    by_incident: GlobalSecondaryIndex[AlertRecord] = global_index("incident-index", "incident_ref", "received_sort")
 
 
 @aws.register_model

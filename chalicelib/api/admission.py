@@ -38,6 +38,8 @@ class Admission:
     principal: Principal = ANONYMOUS
     credential: Any = None
     decision: RateLimitDecision | None = field(default=None)
+    # What the credential named, verified or refused (an integration): after-answer steps read it.
+    named: Any = None
 
     def charge(self, bucket: Bucket) -> None:
         self.decision = charge_bucket(bucket, self.inbound.now)
@@ -55,12 +57,14 @@ def admit(operation: Operation, admission: Admission) -> Response | None:
     try:
         verified = operation.credential.verify(inbound)
     except Refused as refused:
+        admission.named = refused.named
         if refused.bucket is not None and operation.bucket.credential:
             admission.charge(refused.bucket)
         if refused.answer is not None:
             return refused.answer
         raise refused.error from None
     admission.principal, admission.credential = verified.principal, verified.subject
+    admission.named = verified.named
     if verified.bucket is not None and operation.bucket.credential:
         admission.charge(verified.bucket)
     if not _acting_on_self(operation, verified.principal, inbound.path):

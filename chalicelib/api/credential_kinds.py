@@ -59,17 +59,28 @@ class Verified:
     principal: Principal = ANONYMOUS
     subject: Any = None  # what the handler reads as `call.credential` (kind-specific)
     bucket: Bucket | None = None  # where the request counts, when the operation counts per credential
+    named: Any = None  # what the credential named, for the after-answer steps (an integration)
 
 
 class Refused(Exception):
     """A refusal that counts against `bucket` (when the operation counts per credential) and is
-    answered with `error` in the operation's family, or with `answer` as it is."""
+    answered with `error` in the operation's family, or with `answer` as it is. `named`: what the
+    refused credential named all the same (the integration of a revoked routing key, or of a
+    forged signature), for the after-answer steps."""
 
-    def __init__(self, error: AppError, *, bucket: Bucket | None = None, answer: Response | None = None) -> None:
+    def __init__(
+        self, error: AppError, *, bucket: Bucket | None = None, answer: Response | None = None, named: Any = None
+    ) -> None:
         super().__init__(error.message)
         self.error = error
         self.bucket = bucket
         self.answer = answer
+        self.named = named
+
+
+# Verifies again, for a replay, a request recorded earlier: for the subject it named then (an
+# integration), without what cannot be checked twice (a signature's time window).
+Readmit = Callable[[Inbound, Any], Verified]
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,8 @@ class CredentialKind:
     verify: Callable[[Inbound], Verified]
     # The OpenAPI document lists the bearer scheme (and 401/403) for the operation.
     bearer: bool = False
+    # How a recorded request of this kind is admitted again when it is replayed (None: never).
+    readmit: Readmit | None = None
 
 
 def source_ip(request: Request) -> str:

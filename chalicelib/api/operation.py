@@ -120,6 +120,9 @@ class Call:
     request: Request
     now: datetime
     credential: Any = None  # what the credential kind verified (an integration, a heartbeat...)
+    # What the handler leaves for the family's after-answer steps (an inbound delivery's outcome,
+    # chalicelib.eventlog.outcome.Outcome), also when it raises after learning it.
+    outcome: Any = None
 
     def header(self, name: str) -> str | None:
         value = self.request.headers.get(name)

@@ -11,8 +11,9 @@
    operation's own error page if it has one, else in its family (chalicelib.api.error_render).
    Chalice would turn any exception that reaches it into its own 500;
 6. the admission's rate-limit headers on the answer, errors included, once;
-7. the family's after-answer steps (`after_answer`): what must see every answer of a family (a
-   later log of each integration's inbound requests is one).
+7. the family's after-answer steps (`after_answer`): what must see every answer of a family, with
+   what the handler left for them (`call.outcome`): each integration's event log
+   (chalicelib.api.event_log) is one.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Answered:
     admission: Admission
     response: Response
     error: AppError | None
+    outcome: Any = None  # what the handler left on its call (None when it did not run)
 
 
 AfterAnswer = Callable[[Answered], None]
@@ -67,8 +69,9 @@ def answer(entry: BoundOperation, request: Request, path_params: dict[str, str])
     operation = entry.operation
     admission = Admission(Inbound(request, path_params, clock.now()))
     error: AppError | None = None
+    call: Call | None = None  # the handler's, once admitted: it may leave an outcome for step 7
     try:
-        response = admit(operation, admission) or _respond(entry, admission)
+        response = admit(operation, admission) or _respond(entry, call := call_of(admission))
     except AppError as refused:
         error = refused
     except Exception as unexpected:
@@ -78,7 +81,7 @@ def answer(entry: BoundOperation, request: Request, path_params: dict[str, str])
         response = _render(operation, request, path_params, error)
     else:
         response.headers.update(admission.rate_headers())
-    _run_after_answer(Answered(operation, admission, response, error))
+    _run_after_answer(Answered(operation, admission, response, error, call.outcome if call is not None else None))
     return response
 
 
@@ -93,9 +96,10 @@ def unexpected_error(where: str, error: Exception, message: str | None = None) -
     return InternalError(message)
 
 
-def _respond(entry: BoundOperation, admission: Admission) -> Response:
-    operation, inbound = entry.operation, admission.inbound
-    call = Call(
+def call_of(admission: Admission) -> Call:
+    """What the handler of an admitted request receives."""
+    inbound = admission.inbound
+    return Call(
         principal=admission.principal,
         body=None,
         query=None,
@@ -104,6 +108,10 @@ def _respond(entry: BoundOperation, admission: Admission) -> Response:
         now=inbound.now,
         credential=admission.credential,
     )
+
+
+def _respond(entry: BoundOperation, call: Call) -> Response:
+    operation = entry.operation
     if operation.envelope is Envelope.RAW:
         response = entry.handler(call)
         if not isinstance(response, Response):

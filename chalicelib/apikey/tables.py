@@ -1,19 +1,11 @@
 from __future__ import annotations
 
 from pynamodb.attributes import ListAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
-
-
-class ApiKeysByOrganization(GlobalSecondaryIndex["ApiKeyRecord"]):
-    class Meta:
-        index_name = "organization-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    key_id = UnicodeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -38,4 +30,6 @@ class ApiKeyRecord(TocsinModel):
     revoked_at = UTCDateTimeAttribute(null=True)
     last_used_at = UTCDateTimeAttribute(null=True)
 
-    by_organization = ApiKeysByOrganization()
+    by_organization: GlobalSecondaryIndex[ApiKeyRecord] = global_index(
+        "organization-index", "organization_id", "key_id"
+    )

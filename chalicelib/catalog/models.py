@@ -161,6 +161,9 @@ class ServiceCreate(RequestModel):
     def grouping(self) -> AlertGrouping | None:
         return self.alert_grouping.grouping() if self.alert_grouping is not None else None
 
+    def arguments(self) -> dict[str, Any]:
+        return {**super().arguments(), "urgency_rule": self.rule(), "alert_grouping": self.grouping()}
+
 
 class ServicePatch(PatchModel):
     nullable = frozenset({"description", "team_id", "default_severity", "escalation_policy_id"})

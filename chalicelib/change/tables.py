@@ -14,21 +14,13 @@ exists: a retried delivery finds the claim and records nothing twice.
 from __future__ import annotations
 
 from pynamodb.attributes import JSONAttribute, TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
 
 CLAIM_SORT_KEY = "claim"
-
-
-class ChangesByOrganization(GlobalSecondaryIndex["ChangeEventRecord"]):
-    class Meta:
-        index_name = "by-organization"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    change_sort = UnicodeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -51,7 +43,9 @@ class ChangeEventRecord(TocsinModel):
     received_at = UTCDateTimeAttribute()
     expires_at = TTLAttribute()
 
-    by_organization = ChangesByOrganization()
+    by_organization: GlobalSecondaryIndex[ChangeEventRecord] = global_index(
+        "by-organization", "organization_id", "change_sort"
+    )
 
 
 @aws.register_model

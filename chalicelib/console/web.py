@@ -77,6 +77,12 @@ class Ctx:
         return self.principal.organization_id
 
     @property
+    def item(self) -> dict[str, Any]:
+        """The caller's organization and every path parameter, as the domain functions name them
+        (the key the API's resources pass: chalicelib.api.resource)."""
+        return {"organization_id": self.organization_id, **self.path}
+
+    @property
     def signed_in(self) -> Principal:
         assert self.principal is not None
         return self.principal

@@ -57,6 +57,8 @@ class ContactMethodV1(ApiModel):
 
 
 class ContactMethodCreate(RequestModel):
+    domain_names = {"type": "method_type"}
+
     type: ContactType
     address: Address = Field(description=ADDRESS_DESCRIPTION)
     label: Label | None = Field(default=None, description="Left out or blank: the type's name (Email, SMS, ...).")

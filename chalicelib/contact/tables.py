@@ -25,9 +25,10 @@ from pynamodb.attributes import (
     UnicodeAttribute,
     UTCDateTimeAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
 
 RULES_ITEM_KEY = "rules"
@@ -40,14 +41,6 @@ def user_key(organization_id: str, user_id: str) -> str:
 
 def method_item_key(contact_method_id: str) -> str:
     return f"{METHOD_PREFIX}{contact_method_id}"
-
-
-class ContactsByAddress(GlobalSecondaryIndex["ContactRecord"]):
-    class Meta:
-        index_name = "address-index"
-        projection = AllProjection()
-
-    address_key = UnicodeAttribute(hash_key=True)  # <type>#<E.164>, verified phone methods only
 
 
 @aws.register_model
@@ -85,4 +78,5 @@ class ContactRecord(TocsinModel):
     send_window_started_at = UTCDateTimeAttribute(null=True)
     sends_in_window = NumberAttribute(null=True)
 
-    by_address = ContactsByAddress()
+    # address_key: <type>#<E.164>, verified phone methods only
+    by_address: GlobalSecondaryIndex[ContactRecord] = global_index("address-index", "address_key")

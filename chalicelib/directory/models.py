@@ -11,8 +11,8 @@ from chalicelib.directory import rules
 from chalicelib.directory.teams import Team
 from chalicelib.directory.users import User, zone_of
 from chalicelib.model_base import ApiModel, MultiLine, PatchModel, RequestModel, SingleLine, StrictBool
+from chalicelib.organization.models import TimeZone
 from chalicelib.pagination import PageQuery
-from chalicelib.zones import ZONE_KEY_PATTERN, ZONE_MAX
 
 Role = Literal["owner", "admin", "responder", "viewer"]
 Name = Annotated[str, Field(min_length=1, max_length=rules.NAME_MAX), SingleLine]
@@ -21,17 +21,6 @@ Email = Annotated[str, Field(max_length=rules.EMAIL_MAX, pattern=rules.EMAIL_PAT
 SlackUserId = Annotated[str, Field(max_length=rules.SLACK_ID_MAX, pattern=r"^\S+$"), SingleLine]
 SearchText = Annotated[str, SingleLine]
 ItemId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
-# Checked against the zone database by the service, so an unknown name is a 400 naming the field.
-TimeZone = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=ZONE_MAX,
-        description="IANA time zone, e.g. Europe/Paris; a name the time zone database lacks is a 400.",
-        json_schema_extra={"pattern": ZONE_KEY_PATTERN.pattern},
-    ),
-    SingleLine,
-]
 MemberIds = Annotated[list[ItemId], Field(max_length=500)]
 # A service named either way: its SER-nnnnn id (any case) or its svc_ key. Every operation that
 # takes a service accepts both (docs/INTAKE.md, "One way to name a service").

@@ -11,29 +11,11 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, LocalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex, LocalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index, local_index
 from chalicelib.store.model import TocsinModel
-
-
-class UsersByEmail(GlobalSecondaryIndex["UserRecord"]):
-    class Meta:
-        index_name = "email-index"
-        projection = AllProjection()
-
-    email_key = UnicodeAttribute(hash_key=True)  # <organization_id>#<lower-cased email>
-
-
-class UsersBySlackId(GlobalSecondaryIndex["UserRecord"]):
-    """Sparse: only users with a Slack user id are in it. A Slack click names the Slack user;
-    this finds the Tocsin user(s) linked to it, in every organization, without a Scan."""
-
-    class Meta:
-        index_name = "slack-user-index"
-        projection = AllProjection()
-
-    slack_user_id = UnicodeAttribute(hash_key=True)
 
 
 @aws.register_model
@@ -54,8 +36,11 @@ class UserRecord(TocsinModel):
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute(null=True)
 
-    by_email = UsersByEmail()
-    by_slack_user_id = UsersBySlackId()
+    # email_key: <organization_id>#<lower-cased email>
+    by_email: GlobalSecondaryIndex[UserRecord] = global_index("email-index", "email_key")
+    # Sparse: only users with a Slack user id are in it. A Slack click names the Slack user;
+    # this finds the Tocsin user(s) linked to it, in every organization, without a Scan.
+    by_slack_user_id: GlobalSecondaryIndex[UserRecord] = global_index("slack-user-index", "slack_user_id")
 
 
 @aws.register_model
@@ -73,15 +58,6 @@ class TeamRecord(TocsinModel):
     updated_at = UTCDateTimeAttribute(null=True)
     # Optimistic locking: every write checks and bumps it, so concurrent membership changes never lose one.
     version = VersionAttribute()
-
-
-class ServicesById(LocalSecondaryIndex["ServiceRecord"]):
-    class Meta:
-        index_name = "service-id-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    service_id = UnicodeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -107,4 +83,4 @@ class ServiceRecord(TocsinModel):
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute(null=True)
 
-    by_service_id = ServicesById()
+    by_service_id: LocalSecondaryIndex[ServiceRecord] = local_index("service-id-index", "organization_id", "service_id")

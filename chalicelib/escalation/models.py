@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -18,8 +18,8 @@ from chalicelib.escalation.steps import (
     Level,
     Target,
 )
-from chalicelib.model_base import ApiModel, RequestModel
-from chalicelib.oncall.models import ItemId, Name, PatchModel
+from chalicelib.model_base import ApiModel, RequestModel, VersionedPatchModel
+from chalicelib.oncall.models import ItemId, Name
 
 TargetKind = Literal["user", "schedule"]
 DelayMinutes = Annotated[
@@ -56,24 +56,19 @@ Levels = Annotated[list[LevelIn], Field(min_length=1, max_length=MAX_LEVELS, des
 
 
 class EscalationPolicyCreate(RequestModel):
+    domain_lists = frozenset({"levels"})
+
     name: Name
     levels: Levels
     repeat_count: RepeatCount = 0
 
-    def domain_levels(self) -> list[Level]:
-        return [level.to_domain() for level in self.levels]
 
+class EscalationPolicyPatch(VersionedPatchModel):
+    domain_lists = frozenset({"levels"})
 
-class EscalationPolicyPatch(PatchModel):
     name: Name | SkipJsonSchema[None] = None
     levels: Levels | SkipJsonSchema[None] = Field(default=None, description="Replaces every level.")
     repeat_count: RepeatCount | SkipJsonSchema[None] = None
-
-    def domain_changes(self) -> dict[str, Any]:
-        changes = self.changes()
-        if "levels" in changes:
-            changes["levels"] = [level.to_domain() for level in self.levels or []]
-        return changes
 
 
 class TargetV1(ApiModel):

@@ -48,6 +48,8 @@ ServiceRef = Annotated[
 
 
 class HeartbeatCreate(RequestModel):
+    domain_names = {"service": "service_ref"}
+
     name: Name
     service: ServiceRef
     interval_seconds: Interval
@@ -68,9 +70,6 @@ class HeartbeatPatch(VersionedPatchModel):
         description="false pauses it (pings are accepted and ignored, no outage opens); true resumes it and "
         "starts a new wait from now.",
     )
-
-    def domain_changes(self) -> dict[str, Any]:
-        return self.changes()
 
 
 Status = Literal["waiting", "up", "down", "paused"]

@@ -20,31 +20,14 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
 
 # One partition of the due index holds every awaited heartbeat; the step reads only the due ones.
 DUE_SHARD = "due"
-
-
-class HeartbeatsByOrganization(GlobalSecondaryIndex["HeartbeatRecord"]):
-    class Meta:
-        index_name = "organization-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    heartbeat_id = UnicodeAttribute(range_key=True)
-
-
-class HeartbeatsByDueTime(GlobalSecondaryIndex["HeartbeatRecord"]):
-    class Meta:
-        index_name = "due-index"
-        projection = KeysOnlyProjection()
-
-    due_shard = UnicodeAttribute(hash_key=True)
-    due_at = UTCDateTimeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -79,5 +62,9 @@ class HeartbeatRecord(TocsinModel):
     due_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()
 
-    by_organization = HeartbeatsByOrganization()
-    by_due_time = HeartbeatsByDueTime()
+    by_organization: GlobalSecondaryIndex[HeartbeatRecord] = global_index(
+        "organization-index", "organization_id", "heartbeat_id"
+    )
+    by_due_time: GlobalSecondaryIndex[HeartbeatRecord] = global_index(
+        "due-index", "due_shard", "due_at", range_type=UTCDateTimeAttribute, keys_only=True
+    )

@@ -113,18 +113,16 @@ def commit(
     entries: list[TimelineRecord],
     *,
     new: bool = False,
-    before: Callable[[Transaction, IncidentRecord], None] | None = None,
+    unit: Transaction | None = None,
 ) -> None:
     """Write the incident (labelled "incident", version-checked) and its new timeline entries
     ("timeline") in one transaction; raises TransactionCancelled when it wrote nothing.
 
-    `before` adds the caller's own labelled items to the same transaction, e.g. the dedup claim
-    of an inbound alert.
+    `unit`: a transaction that already holds the caller's own labelled items (e.g. an inbound
+    alert and its dedup claim), written with the incident or not at all.
     """
     _time_after_previous_commits(incident, entries)
-    transaction = Transaction()
-    if before is not None:
-        before(transaction, incident)
+    transaction = unit if unit is not None else Transaction()
     condition = IncidentRecord.incident_key.does_not_exist() if new else None
     transaction.put("incident", incident, condition)
     _add_entries(transaction, entries)

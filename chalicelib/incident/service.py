@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -14,7 +13,7 @@ from chalicelib.errors import ValidationFailed
 from chalicelib.incident import repository
 from chalicelib.incident.repository import IncidentWithTimeline
 from chalicelib.incident.sla import due_at, require_complete
-from chalicelib.incident.tables import IncidentRecord, incident_partition, list_partition
+from chalicelib.incident.tables import IncidentRecord, TimelineRecord, incident_partition, list_partition
 from chalicelib.incident.urgency import set_urgency
 from chalicelib.incident.workflow import EVENT_CREATED
 from chalicelib.incident.workflow_settings import incident_settings
@@ -41,6 +40,15 @@ class NewIncident:
     severity: str | None = None
 
 
+@dataclass(frozen=True)
+class PreparedIncident:
+    """A validated, numbered incident and its `created` entry, not yet written: the caller may add
+    its own items (an inbound alert, its dedup claim) to the unit of work that writes it."""
+
+    record: IncidentRecord
+    entry: TimelineRecord
+
+
 def create_incident(
     *,
     organization_id: str,
@@ -48,7 +56,6 @@ def create_incident(
     now: datetime,
     actor: str,
     source: dict[str, object] | None = None,
-    before_write: Callable[[Transaction, IncidentRecord], None] | None = None,
     known_services: dict[str, Any] | None = None,
 ) -> IncidentRecord:
     """Validate against the directory and settings, number it, write it with its `created` entry.
@@ -56,6 +63,27 @@ def create_incident(
     Round trips: services (one BatchGetItem), the team (GetItem), the counter (UpdateItem), the
     write (TransactWriteItems); the organization's settings come from a short cache.
     """
+    prepared = prepare_incident(
+        organization_id=organization_id,
+        request=request,
+        now=now,
+        actor=actor,
+        source=source,
+        known_services=known_services,
+    )
+    return commit_new_incident(prepared, Transaction())
+
+
+def prepare_incident(
+    *,
+    organization_id: str,
+    request: NewIncident,
+    now: datetime,
+    actor: str,
+    source: dict[str, object] | None = None,
+    known_services: dict[str, Any] | None = None,
+) -> PreparedIncident:
+    """Validate and number a new incident (the number is spent: a commit that fails leaves a gap)."""
 
     # A caller that already read the services (the webhook path) passes them: one read fewer.
     refs = request.service_keys
@@ -114,12 +142,20 @@ def create_incident(
         description=f"Severity {severity}; status {status}; urgency {record.urgency}.",
         user=actor,
     )
-    repository.commit(record, [entry], new=True, before=before_write)
+    return PreparedIncident(record, entry)
+
+
+def commit_new_incident(prepared: PreparedIncident, unit: Transaction) -> IncidentRecord:
+    """Write the prepared incident and its entry in `unit`, with whatever the caller put there, in
+    one transaction (TransactionCancelled when it wrote nothing); then announce it."""
+    record = prepared.record
+    repository.commit(record, [prepared.entry], new=True, unit=unit)
     # After the write: assignment and notifications happen in the worker, never in the request.
-    created: dict[str, object] = {"incident_number": number}
+    created: dict[str, object] = {"incident_number": record.incident_number}
+    source = record.source
     if source and source.get("integration_id"):
         created["source_integration_id"] = str(source["integration_id"])  # outbound loop prevention
-    publish(Message(INCIDENT_CREATED, organization_id, created))
+    publish(Message(INCIDENT_CREATED, record.organization_id, created))
     return record
 
 

@@ -26,9 +26,10 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
 
 INCIDENT_SORT_KEY = "~INCIDENT"
@@ -43,35 +44,6 @@ def incident_partition(organization_id: str, incident_number: str) -> str:
 
 def list_partition(organization_id: str, is_open: bool) -> str:
     return f"{organization_id}#{'open' if is_open else 'closed'}"
-
-
-class IncidentsByListKey(GlobalSecondaryIndex["IncidentRecord"]):
-    class Meta:
-        index_name = "list-index"
-        projection = AllProjection()
-
-    list_key = UnicodeAttribute(hash_key=True)
-    created_sort = UnicodeAttribute(range_key=True)  # <created_at ISO>#<incident_number>
-
-
-class IncidentsByOrganizationTime(GlobalSecondaryIndex["IncidentRecord"]):
-    class Meta:
-        index_name = "organization-time-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    created_sort = UnicodeAttribute(range_key=True)
-
-
-class NotificationsByOrganizationTime(GlobalSecondaryIndex["TimelineRecord"]):
-    """The same index read as timeline entries (only notification entries have `~N#` sorts)."""
-
-    class Meta:
-        index_name = "organization-time-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    created_sort = UnicodeAttribute(range_key=True)
 
 
 def notification_sort(created_at_iso: str, incident_number: str, entry_id: str) -> str:
@@ -127,8 +99,11 @@ class IncidentRecord(TocsinModel):
     timeline_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()
 
-    by_list = IncidentsByListKey()
-    by_organization_time = IncidentsByOrganizationTime()
+    # created_sort: <created_at ISO>#<incident_number>
+    by_list: GlobalSecondaryIndex[IncidentRecord] = global_index("list-index", "list_key", "created_sort")
+    by_organization_time: GlobalSecondaryIndex[IncidentRecord] = global_index(
+        "organization-time-index", "organization_id", "created_sort"
+    )
 
 
 @aws.register_model
@@ -152,4 +127,7 @@ class TimelineRecord(TocsinModel):
     organization_id = UnicodeAttribute(null=True)
     created_sort = UnicodeAttribute(null=True)
 
-    notifications_by_time = NotificationsByOrganizationTime()
+    # The same index as IncidentRecord.by_organization_time, read as timeline entries (`~N#` sorts).
+    notifications_by_time: GlobalSecondaryIndex[TimelineRecord] = global_index(
+        "organization-time-index", "organization_id", "created_sort"
+    )

@@ -6,6 +6,9 @@ import ipaddress
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from types import EllipsisType
+
+from pynamodb.expressions.update import Action
 
 from chalicelib import secrets_box
 from chalicelib.catalog.service import find_service
@@ -13,7 +16,14 @@ from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration import routing_keys
 from chalicelib.integration.tables import IntegrationRecord
 from chalicelib.settings import get_settings
-from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict, update_if
+from chalicelib.store import (
+    RetryableConflict,
+    Transaction,
+    TransactionCancelled,
+    assign,
+    retry_on_conflict,
+    update_if,
+)
 
 INTEGRATION_TYPES = ("custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty")
 MAX_ALLOWLIST_ENTRIES = 50
@@ -168,6 +178,52 @@ def _active_record(organization_id: str, integration_id: str) -> IntegrationReco
 
 def get_integration(*, organization_id: str, integration_id: str) -> Integration:
     return to_domain(_active_record(organization_id, integration_id))
+
+
+def update_integration(
+    *,
+    organization_id: str,
+    integration_id: str,
+    name: str | EllipsisType = ...,
+    default_service: str | EllipsisType | None = ...,
+    ip_allowlist: list[str] | EllipsisType = ...,
+    expected_topic_arn: str | EllipsisType | None = ...,
+) -> Integration:
+    """Change what an active integration is called and how it routes and admits alerts; its URL,
+    type and secrets stay (a new URL is regenerate's; a revoked integration is final: 409)."""
+    actions: list[Action] = []
+    if name is not ...:
+        actions.append(IntegrationRecord.name.set(name))
+    if default_service is not ...:
+        service_key = None
+        if default_service is not None:
+            found = find_service(organization_id=organization_id, service_ref=default_service)
+            if found is None:
+                raise ValidationFailed.for_field("default_service", "not a service of this organization")
+            service_key = found.service_key
+        actions.append(assign(IntegrationRecord.default_service_key, service_key))
+    if ip_allowlist is not ...:
+        actions.append(assign(IntegrationRecord.ip_allowlist, normalize_allowlist(ip_allowlist)))
+    if expected_topic_arn is not ...:
+        actions.append(assign(IntegrationRecord.expected_topic_arn, expected_topic_arn))
+
+    def attempt() -> Integration:
+        record = _active_record(organization_id, integration_id)
+        if record.state == "revoked":
+            raise Conflict("A revoked integration cannot change; create a new integration.")
+        # A regenerate in between supersedes this item: read again and change the new one.
+        if update_if(record, actions, IntegrationRecord.state == "active"):
+            return to_domain(record)
+        raise RetryableConflict()
+
+    return retry_on_conflict(
+        attempt, what="integration", attempts=REVOKE_ATTEMPTS, message="The integration is changing right now; retry."
+    )
+
+
+def current_record(*, organization_id: str, integration_id: str) -> IntegrationRecord:
+    """The integration's current item (its routing key's, active or revoked); 404 when it has none."""
+    return _active_record(organization_id, integration_id)
 
 
 def list_integrations(*, organization_id: str) -> list[Integration]:

@@ -40,19 +40,43 @@ UNVERIFIED_BUCKET = "webhook_unverified"
 class Admitted:
     """A delivery past the gate: its integration and, for a signed custom delivery, the verified
     X-Service-Signature (lower-case hex), the key that recognises a replay of the same request
-    (chalicelib.integration.replay)."""
+    (chalicelib.integration.replay). `signed`: a signature was checked (custom or Sentry)."""
 
     integration: IntegrationRecord
     signature: str | None = None
+    signed: bool = False
 
 
 def route(
     *, routing_key: str, forwarded_proto: str | None, source_ip: str, body_size: int, source_type: str | None = None
 ) -> IntegrationRecord:
     """Checks 1-5. `source_type` is the path's ("legacy" for /v1/incidents), else the integration's type."""
+    integration = find(routing_key)
+    check(
+        integration, forwarded_proto=forwarded_proto, source_ip=source_ip, body_size=body_size, source_type=source_type
+    )
+    return integration
+
+
+def find(routing_key: str) -> IntegrationRecord:
+    """Check 1, the lookup: the integration the key names (a superseded key's too: `check` refuses it)."""
     integration = find_by_routing_key(routing_key)
-    if integration is None or integration.state == "superseded":
-        raise RouteNotFound("No integration has this routing key (invalid or expired).")
+    if integration is None:
+        raise _not_found()
+    return integration
+
+
+def check(
+    integration: IntegrationRecord,
+    *,
+    forwarded_proto: str | None,
+    source_ip: str,
+    body_size: int,
+    source_type: str | None = None,
+) -> None:
+    """Checks 1 (a current key) to 5 on the integration a key named."""
+    if integration.state == "superseded":
+        raise _not_found()
     if integration.state == "revoked":
         raise WebhookRevoked("This webhook has been revoked.")
     if source_type == "legacy" and integration.integration_type != "custom":
@@ -65,7 +89,19 @@ def route(
         raise IpNotAllowed(f"Deliveries from {source_ip} are not allowed for this webhook.")
     if body_size > MAX_BODY_BYTES:
         raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KiB.")
-    return integration
+
+
+def _not_found() -> RouteNotFound:
+    return RouteNotFound("No integration has this routing key (invalid or expired).")
+
+
+def requires_signature(integration: IntegrationRecord, source_type: str) -> bool:
+    """Check 6 applies: the integration has the secret its source type signs with."""
+    if source_type in ("custom", "legacy"):
+        return integration.signing_secret_sealed is not None
+    if source_type == "sentry":
+        return integration.client_secret_sealed is not None
+    return False
 
 
 def verify_signature(

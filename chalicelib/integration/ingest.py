@@ -10,6 +10,7 @@ A resolved incident is never reopened by a trigger: the key's next trigger is a 
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 from chalicelib import emf
@@ -45,17 +46,7 @@ def _ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> In
     if alert.action == "trigger":
         result = trigger(origin, alert, now)
         if alert.status_hint == "investigating" and result.incident is not None:
-            moved = _move(origin, result.incident, "investigating", now)
-            result = IngestResult(
-                moved,
-                result.created,
-                result.deduplicated,
-                result.note,
-                result.alert,
-                result.suppressed,
-                result.dropped,
-                result.grouped,
-            )
+            result = dataclasses.replace(result, incident=_move(origin, result.incident, "investigating", now))
         return result
     claim = read_claim(dedup_id(origin, alert.dedup_key)) if alert.dedup_key else None
     if claim is None:

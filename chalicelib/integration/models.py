@@ -6,9 +6,10 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
+from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.integration.admin import Integration, IssuedIntegration
-from chalicelib.model_base import ApiModel, SingleLine, StrictBool
+from chalicelib.model_base import ApiModel, PatchModel, SingleLine, StrictBool
 
 IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
 
@@ -47,7 +48,10 @@ class WebhookAcceptedV1(ApiModel):
         description="What the service did with parts of the body it could not take as they were, the alert "
         "accepted all the same: fields the source's format does not define (kept as the alert's details, at "
         "most 32 keys and 16 KiB), values over a limit (cut), values of the wrong type (read as text, or kept as "
-        "details), an unknown severity word (the service's default severity). Empty when the body was taken whole.",
+        "details), an unknown severity word (the service's default severity); then what ingesting said: a "
+        "service_id naming no active service (routed to the integration's default service), event rules "
+        "skipped past their time budget (the alert kept and paged as if no rule matched). Empty when the body "
+        "was taken whole and ingested as it said.",
     )
 
 
@@ -107,6 +111,29 @@ class IntegrationCreate(ApiModel):
     expected_topic_arn: Annotated[str, SingleLine] | None = Field(
         default=None, description="CloudWatch: accept only this SNS topic."
     )
+
+    def arguments(self) -> dict[str, Any]:
+        """As admin.create_integration takes them (the API's and the console's create)."""
+        fields = dict(self)
+        fields["integration_type"] = fields.pop("type")
+        fields["default_service_key"] = fields.pop("default_service")
+        return fields
+
+
+class IntegrationPatch(PatchModel):
+    nullable = frozenset({"default_service", "expected_topic_arn"})
+
+    name: (
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100), SingleLine]
+        | (SkipJsonSchema[None])
+    ) = None
+    default_service: Annotated[str, SingleLine] | None = Field(
+        default=None, description="Its key (svc_...) or its id (SER-nnnnn); null: no default service."
+    )
+    ip_allowlist: list[Annotated[str, SingleLine]] | SkipJsonSchema[None] = Field(
+        default=None, description="Replaces the list; [] admits every address."
+    )
+    expected_topic_arn: Annotated[str, SingleLine] | None = None
 
 
 class IntegrationV1(ApiModel):

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 from pynamodb.attributes import ListAttribute, TTLAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
-
-
-class IntegrationsByOrganization(GlobalSecondaryIndex["IntegrationRecord"]):
-    class Meta:
-        index_name = "organization-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    integration_id = UnicodeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -43,7 +35,9 @@ class IntegrationRecord(TocsinModel):
     revoked_at = UTCDateTimeAttribute(null=True)
     superseded_at = UTCDateTimeAttribute(null=True)
 
-    by_organization = IntegrationsByOrganization()
+    by_organization: GlobalSecondaryIndex[IntegrationRecord] = global_index(
+        "organization-index", "organization_id", "integration_id"
+    )
 
 
 @aws.register_model

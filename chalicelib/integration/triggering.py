@@ -2,9 +2,12 @@
 
 0. A dedup key pointing at an alert with an open incident counts one more event on both: rules,
    maintenance and grouping decided when that alert was created.
-1. The alert's service (its service_id hint, else the integration's default) and its facts.
+1. The alert's service (its service_id hint, else the integration's default) and its facts. A hint
+   naming no active service falls back to the integration's active default, with a warning
+   (`IngestResult.warnings`); without one the delivery is refused.
 2. Event rules (chalicelib.eventrule): drop ends it here; suppress, severity, route_to_service
-   and notes shape the alert.
+   and notes shape the alert. Rules past their time budget decide nothing and say so in
+   `IngestResult.warnings`.
 3. A service in a maintenance window suppresses it.
 4. A dedup key pointing at a suppressed alert counts one more event on it while it is still
    suppressed (maintenance over: the event is a new alert that pages).
@@ -56,6 +59,10 @@ class IngestResult:
     suppressed: bool = False
     dropped: bool = False
     grouped: bool = False
+    dropped_by: tuple[str, ...] = ()  # the event rules that dropped it
+    # What ingesting said beside the answer (a service that fell back to the default, ...): the
+    # webhook answer's `warnings` lists them after the parser's, and the event log records them.
+    warnings: tuple[str, ...] = ()
 
     @property
     def outcome(self) -> str:
@@ -74,6 +81,7 @@ class Shaped:
     draft: AlertDraft
     service: Service
     decision: RuleDecision
+    warnings: tuple[str, ...] = ()
 
 
 def trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> IngestResult:
@@ -86,10 +94,27 @@ def trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Inges
         if counted is not None:
             return counted
     shaped = shape(origin, alert, now)
+    result = _trigger_shaped(origin, shaped, alert, now, key, claim)
+    return dataclasses.replace(result, warnings=(*shaped.warnings, *result.warnings)) if shaped.warnings else result
+
+
+def _trigger_shaped(
+    origin: AlertOrigin,
+    shaped: Shaped,
+    alert: NormalizedAlert,
+    now: datetime,
+    key: str | None,
+    claim: AlertDedupRecord | None,
+) -> IngestResult:
     if shaped.decision.dropped:
         rules = ", ".join(shaped.decision.matched_rule_ids)
         return IngestResult(
-            None, created=False, deduplicated=False, dropped=True, note=f"dropped by event rule {rules}"
+            None,
+            created=False,
+            deduplicated=False,
+            dropped=True,
+            note=f"dropped by event rule {rules}",
+            dropped_by=tuple(shaped.decision.matched_rule_ids),
         )
     for attempt in range(CLAIM_ATTEMPTS):
         if attempt:
@@ -112,7 +137,7 @@ def trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Inges
 
 
 def shape(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Shaped:
-    service = _service(origin, alert.service_hint or origin.default_service_key)
+    service, warnings = _service(origin, alert.service_hint)
     labels = alert_repository.labels_of(alert.metadata)
     facts = AlertFacts(
         title=alert.title,
@@ -157,19 +182,37 @@ def shape(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Shaped:
         suppressed_by=suppressed_by,
         rule_notes={"rule_ids": list(decision.matched_rule_ids), "notes": notes} if decision.matched_rule_ids else None,
     )
-    return Shaped(draft, service, dataclasses.replace(decision, notes=tuple(notes)))
+    # The rules' own warnings (evaluation past its time budget) follow the service's: the sender
+    # and the event log learn why its rules did not apply.
+    return Shaped(draft, service, dataclasses.replace(decision, notes=tuple(notes)), (*warnings, *decision.warnings))
 
 
-def _service(origin: AlertOrigin, reference: str | None) -> Service:
-    if reference:
-        service = find_service(organization_id=origin.organization_id, service_ref=reference)
-        if service is None or not service.is_active:
-            raise InvalidPayload(f"Unknown or inactive service {reference!r} in this organization.")
-        return service
+def _service(origin: AlertOrigin, hint: str | None) -> tuple[Service, tuple[str, ...]]:
+    """The service the alert names (`hint`), else the integration's default. A hint naming no
+    active service goes to the default with a warning, when the default is active: the alert
+    still pages someone who owns the integration, and the sender learns its service_id is wrong."""
+    named = _active(origin, hint) if hint else None
+    if named is not None:
+        return named, ()
+    default = _active(origin, origin.default_service_key) if origin.default_service_key else None
+    if hint:
+        if default is None:
+            raise InvalidPayload(f"Unknown or inactive service {hint!r} in this organization.")
+        warning = f"Unknown or inactive service {hint!r}; routed to the integration's default service {default.name!r}."
+        return default, (warning,)
+    if default is not None:
+        return default, ()
+    if origin.default_service_key:
+        raise InvalidPayload(f"Unknown or inactive service {origin.default_service_key!r} in this organization.")
     raise InvalidPayload(
         "No service for this alert: add a service_id tag or label (SER-xxxxx), or set the integration's "
         "default service."
     )
+
+
+def _active(origin: AlertOrigin, reference: str) -> Service | None:
+    service = find_service(organization_id=origin.organization_id, service_ref=reference)
+    return service if service is not None and service.is_active else None
 
 
 def _count_on_open(
@@ -284,32 +327,10 @@ def _open_incident(
     group_slot: tuple[str, AlertGroupRecord | None, datetime | None] | None,
 ) -> IngestResult:
     draft, service = shaped.draft, shaped.service
-    written: list[AlertRecord] = []
-
-    def before_write(transaction: Transaction, incident: IncidentRecord) -> None:
-        incident.open_alerts = 1
-        record = alert_repository.build_record(
-            draft, alert_id=alert_id, now=now, incident_number=incident.incident_number, grouped=False
-        )
-        joining.put_alert(transaction, record)
-        written.append(record)
-        if claim is not None:
-            claim_key(transaction, claim, alert_id=alert_id, incident_number=incident.incident_number, now=now)
-        if group_slot is not None:
-            slot_id, previous, window_ends_at = group_slot
-            joining.claim_group(
-                transaction,
-                slot_id=slot_id,
-                previous=previous,
-                incident_number=incident.incident_number,
-                now=now,
-                window_ends_at=window_ends_at,
-            )
-
     description = alert.description
     if shaped.decision.notes:
         description = "\n\n".join([*((description and [description]) or []), *shaped.decision.notes])
-    incident = incidents.create_incident(
+    prepared = incidents.prepare_incident(
         organization_id=origin.organization_id,
         request=incidents.NewIncident(
             title=alert.title,
@@ -330,7 +351,20 @@ def _open_incident(
             "runbook_url": alert.runbook_url,
             "alert_id": alert_id,
         },
-        before_write=before_write,
         known_services={service.service_key: service},
     )
-    return IngestResult(incident, created=True, deduplicated=False, alert=written[-1] if written else None)
+    # One unit of work: the incident, the alert that opened it, its dedup claim and group slot.
+    number = prepared.record.incident_number
+    prepared.record.open_alerts = 1
+    unit = Transaction()
+    record = alert_repository.build_record(draft, alert_id=alert_id, now=now, incident_number=number, grouped=False)
+    joining.put_alert(unit, record)
+    if claim is not None:
+        claim_key(unit, claim, alert_id=alert_id, incident_number=number, now=now)
+    if group_slot is not None:
+        slot_id, previous, window_ends_at = group_slot
+        joining.claim_group(
+            unit, slot_id=slot_id, previous=previous, incident_number=number, now=now, window_ends_at=window_ends_at
+        )
+    incident = incidents.commit_new_incident(prepared, unit)
+    return IngestResult(incident, created=True, deduplicated=False, alert=record)

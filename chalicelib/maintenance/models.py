@@ -6,7 +6,7 @@ this one silences alerts for services."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -48,6 +48,8 @@ STATE_DESCRIPTION = "Computed from now: future (not started), ongoing (alerts su
 
 
 class MaintenanceWindowCreate(RequestModel):
+    domain_names = {"service_ids": "service_refs"}
+
     service_ids: ServiceRefs
     start: ScheduleTime = Field(description=START_DESCRIPTION)
     end: ScheduleTime = Field(description=END_DESCRIPTION)
@@ -56,6 +58,7 @@ class MaintenanceWindowCreate(RequestModel):
 
 class MaintenanceWindowPatch(VersionedPatchModel):
     nullable = frozenset({"description"})
+    domain_names = {"service_ids": "service_refs"}
 
     service_ids: ServiceRefs | SkipJsonSchema[None] = Field(default=None, description="Replaces the services.")
     start: ScheduleTime | SkipJsonSchema[None] = Field(
@@ -63,12 +66,6 @@ class MaintenanceWindowPatch(VersionedPatchModel):
     )
     end: ScheduleTime | SkipJsonSchema[None] = Field(default=None, description=END_DESCRIPTION)
     description: Description | None = None
-
-    def domain_changes(self) -> dict[str, Any]:
-        changed = self.changes()
-        if "service_ids" in changed:
-            changed["service_refs"] = changed.pop("service_ids")
-        return changed
 
 
 class MaintenanceWindowListQuery(PageQuery):

@@ -7,7 +7,7 @@ wall-clock times (handoffs, restrictions) are "HH:MM" in the schedule's IANA zon
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -56,10 +56,6 @@ def utc(moment: datetime) -> datetime:
 
 
 # --- shared request bases ----------------------------------------------------------------------
-
-
-# PATCH bodies of this package and those that import it: at least one field besides `version`.
-PatchModel = VersionedPatchModel
 
 
 class DeletedV1(ApiModel):
@@ -115,6 +111,8 @@ Layers = Annotated[
 
 
 class ScheduleCreate(RequestModel):
+    domain_lists = frozenset({"layers"})
+
     name: Name
     time_zone: TimeZone
     team_id: ItemId | None = None
@@ -122,20 +120,15 @@ class ScheduleCreate(RequestModel):
     handoff_notice_lead_minutes: LeadMinutes = 0
 
 
-class SchedulePatch(PatchModel):
+class SchedulePatch(VersionedPatchModel):
     nullable = frozenset({"team_id"})
+    domain_lists = frozenset({"layers"})
 
     name: Name | SkipJsonSchema[None] = None
     time_zone: TimeZone | SkipJsonSchema[None] = None
     team_id: ItemId | None = None
     layers: Layers | SkipJsonSchema[None] = Field(default=None, description="Replaces every layer.")
     handoff_notice_lead_minutes: LeadMinutes | SkipJsonSchema[None] = None
-
-    def domain_changes(self) -> dict[str, Any]:
-        changes = self.changes()
-        if "layers" in changes:
-            changes["layers"] = [layer.to_domain() for layer in self.layers or []]
-        return changes
 
 
 class ScheduleListQuery(PageQuery):

@@ -19,31 +19,14 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
-
-
-class SchedulesByIcalToken(GlobalSecondaryIndex["ScheduleRecord"]):
-    class Meta:
-        index_name = "ical-token-index"
-        projection = AllProjection()
-
-    ical_token = UnicodeAttribute(hash_key=True)
-
 
 # One partition of the notice index holds every schedule: the step reads only the due ones.
 NOTICE_SHARD = "handoff"
-
-
-class SchedulesByNextNotice(GlobalSecondaryIndex["ScheduleRecord"]):
-    class Meta:
-        index_name = "notice-index"
-        projection = KeysOnlyProjection()
-
-    notice_shard = UnicodeAttribute(hash_key=True)
-    next_notice_at = UTCDateTimeAttribute(range_key=True)
 
 
 @aws.register_model
@@ -68,5 +51,7 @@ class ScheduleRecord(TocsinModel):
     notice_boundary = UTCDateTimeAttribute(null=True)  # None: nothing within the horizon, look again
     version = VersionAttribute()
 
-    by_ical_token = SchedulesByIcalToken()
-    by_next_notice = SchedulesByNextNotice()
+    by_ical_token: GlobalSecondaryIndex[ScheduleRecord] = global_index("ical-token-index", "ical_token")
+    by_next_notice: GlobalSecondaryIndex[ScheduleRecord] = global_index(
+        "notice-index", "notice_shard", "next_notice_at", range_type=UTCDateTimeAttribute, keys_only=True
+    )

@@ -10,8 +10,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from chalicelib.delivery.targets import MAX_URL_LENGTH, URL_PATTERN
 from chalicelib.directory import rules
-from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine, StrictBool
-from chalicelib.oncall.models import PatchModel
+from chalicelib.model_base import ApiModel, MultiLine, RequestModel, SingleLine, StrictBool, VersionedPatchModel
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.subscriptions import (
     MAX_EVENT_TYPE_ENTRIES,
@@ -71,7 +70,7 @@ class SubscriptionCreate(RequestModel):
     sync_integration_id: IntegrationId | None = None
 
 
-class SubscriptionPatch(PatchModel):
+class SubscriptionPatch(VersionedPatchModel):
     nullable = frozenset({"description", "owner_email", "sync_integration_id"})
 
     url: TargetUrl | SkipJsonSchema[None] = None
@@ -82,9 +81,6 @@ class SubscriptionPatch(PatchModel):
     )
     owner_email: OwnerEmail | None = None
     sync_integration_id: IntegrationId | None = None
-
-    def domain_changes(self) -> dict[str, Any]:
-        return self.changes()
 
 
 class DeliveryQuery(ApiModel):

@@ -148,6 +148,14 @@ class PostmortemCreate(_Content):
         given = self.response_timeline
         return {} if given is None else {name: getattr(given, name) for name in given.model_fields_set}
 
+    def arguments(self) -> dict[str, Any]:
+        return {
+            "incident_number": self.incident_number,
+            "level": self.level,
+            "content": self.content(),
+            "response_timeline_overrides": self.response_timeline_overrides(),
+        }
+
 
 class PostmortemPatch(PatchModel, _Content):
     nullable: ClassVar[frozenset[str]] = frozenset(CONTENT_FIELDS) - {"level"}
@@ -165,6 +173,9 @@ class PostmortemPatch(PatchModel, _Content):
     def changes_to_apply(self) -> dict[str, Any]:
         status = {"status": self.status} if "status" in self.model_fields_set else {}
         return {**self.content(), **status}
+
+    def arguments(self) -> dict[str, Any]:
+        return {"changes": self.changes_to_apply(), "expected_version": self.version}
 
 
 class PostmortemImport(RequestModel):

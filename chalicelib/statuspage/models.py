@@ -19,7 +19,7 @@ from chalicelib.model_base import (
     not_nullable,
 )
 from chalicelib.statuspage.pages import public_url
-from chalicelib.statuspage.public_models import PublicIncidentUpdate
+from chalicelib.statuspage.public_models import PublicIncidentUpdate, incident_fields, window_fields
 from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.rules import (
     RESERVED_SLUGS,
@@ -235,6 +235,11 @@ class MaintenancePatch(PatchModel):
 # --- responses -----------------------------------------------------------------------------------
 
 
+def _stamped(item: StatusPageItem) -> dict[str, Any]:
+    """The id and times every answer about an item under a page carries."""
+    return {"id": item_id(item), "created_at": item.created_at, "updated_at": item.updated_at}
+
+
 class StatusPageV1(ApiModel):
     id: str
     name: str
@@ -264,7 +269,7 @@ class SectionV1(ApiModel):
 
     @classmethod
     def of(cls, item: StatusPageItem) -> SectionV1:
-        return cls(id=item_id(item), name=item.name or "", created_at=item.created_at, updated_at=item.updated_at)
+        return cls(**_stamped(item), name=item.name or "")
 
 
 class GroupV1(SectionV1):
@@ -272,13 +277,7 @@ class GroupV1(SectionV1):
 
     @classmethod
     def of(cls, item: StatusPageItem) -> GroupV1:
-        return cls(
-            id=item_id(item),
-            section_id=item.section_id or "",
-            name=item.name or "",
-            created_at=item.created_at,
-            updated_at=item.updated_at,
-        )
+        return cls(**_stamped(item), name=item.name or "", section_id=item.section_id or "")
 
 
 class ComponentV1(ApiModel):
@@ -293,13 +292,11 @@ class ComponentV1(ApiModel):
     @classmethod
     def of(cls, item: StatusPageItem) -> ComponentV1:
         return cls(
-            id=item_id(item),
+            **_stamped(item),
             section_id=item.section_id or "",
             group_id=item.group_id,
             name=item.name or "",
             status=item.status,
-            created_at=item.created_at,
-            updated_at=item.updated_at,
         )
 
 
@@ -319,12 +316,7 @@ class StatusIncidentV1(ApiModel):
     def of(cls, item: StatusPageItem) -> StatusIncidentV1:
         return cls(
             id=item_id(item),
-            title=item.name or "",
-            status=item.status,
-            impact=item.impact,
-            started_at=item.started_at,
-            resolved_at=item.resolved_at,
-            updated_at=item.updated_at,
+            **incident_fields(item),
             updates=[PublicIncidentUpdate.model_validate(u) for u in reversed(item.updates or [])],
             component_ids=list(item.component_ids or []),
             incident_number=item.incident_number,
@@ -345,13 +337,9 @@ class MaintenanceV1(ApiModel):
     def of(cls, item: StatusPageItem) -> MaintenanceV1:
         return cls(
             id=item_id(item),
-            title=item.name or "",
-            status=item.status,
-            scheduled_start=item.scheduled_start,
-            scheduled_end=item.scheduled_end,
+            **window_fields(item),
             component_ids=list(item.component_ids or []),
             created_at=item.created_at,
-            updated_at=item.updated_at,
         )
 
 
@@ -369,13 +357,11 @@ class IncidentTemplateV1(ApiModel):
     @classmethod
     def of(cls, item: StatusPageItem) -> IncidentTemplateV1:
         return cls(
-            id=item_id(item),
+            **_stamped(item),
             name=item.name or "",
             title=item.title or "",
             body=item.body or "",
             status=item.status,
             impact=item.impact,
             component_statuses=dict(item.component_statuses or {}),
-            created_at=item.created_at,
-            updated_at=item.updated_at,
         )

@@ -26,6 +26,8 @@ from chalicelib.statuspage.public_models import (
     PublicPage,
     PublicSection,
     PublicSummary,
+    incident_fields,
+    window_fields,
 )
 from chalicelib.statuspage.repository import Structure, item_id, load_active, load_structure, page_id_for_slug
 from chalicelib.statuspage.tables import INCIDENT_PREFIX, MAINTENANCE_PREFIX, StatusPageItem
@@ -126,12 +128,7 @@ def components(view: PageView) -> dict[str, Any]:
 def public_incident(view: PageView, item: StatusPageItem) -> PublicIncident:
     return PublicIncident(
         incident_id=item_id(item),
-        title=item.name or "",
-        status=item.status,
-        impact=item.impact,
-        started_at=item.started_at,
-        resolved_at=item.resolved_at,
-        updated_at=item.updated_at,
+        **incident_fields(item),
         updates=[
             PublicIncidentUpdate(status=u["status"], body=u["body"], published_at=clock.parse(u["published_at"]))
             for u in reversed(item.updates or [])
@@ -143,11 +140,7 @@ def public_incident(view: PageView, item: StatusPageItem) -> PublicIncident:
 def public_window(view: PageView, item: StatusPageItem) -> PublicMaintenance:
     return PublicMaintenance(
         maintenance_id=item_id(item),
-        title=item.name or "",
-        status=item.status,
-        scheduled_start=item.scheduled_start,
-        scheduled_end=item.scheduled_end,
-        updated_at=item.updated_at,
+        **window_fields(item),
         affected_components=view.affected(item.component_ids),
     )
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from chalicelib.model_base import ApiModel, SingleLine
 from chalicelib.statuspage.rules import ComponentStatus, Impact, IncidentStatus, MaintenanceStatus
+from chalicelib.statuspage.tables import StatusPageItem
 
 
 class PublicComponent(ApiModel):
@@ -136,3 +137,17 @@ class PublicUptime(ApiModel):
         "Time with status unknown and time before a component existed are no data."
     )
     components: list[PublicComponentUptime] = Field(description="In the order the page shows them.")
+
+
+# What a public incident or maintenance window item shows as it is stored, the same in the public
+# documents and in the managers' answers (which add ids, components and times of their own).
+def _shown(item: StatusPageItem, *names: str) -> dict[str, Any]:
+    return {"title": item.name or "", **{name: getattr(item, name) for name in ("status", *names, "updated_at")}}
+
+
+def incident_fields(item: StatusPageItem) -> dict[str, Any]:
+    return _shown(item, "impact", "started_at", "resolved_at")
+
+
+def window_fields(item: StatusPageItem) -> dict[str, Any]:
+    return _shown(item, "scheduled_start", "scheduled_end")

@@ -104,6 +104,24 @@ def rename(
     return retry_on_conflict(attempt, what=what.lower())
 
 
+def rename_section(*, page_id: str, section_id: str, name: str, now: datetime) -> StatusPageItem:
+    return rename(
+        page_id=page_id, prefix=SECTION_PREFIX, item_id_=section_id, id_prefix="sec", what="Section", name=name, now=now
+    )
+
+
+def rename_group(*, page_id: str, group_id: str, name: str, now: datetime) -> StatusPageItem:
+    return rename(
+        page_id=page_id,
+        prefix=GROUP_PREFIX,
+        item_id_=group_id,
+        id_prefix="grp",
+        what="Component group",
+        name=name,
+        now=now,
+    )
+
+
 def update_component(
     *,
     page_id: str,

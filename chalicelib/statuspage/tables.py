@@ -29,9 +29,10 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
+from pynamodb.indexes import GlobalSecondaryIndex
 
 from chalicelib import aws
+from chalicelib.store.indexes import global_index
 from chalicelib.store.model import TocsinModel
 
 STRUCTURE_PREFIX = "A#"
@@ -49,33 +50,6 @@ DUE_SHARD = "maintenance"
 
 def slug_partition(slug: str) -> str:
     return f"SLUG#{slug}"
-
-
-class PagesByOrganization(GlobalSecondaryIndex["StatusPageItem"]):
-    class Meta:
-        index_name = "organization-index"
-        projection = AllProjection()
-
-    organization_id = UnicodeAttribute(hash_key=True)
-    page_id = UnicodeAttribute(range_key=True)
-
-
-class ActiveItems(GlobalSecondaryIndex["StatusPageItem"]):
-    class Meta:
-        index_name = "active-index"
-        projection = AllProjection()
-
-    page_id = UnicodeAttribute(hash_key=True)
-    active_key = UnicodeAttribute(range_key=True)
-
-
-class DueMaintenance(GlobalSecondaryIndex["StatusPageItem"]):
-    class Meta:
-        index_name = "due-index"
-        projection = KeysOnlyProjection()
-
-    due_shard = UnicodeAttribute(hash_key=True)
-    due_at = UnicodeAttribute(range_key=True)  # <ISO time>#<page_id>#<maintenance_id>
 
 
 @aws.register_model
@@ -118,6 +92,9 @@ class StatusPageItem(TocsinModel):
     updated_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()
 
-    organization_index = PagesByOrganization()
-    active_index = ActiveItems()
-    due_index = DueMaintenance()
+    organization_index: GlobalSecondaryIndex[StatusPageItem] = global_index(
+        "organization-index", "organization_id", "page_id"
+    )
+    active_index: GlobalSecondaryIndex[StatusPageItem] = global_index("active-index", "page_id", "active_key")
+    # due_at: <ISO time>#<page_id>#<maintenance_id>
+    due_index: GlobalSecondaryIndex[StatusPageItem] = global_index("due-index", "due_shard", "due_at", keys_only=True)

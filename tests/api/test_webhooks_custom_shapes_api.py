@@ -5,8 +5,9 @@
   integration's default service with the legacy default severity (Medium = SEV2); without a
   default service it is a 400 that says how to name one.
 - The signed schema's `service_id` may be a service id (SER-00001) or a service key (svc_...).
-- The legacy path validates like the others: an unknown `service_id`, a bad `status` or a
-  non-string `dedup_key` is a 400 there too, never silently ignored.
+- The legacy path validates like the others: a malformed `service_id` or a `dedup_key` too long
+  is a 400 there too, and an unknown `service_id` goes to the default service with the same
+  warning (a 400 without a default service), never silently ignored.
 """
 
 from __future__ import annotations
@@ -50,15 +51,31 @@ def test_service_id_may_be_a_service_key(client: Any, org: Org, services: list[S
         made = assert_accepted(post(client, path, body, headers), 201, deduplicated=False)
         assert incident(client, org, made["id"])["service_keys"] == [services[1].service_key]
     unknown = {"title": "Checkout latency", "service_id": "svc_zzzzzzzzzz"}
-    assert_error(post(client, hook["routing_key"], unknown), "INVALID_PAYLOAD")
+    # Issue 26: an unknown service goes to the integration's default, with a warning.
+    routed = post(client, hook["routing_key"], unknown)
+    made = assert_accepted(routed, 201, deduplicated=False)
+    assert incident(client, org, made["id"])["service_keys"] == [services[0].service_key]
+    assert routed.json["warnings"] == [
+        f"Unknown or inactive service 'svc_zzzzzzzzzz'; routed to the integration's default service "
+        f"{services[0].name!r}."
+    ]
+    bare = integrate(client, org, "custom")
+    assert_error(post(client, bare["routing_key"], unknown), "INVALID_PAYLOAD")
     malformed = {"title": "Checkout latency", "service_id": "svc_short"}
     assert_error(post(client, hook["routing_key"], malformed), "INVALID_PAYLOAD")
 
 
 def test_the_legacy_path_validates_like_the_custom_one(client: Any, org: Org, services: list[Service]) -> None:
     hook = integrate(client, org, "custom", default_service=services[0].service_key)
+    bare = integrate(client, org, "custom")  # no default service: an unknown one is refused
+    answers = {
+        path: post(client, path, {"title": "x", "service_id": "SER-99999"}, headers)
+        for path, headers in paths(bare["routing_key"])
+    }
+    for path, response in answers.items():
+        assert_error(response, "INVALID_PAYLOAD")
+        assert response.json["error"]["message"] == answers[bare["routing_key"]].json["error"]["message"], path
     for body in (
-        {"title": "x", "service_id": "SER-99999"},  # well formed, no such service here
         {"title": "x", "service_id": "svc_short"},
         {"title": "x", "service_id": services[0].service_id, "dedup_key": "k" * 256},
         {"title": "", "dedup_key": "k"},
@@ -70,9 +87,11 @@ def test_the_legacy_path_validates_like_the_custom_one(client: Any, org: Org, se
 
 
 def test_the_legacy_path_warns_like_the_custom_one(client: Any, org: Org, services: list[Service]) -> None:
-    # Issue 26: a bad status or a dedup_key of the wrong type no longer loses the alert, on any path.
+    # Issue 26: a bad status, a dedup_key of the wrong type or an unknown service (with a default
+    # service) no longer loses the alert, on any path.
     hook = integrate(client, org, "custom", default_service=services[0].service_key)
     for body in (
+        {"title": "x", "service_id": "SER-99999"},  # well formed, no such service here
         {"title": "x", "service_id": services[0].service_id, "status": "bogus"},
         {"title": "x", "service_id": services[0].service_id, "dedup_key": {"a": 1}},
         {"title": "x", "status": "resolved-ish"},

@@ -115,11 +115,16 @@ def test_invalid_custom_payloads(client: Any, org: Org, services: list[Service])
         {**good, "title": {"text": "x"}},
         {**good, "service_id": "payments"},
         {**good, "service_id": "SER-" + "1" * 50},
-        {**good, "service_id": "SER-99999"},  # well formed, not a service of this organization
         {**good, "dedup_key": "d" * 256},  # cutting it would merge distinct alerts
         {"service_id": services[0].service_id},
     ):
         assert_error(post(client, key, body), "INVALID_PAYLOAD")
+    # Well formed, not a service of this organization: the default service, with a warning (issue 26);
+    # refused only by an integration without a default service.
+    unknown = {**good, "service_id": "SER-99999"}
+    routed = post(client, key, unknown)
+    assert routed.status_code == 201 and "routed to the integration's default service" in routed.json["warnings"][-1]
+    assert_error(post(client, integrate(client, org, "custom")["routing_key"], unknown), "INVALID_PAYLOAD")
     too_long = post(client, key, {**good, "dedup_key": "d" * 256})
     assert "'dedup_key' must be at most 255 characters" in too_long.json["error"]["message"]
     # Exactly ten metadata keys, a 500-character title and a 255-character dedup key are fine.

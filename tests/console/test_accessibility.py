@@ -79,6 +79,30 @@ def _noise_control(org: Org, world: World) -> str:
     return integration.integration_id
 
 
+def _event(org: Org, integration_id: str) -> str:
+    """A refused request in the integration's event log (its page shows headers, body and Replay)."""
+    from chalicelib.eventlog import service as eventlog
+    from chalicelib.eventlog import slots
+    from chalicelib.eventlog.outcome import Outcome
+
+    received = eventlog.Received(
+        integration_id=integration_id,
+        organization_id=org.organization_id,
+        operation_id="deliverWebhook",
+        method="POST",
+        route="/webhooks/{routing_key}",
+        source_address="203.0.113.9",
+        headers={"User-Agent": "monitor/1", "Content-Type": "application/json"},
+        body=b'{"title": "Disk full", "service_id": "SER-09999"}',
+        received_at=NOW,
+    )
+    refused = Outcome(
+        "refused", action="trigger", title="Disk full", message="Unknown service", error_code="INVALID_PAYLOAD"
+    )
+    slot = slots.slot_for(NOW, hits=1, rate_limited=False, window_seconds=60)
+    return eventlog.record(received, eventlog.Answer(400, {"success": False}, refused), slot).event_id
+
+
 def _alerts(org: Org, world: World) -> tuple[str, str, str]:
     """An incident with two alerts (the second grouped into it), and an alert a maintenance window suppressed."""
     from chalicelib.catalog.grouping import AlertGrouping
@@ -156,6 +180,7 @@ def test_every_page_has_the_structure_assistive_technology_needs(
 ) -> None:
     number = _incident(client, org, world)
     integration_id = _noise_control(org, world)
+    event_id = _event(org, integration_id)
     grouped, alert_id, suppressed_id = _alerts(org, world)
     _template_and_follower(org, status_page)
     browser = signed_in("owner")
@@ -189,6 +214,8 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         "/app/heartbeats",
         "/app/event-rules",
         f"/app/integrations/{integration_id}/event-rules",
+        f"/app/integrations/{integration_id}/events",
+        f"/app/integrations/{integration_id}/events/{event_id}",
     ]
     report = {}
     for path in paths:

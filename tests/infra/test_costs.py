@@ -18,6 +18,7 @@ EXPECTED = {
         "UpdateItem counters",
         "TransactWriteItems [Put alerts, Put alert-dedup, Put incidents, Put incidents]",
         "SendMessage events",
+        "PutItem integration-events",  # the integration's event log, after the answer (its own slot)
     ],
     # Post-create work in the worker (service without an escalation policy): auto-assignment looks
     # for the primary on call, escalation finds no policy, so the incident says nobody is paged
@@ -37,6 +38,7 @@ EXPECTED = {
         "UpdateItem alerts",
         "UpdateItem incidents",
         "SendMessage events",
+        "PutItem integration-events",
     ],
     "dedup hit, queued work": ["PutItem incidents"],
 }

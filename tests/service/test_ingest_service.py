@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -113,8 +115,9 @@ def test_a_resolved_incident_is_not_reopened(org: Org, integration: IntegrationR
     for action in notes:  # nothing behind the key yet: accepted, nothing changes
         result = ingest(AlertOrigin.of(integration), alert(action), now=NOW)
         assert (result.incident, result.created) == (None, False)
+    without_default = dataclasses.replace(AlertOrigin.of(integration), default_service_key=None)
     with pytest.raises(DeliveryRejected) as unknown:
-        ingest(AlertOrigin.of(integration), alert(service_hint="SER-99999"), now=NOW)
+        ingest(without_default, alert(service_hint="SER-99999"), now=NOW)
     assert unknown.value.code == "INVALID_PAYLOAD"
     assert incidents(org, is_open=True) == []
     first = ingest(AlertOrigin.of(integration), alert(), now=NOW)
@@ -138,3 +141,64 @@ def test_record_alert(org: Org, integration: IntegrationRecord) -> None:
     assert repository.record_alert(org.organization_id, opened.incident_number, now=NOW, summary="late") is None
     assert repository.get_incident(org.organization_id, opened.incident_number).alert_count == 2
     assert repository.record_alert(org.organization_id, "INC-2026-9999", now=NOW, summary="none") is None
+
+
+def test_an_unknown_or_inactive_service_goes_to_the_default_with_a_warning(
+    org: Org, integration: IntegrationRecord, svc: Any
+) -> None:
+    from chalicelib.catalog import service as services
+
+    retired = services.create_service(organization_id=org.organization_id, name="Retired", now=NOW)
+    services.update_service(
+        organization_id=org.organization_id, service_ref=retired.service_id, now=NOW, is_active=False
+    )
+    origin = AlertOrigin.of(integration)
+    for hint in ("SER-99999", retired.service_id):
+        result = ingest(origin, alert(dedup_key=hint, service_hint=hint), now=NOW)
+        assert result.created and result.incident is not None
+        assert result.incident.service_keys == [svc.service_key]
+        assert result.warnings == (
+            f"Unknown or inactive service {hint!r}; routed to the integration's default service 'Checkout'.",
+        )
+    # A service that exists is used as named, without a warning.
+    named = ingest(origin, alert(dedup_key="named", service_hint=svc.service_id), now=NOW)
+    assert named.created and named.warnings == ()
+    # The default service itself inactive: nothing to fall back to, refused.
+    services.update_service(organization_id=org.organization_id, service_ref=svc.service_id, now=NOW, is_active=False)
+    with pytest.raises(DeliveryRejected) as refused:
+        ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW)
+    assert refused.value.code == "INVALID_PAYLOAD" and "SER-99999" in refused.value.message
+
+
+def test_rules_past_their_time_budget_add_their_warning_after_the_services(
+    org: Org, integration: IntegrationRecord, svc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.eventrule import evaluate as evaluation
+    from chalicelib.eventrule.rules import Actions, Condition, Rule, rule_to_item
+    from chalicelib.eventrule.tables import EventRuleSetRecord, list_key
+
+    quiet = Rule(
+        rule_id="evr_" + "1" * 32,
+        conditions=(Condition("title", "contains", "disk"),),
+        actions=Actions(suppress=True),
+        continues=False,
+        description=None,
+        version=1,
+        created_at=NOW,
+    )
+    rule_set = EventRuleSetRecord(org.organization_id, list_key(None))  # the organization's list
+    rule_set.rules_json = json.dumps([rule_to_item(quiet)])
+    rule_set.updated_at = NOW
+    rule_set.save()
+    origin = AlertOrigin.of(integration)
+    assert ingest(origin, alert(dedup_key="before"), now=NOW).suppressed
+    monkeypatch.setattr(evaluation, "EVALUATION_BUDGET_SECONDS", -1.0)  # every evaluation is already late
+    late = ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW)
+    assert late.created and not late.suppressed
+    assert late.warnings == (
+        "Unknown or inactive service 'SER-99999'; routed to the integration's default service 'Checkout'.",
+        evaluation.over_budget_warning(-1.0),
+    )
+    # A repeat on the open alert evaluates no rule: nothing to warn about.
+    repeat = ingest(origin, alert(dedup_key="late"), now=NOW)
+    assert repeat.deduplicated and repeat.warnings == ()

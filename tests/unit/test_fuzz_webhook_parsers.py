@@ -120,7 +120,10 @@ def test_signed_custom_webhook_gives_an_alert_or_a_4xx(
         signature = signature[:-1]
     headers = {**extra, signing.SIGNATURE_HEADER: signature, signing.TIMESTAMP_HEADER: timestamp}
     sent = body + b" " if tamper == "body" else body
-    result = only_4xx(lambda: parse(source_type, headers, sent, now=NOW, signing_secret=SECRET))
+    # The gate's order: the signature first, then the parse.
+    result = only_4xx(
+        lambda: (signing.verify_custom(SECRET, headers, sent, now=NOW), parse(source_type, headers, sent))[1]
+    )
     assert_normalized(result)
     if not isinstance(result, AppError):
         # Accepted only when authentic and fresh.
@@ -155,7 +158,12 @@ def test_signed_sentry_webhook_gives_an_alert_or_a_4xx(
     headers = {**extra, "Sentry-Hook-Resource": resource}
     if signature != "none":
         headers[signing.SENTRY_SIGNATURE_HEADER] = computed.get(signature, signature)
-    result = only_4xx(lambda: parse("sentry", headers, body, client_secret=SECRET))
+
+    def gate_then_parse() -> NormalizedAlert:
+        signing.verify_sentry(SECRET, headers, body)
+        return parse("sentry", headers, body)
+
+    result = only_4xx(gate_then_parse)
     assert_normalized(result)
     if not isinstance(result, AppError):
         assert signature in ("right", "upper")

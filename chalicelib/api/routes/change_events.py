@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from chalice.app import Response
 
+from chalicelib.api import event_log
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup
 from chalicelib.api.routes.webhooks import json_answer
@@ -22,9 +23,11 @@ from chalicelib.change.models import (
 )
 from chalicelib.change.rules import parse_change_event
 from chalicelib.change.service import list_changes, record_change
+from chalicelib.eventlog.outcome import Outcome
 from chalicelib.integration.gate import Admitted
 
 api = OperationGroup(__name__, tag="change-events")
+event_log.record_requests_of(ErrorFamily.PAGERDUTY)
 
 
 @api.raw(
@@ -50,13 +53,17 @@ api = OperationGroup(__name__, tag="change-events")
 def enqueue_change(call: Call) -> Response:
     admitted: Admitted = call.credential
     integration = admitted.integration
-    record_change(
+    event = parse_change_event(call.raw_body)
+    call.outcome = Outcome("accepted", action="change", title=event.summary)
+    recorded = record_change(
         organization_id=integration.organization_id,
         integration_id=integration.integration_id,
         default_service_key=integration.default_service_key,
-        event=parse_change_event(call.raw_body),
+        event=event,
         now=call.now,
     )
+    # A new change is "created"; the same content again (a retry) records nothing new.
+    call.outcome = Outcome("deduplicated" if recorded.duplicate else "created", action="change", title=event.summary)
     return json_answer(202, PagerDutyChangeAcceptedV1().model_dump())
 
 

@@ -7,7 +7,10 @@ admins). docs/CONTACTS.md describes the rules.
 
 from __future__ import annotations
 
+from typing import Any
+
 from chalicelib.api.operation import Call, OperationGroup
+from chalicelib.api.resource import Resource, by_organization, each
 from chalicelib.contact import service, verification
 from chalicelib.contact.models import (
     ContactMethodCreate,
@@ -19,134 +22,69 @@ from chalicelib.contact.models import (
     VerificationCode,
     VerificationSentV1,
 )
-from chalicelib.oncall.models import DeletedV1
-from chalicelib.pagination import Page, paginate
 
 api = OperationGroup(__name__, tag="contacts")
 
-METHODS = "/api/v1/users/{user_id}/contact-methods"
-METHOD = METHODS + "/{contact_method_id}"
 RULES = "/api/v1/users/{user_id}/notification-rules"
 SELF = "user_id"
 
 
-@api.operation(
-    "GET",
-    METHODS,
-    operation_id="listContactMethods",
-    summary="List a user's contact methods, oldest first",
-    scope="users:read",
+def _at_now(call: Call) -> dict[str, Any]:
+    """The user's methods are read at `now`: a user who has none gets the defaults on the first read."""
+    return {**by_organization(call), "now": call.now}
+
+
+methods = Resource(
+    api,
+    "/api/v1/users/{user_id}/contact-methods",
+    "contact_method_id",
+    ContactMethodV1,
+    each(ContactMethodV1.of),
+    read="users:read",
+    write="users:write",
     self_param=SELF,
+    key=_at_now,
+)
+
+
+methods.listing(
+    "listContactMethods",
+    "List a user's contact methods, oldest first",
+    lambda call, _: service.list_methods(**_at_now(call)),
     query=ContactMethodListQuery,
-    response=Page[ContactMethodV1],
     errors=(400, 404),
     description="A user who has none yet gets the defaults on this first read: the account email, plus Slack "
     "when the user has a slack_user_id.",
 )
-def list_contact_methods(call: Call) -> Page[ContactMethodV1]:
-    query: ContactMethodListQuery = call.query
-    found = service.list_methods(organization_id=call.principal.organization_id, user_id=call.path[SELF], now=call.now)
-    return paginate([ContactMethodV1.of(m) for m in found], limit=query.limit, offset=query.offset)
-
-
-@api.operation(
-    "POST",
-    METHODS,
-    operation_id="createContactMethod",
-    summary="Add a contact method; sms and voice numbers start unverified",
-    scope="users:write",
-    self_param=SELF,
-    body=ContactMethodCreate,
-    response=ContactMethodV1,
-    status=201,
+methods.create(
+    "createContactMethod",
+    "Add a contact method; sms and voice numbers start unverified",
+    ContactMethodCreate,
+    methods.by_key(service.create_method),
     errors=(400, 404, 409),
     description="409 when the user already has this (type, address) or has 20 methods.",
 )
-def create_contact_method(call: Call) -> ContactMethodV1:
-    body: ContactMethodCreate = call.body
-    method = service.create_method(
-        organization_id=call.principal.organization_id,
-        user_id=call.path[SELF],
-        method_type=body.type,
-        address=body.address,
-        label=body.label,
-        now=call.now,
-    )
-    return ContactMethodV1.of(method)
-
-
-@api.operation(
-    "GET",
-    METHOD,
-    operation_id="getContactMethod",
-    summary="Get a contact method",
-    scope="users:read",
-    self_param=SELF,
-    response=ContactMethodV1,
-    errors=(404,),
+methods.get("getContactMethod", "Get a contact method", service.get_method)
+methods.update(
+    "updateContactMethod",
+    "Change a contact method's label or address (a new phone number must be verified again)",
+    ContactMethodPatch,
+    service.update_method,
 )
-def get_contact_method(call: Call) -> ContactMethodV1:
-    method = service.get_method(
-        organization_id=call.principal.organization_id,
-        user_id=call.path[SELF],
-        contact_method_id=call.path["contact_method_id"],
-        now=call.now,
-    )
-    return ContactMethodV1.of(method)
-
-
-@api.operation(
-    "PATCH",
-    METHOD,
-    operation_id="updateContactMethod",
-    summary="Change a contact method's label or address (a new phone number must be verified again)",
-    scope="users:write",
-    self_param=SELF,
-    body=ContactMethodPatch,
-    response=ContactMethodV1,
-    errors=(400, 404, 409),
-)
-def update_contact_method(call: Call) -> ContactMethodV1:
-    body: ContactMethodPatch = call.body
-    method = service.update_method(
-        organization_id=call.principal.organization_id,
-        user_id=call.path[SELF],
-        contact_method_id=call.path["contact_method_id"],
-        now=call.now,
-        **body.changes(),
-    )
-    return ContactMethodV1.of(method)
-
-
-@api.operation(
-    "DELETE",
-    METHOD,
-    operation_id="deleteContactMethod",
-    summary="Delete a contact method and every notification rule step that names it",
-    scope="users:write",
-    self_param=SELF,
-    response=DeletedV1,
+methods.delete(
+    "deleteContactMethod",
+    "Delete a contact method and every notification rule step that names it",
+    service.delete_method,
     errors=(404, 409),
 )
-def delete_contact_method(call: Call) -> DeletedV1:
-    contact_method_id = call.path["contact_method_id"]
-    service.delete_method(
-        organization_id=call.principal.organization_id,
-        user_id=call.path[SELF],
-        contact_method_id=contact_method_id,
-        now=call.now,
-    )
-    return DeletedV1(id=contact_method_id, deleted=True)
-
-
-@api.operation(
+methods.act(
     "POST",
-    METHOD + "/send-verification",
-    operation_id="sendContactMethodVerification",
-    summary="Send a 6-digit code to an sms or voice number (valid 10 minutes; a new one voids the last)",
-    scope="users:write",
-    self_param=SELF,
+    "/send-verification",
+    "sendContactMethodVerification",
+    "Send a 6-digit code to an sms or voice number (valid 10 minutes; a new one voids the last)",
+    verification.send_verification,
     response=VerificationSentV1,
+    present=lambda _call, sent: VerificationSentV1.of(sent),
     status=202,
     errors=(404, 409, 429),
     description="409 for email and Slack methods (verified when added) and for a verified number. "
@@ -154,40 +92,20 @@ def delete_contact_method(call: Call) -> DeletedV1:
     "the outbound budget: codes to one number (3 an hour, whatever organization or method asks) and codes one "
     "person asks for (5 an hour); details.limit names the limit (GET /api/v1/settings/limits).",
 )
-def send_verification(call: Call) -> VerificationSentV1:
-    sent = verification.send_verification(
-        organization_id=call.principal.organization_id,
-        user_id=call.path[SELF],
-        contact_method_id=call.path["contact_method_id"],
-        now=call.now,
-    )
-    return VerificationSentV1.of(sent)
 
 
-@api.operation(
+methods.act(
     "POST",
-    METHOD + "/verify",
-    operation_id="verifyContactMethod",
-    summary="Verify an sms or voice number with the code sent to it",
-    scope="users:write",
-    self_param=SELF,
+    "/verify",
+    "verifyContactMethod",
+    "Verify an sms or voice number with the code sent to it",
+    verification.verify,
     body=VerificationCode,
-    response=ContactMethodV1,
     errors=(400, 404, 409),
     description="A wrong code is a 400 INVALID_VERIFICATION_CODE with details.attempts_left; after 5 wrong "
     "codes the code is void. 409 NO_VERIFICATION_CODE (details.reason: not_sent, expired, attempts_exhausted, "
     "replaced) when no code can be checked: send a new one. 409 CONFLICT for a verified or email/Slack method.",
 )
-def verify_contact_method(call: Call) -> ContactMethodV1:
-    body: VerificationCode = call.body
-    method = verification.verify(
-        organization_id=call.principal.organization_id,
-        user_id=call.path[SELF],
-        contact_method_id=call.path["contact_method_id"],
-        code=body.code,
-        now=call.now,
-    )
-    return ContactMethodV1.of(method)
 
 
 @api.operation(

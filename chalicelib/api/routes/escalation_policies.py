@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from chalicelib.api.operation import Call, OperationGroup
+from chalicelib.api.operation import OperationGroup
+from chalicelib.api.resource import Resource, each
 from chalicelib.catalog import service as catalog
 from chalicelib.escalation import service
 from chalicelib.escalation.models import EscalationPolicyCreate, EscalationPolicyPatch, EscalationPolicyV1
-from chalicelib.oncall.models import DeletedV1
-from chalicelib.pagination import Page, PageQuery, paginate
 
 api = OperationGroup(__name__, tag="escalation-policies")
-
-BASE = "/api/v1/escalation-policies"
-ITEM = BASE + "/{policy_id}"
+policies = Resource(
+    api,
+    "/api/v1/escalation-policies",
+    "policy_id",
+    EscalationPolicyV1,
+    each(EscalationPolicyV1.of),
+    read="oncall:read",
+    write="oncall:write",
+)
 _POLICY_RULES = (
     "When an incident triggers, its service's policy is snapshotted onto it and level 1 is notified; unless "
     "it is acknowledged or resolved, each next level is notified after the current level's delay_minutes "
@@ -21,96 +26,35 @@ _POLICY_RULES = (
 )
 
 
-@api.operation(
-    "GET",
-    BASE,
-    operation_id="listEscalationPolicies",
-    summary="List escalation policies, newest first",
-    scope="oncall:read",
-    query=PageQuery,
-    response=Page[EscalationPolicyV1],
-    errors=(400,),
+def _delete(*, organization_id: str, policy_id: str) -> None:
+    used_by = catalog.services_using_policy(organization_id=organization_id, policy_id=policy_id)
+    service.delete_policy(organization_id=organization_id, policy_id=policy_id, used_by_services=used_by)
+
+
+policies.listing(
+    "listEscalationPolicies",
+    "List escalation policies, newest first",
+    lambda call, _: service.list_policies(organization_id=call.principal.organization_id),
 )
-def list_policies(call: Call) -> Page[EscalationPolicyV1]:
-    query: PageQuery = call.query
-    found = service.list_policies(organization_id=call.principal.organization_id)
-    return paginate([EscalationPolicyV1.of(p) for p in found], limit=query.limit, offset=query.offset)
-
-
-@api.operation(
-    "POST",
-    BASE,
-    operation_id="createEscalationPolicy",
-    summary="Create an escalation policy; services point at it by escalation_policy_id",
-    scope="oncall:write",
-    body=EscalationPolicyCreate,
-    response=EscalationPolicyV1,
-    status=201,
-    errors=(400,),
+policies.create(
+    "createEscalationPolicy",
+    "Create an escalation policy; services point at it by escalation_policy_id",
+    EscalationPolicyCreate,
+    policies.by_key(service.create_policy),
     description=_POLICY_RULES,
 )
-def create_policy(call: Call) -> EscalationPolicyV1:
-    body: EscalationPolicyCreate = call.body
-    stored = service.create_policy(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        levels=body.domain_levels(),
-        repeat_count=body.repeat_count,
-        now=call.now,
-    )
-    return EscalationPolicyV1.of(stored)
-
-
-@api.operation(
-    "GET",
-    ITEM,
-    operation_id="getEscalationPolicy",
-    summary="Get an escalation policy",
-    scope="oncall:read",
-    response=EscalationPolicyV1,
-    errors=(404,),
-)
-def get_policy(call: Call) -> EscalationPolicyV1:
-    return EscalationPolicyV1.of(
-        service.get_policy(organization_id=call.principal.organization_id, policy_id=call.path["policy_id"])
-    )
-
-
-@api.operation(
-    "PATCH",
-    ITEM,
-    operation_id="updateEscalationPolicy",
-    summary="Update an escalation policy (at least one field; levels replaces every level)",
-    scope="oncall:write",
-    body=EscalationPolicyPatch,
-    response=EscalationPolicyV1,
-    errors=(400, 404, 409),
+policies.get("getEscalationPolicy", "Get an escalation policy", service.get_policy)
+policies.update(
+    "updateEscalationPolicy",
+    "Update an escalation policy (at least one field; levels replaces every level)",
+    EscalationPolicyPatch,
+    service.update_policy,
     description=_POLICY_RULES + " Incidents already escalating keep the snapshot they started with. Send the "
     "version you read to make the change conditional: 409 when the policy changed since.",
 )
-def update_policy(call: Call) -> EscalationPolicyV1:
-    body: EscalationPolicyPatch = call.body
-    stored = service.update_policy(
-        organization_id=call.principal.organization_id,
-        policy_id=call.path["policy_id"],
-        now=call.now,
-        expected_version=body.version,
-        **body.domain_changes(),
-    )
-    return EscalationPolicyV1.of(stored)
-
-
-@api.operation(
-    "DELETE",
-    ITEM,
-    operation_id="deleteEscalationPolicy",
-    summary="Delete an escalation policy (409 while a service points at it)",
-    scope="oncall:write",
-    response=DeletedV1,
+policies.delete(
+    "deleteEscalationPolicy",
+    "Delete an escalation policy (409 while a service points at it)",
+    _delete,
     errors=(404, 409),
 )
-def delete_policy(call: Call) -> DeletedV1:
-    policy_id, organization_id = call.path["policy_id"], call.principal.organization_id
-    used_by = catalog.services_using_policy(organization_id=organization_id, policy_id=policy_id)
-    service.delete_policy(organization_id=organization_id, policy_id=policy_id, used_by_services=used_by)
-    return DeletedV1(id=policy_id, deleted=True)

@@ -5,13 +5,14 @@ outside the envelope like the inbound webhooks and renders its errors in their b
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from chalice.app import Response
 
 from chalicelib.api.capability_tokens import HEARTBEAT_PING_TOKEN
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup
+from chalicelib.api.resource import Resource
 from chalicelib.catalog.service import Service, get_services
 from chalicelib.heartbeat import service as heartbeats
 from chalicelib.heartbeat.models import (
@@ -22,14 +23,11 @@ from chalicelib.heartbeat.models import (
     HeartbeatV1,
 )
 from chalicelib.heartbeat.ping import Pinged, record_ping
+from chalicelib.heartbeat.service import IssuedHeartbeat
 from chalicelib.heartbeat.tables import HeartbeatRecord
-from chalicelib.oncall.models import DeletedV1
-from chalicelib.pagination import Page, PageQuery, paginate
 
 api = OperationGroup(__name__, tag="heartbeats")
 
-BASE = "/api/v1/heartbeats"
-ITEM = BASE + "/{heartbeat_id}"
 PING = "/heartbeats/{token}"
 READ, WRITE = "integrations:read", "integrations:write"
 _RULES = (
@@ -44,131 +42,58 @@ def _services(organization_id: str, found: Iterable[HeartbeatRecord]) -> dict[st
     return get_services(organization_id=organization_id, service_keys=[r.service_key for r in found])
 
 
-def _one(call: Call, record: HeartbeatRecord) -> HeartbeatV1:
-    return HeartbeatV1.of(record, _services(call.principal.organization_id, [record]))
+def _heartbeats_v1(call: Call, found: Sequence[HeartbeatRecord]) -> list[HeartbeatV1]:
+    services = _services(call.principal.organization_id, found)
+    return [HeartbeatV1.of(record, services) for record in found]
 
 
-@api.operation(
-    "POST",
-    BASE,
-    operation_id="createHeartbeat",
-    summary="Create a heartbeat; its ping URL is in this response only",
-    scope=WRITE,
-    body=HeartbeatCreate,
-    response=HeartbeatIssuedV1,
-    status=201,
-    errors=(400, 409),
-    description=_RULES + f" At most {heartbeats.MAX_HEARTBEATS} heartbeats per organization (409).",
-)
-def create_heartbeat(call: Call) -> HeartbeatIssuedV1:
-    body: HeartbeatCreate = call.body
-    issued = heartbeats.create_heartbeat(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        service_ref=body.service,
-        interval_seconds=body.interval_seconds,
-        grace_seconds=body.grace_seconds,
-        description=body.description,
-        enabled=body.enabled,
-        now=call.now,
-        created_by=call.principal.actor,
-    )
+def _issued_v1(call: Call, issued: IssuedHeartbeat) -> HeartbeatIssuedV1:
+    """The heartbeat with its ping URL, shown in this answer only."""
     return HeartbeatIssuedV1.issued(issued, _services(call.principal.organization_id, [issued.record]))
 
 
-@api.operation(
-    "GET",
-    BASE,
-    operation_id="listHeartbeats",
-    summary="List heartbeats, newest first (never their ping URLs)",
-    scope=READ,
-    query=PageQuery,
-    response=Page[HeartbeatV1],
+beats = Resource(api, "/api/v1/heartbeats", "heartbeat_id", HeartbeatV1, _heartbeats_v1, read=READ, write=WRITE)
+beats.create(
+    "createHeartbeat",
+    "Create a heartbeat; its ping URL is in this response only",
+    HeartbeatCreate,
+    beats.by_key(heartbeats.create_heartbeat, actor="created_by"),
+    response=HeartbeatIssuedV1,
+    present=_issued_v1,
+    errors=(400, 409),
+    description=_RULES + f" At most {heartbeats.MAX_HEARTBEATS} heartbeats per organization (409).",
 )
-def list_heartbeats(call: Call) -> Page[HeartbeatV1]:
-    query: PageQuery = call.query
-    found = heartbeats.list_heartbeats(organization_id=call.principal.organization_id)
-    window = found[query.offset : query.offset + query.limit]
-    services = _services(call.principal.organization_id, window)
-    page = paginate(found, limit=query.limit, offset=query.offset)
-    return Page[HeartbeatV1](
-        items=[HeartbeatV1.of(record, services) for record in window],
-        total=page.total,
-        has_more=page.has_more,
-        next_offset=page.next_offset,
-    )
-
-
-@api.operation(
-    "GET",
-    ITEM,
-    operation_id="getHeartbeat",
-    summary="Get a heartbeat",
-    scope=READ,
-    response=HeartbeatV1,
-    errors=(404,),
+beats.listing(
+    "listHeartbeats",
+    "List heartbeats, newest first (never their ping URLs)",
+    lambda call, _: heartbeats.list_heartbeats(organization_id=call.principal.organization_id),
+    errors=(),
 )
-def get_heartbeat(call: Call) -> HeartbeatV1:
-    record = heartbeats.get_heartbeat(
-        organization_id=call.principal.organization_id, heartbeat_id=call.path["heartbeat_id"]
-    )
-    return _one(call, record)
-
-
-@api.operation(
-    "PATCH",
-    ITEM,
-    operation_id="updateHeartbeat",
-    summary="Update a heartbeat (at least one field); enabled=false pauses it, true resumes it",
-    scope=WRITE,
-    body=HeartbeatPatch,
-    response=HeartbeatV1,
-    errors=(400, 404, 409),
+beats.get("getHeartbeat", "Get a heartbeat", heartbeats.get_heartbeat)
+beats.update(
+    "updateHeartbeat",
+    "Update a heartbeat (at least one field); enabled=false pauses it, true resumes it",
+    HeartbeatPatch,
+    heartbeats.update_heartbeat,
     description="A new interval or grace applies to the wait in progress. A heartbeat that is down stays "
     "down (paused or not) until a ping ends its outage. Send the version you read to make the change "
     "conditional: 409 when it was edited since (pings do not change the version).",
 )
-def update_heartbeat(call: Call) -> HeartbeatV1:
-    body: HeartbeatPatch = call.body
-    record = heartbeats.update_heartbeat(
-        organization_id=call.principal.organization_id,
-        heartbeat_id=call.path["heartbeat_id"],
-        now=call.now,
-        expected_version=body.version,
-        **body.domain_changes(),
-    )
-    return _one(call, record)
-
-
-@api.operation(
+beats.act(
     "POST",
-    ITEM + "/regenerate",
-    operation_id="regenerateHeartbeatUrl",
-    summary="A new ping URL, in this response only; the old one answers 404 from now on",
-    scope=WRITE,
+    "/regenerate",
+    "regenerateHeartbeatUrl",
+    "A new ping URL, in this response only; the old one answers 404 from now on",
+    heartbeats.regenerate_ping_url,
     response=HeartbeatIssuedV1,
+    present=_issued_v1,
     errors=(404, 409),
 )
-def regenerate(call: Call) -> HeartbeatIssuedV1:
-    issued = heartbeats.regenerate_ping_url(
-        organization_id=call.principal.organization_id, heartbeat_id=call.path["heartbeat_id"], now=call.now
-    )
-    return HeartbeatIssuedV1.issued(issued, _services(call.principal.organization_id, [issued.record]))
-
-
-@api.operation(
-    "DELETE",
-    ITEM,
-    operation_id="deleteHeartbeat",
-    summary="Delete a heartbeat; its ping URL answers 404 (an open outage's incident stays open)",
-    scope=WRITE,
-    response=DeletedV1,
-    errors=(404,),
+beats.delete(
+    "deleteHeartbeat",
+    "Delete a heartbeat; its ping URL answers 404 (an open outage's incident stays open)",
+    heartbeats.delete_heartbeat,
 )
-def delete_heartbeat(call: Call) -> DeletedV1:
-    heartbeat_id = call.path["heartbeat_id"]
-    heartbeats.delete_heartbeat(organization_id=call.principal.organization_id, heartbeat_id=heartbeat_id)
-    return DeletedV1(id=heartbeat_id, deleted=True)
 
 
 # --- the ping URL ----------------------------------------------------------------------------------
@@ -209,33 +134,20 @@ def _ping(call: Call) -> Response:
     )
 
 
-@api.raw(
-    "GET",
-    PING,
-    operation_id="pingHeartbeat",
-    credential=HEARTBEAT_PING_TOKEN,
-    bucket=CREDENTIAL_BUCKET,
-    summary="Ping a heartbeat",
-    description=_PING_DESCRIPTION,
-    response=HeartbeatPingV1,
-    errors=PING_ERRORS,
-    family=ErrorFamily.WEBHOOK,
-)
-def ping_get(call: Call) -> Response:
-    return _ping(call)
-
-
-@api.raw(
-    "POST",
-    PING,
-    operation_id="pingHeartbeatByPost",
-    credential=HEARTBEAT_PING_TOKEN,
-    bucket=CREDENTIAL_BUCKET,
-    summary="Ping a heartbeat (POST; the body is ignored)",
-    description=_PING_DESCRIPTION,
-    response=HeartbeatPingV1,
-    errors=PING_ERRORS,
-    family=ErrorFamily.WEBHOOK,
-)
-def ping_post(call: Call) -> Response:
-    return _ping(call)
+# GET or POST: whatever a monitor can send.
+for method, operation_id, summary in (
+    ("GET", "pingHeartbeat", "Ping a heartbeat"),
+    ("POST", "pingHeartbeatByPost", "Ping a heartbeat (POST; the body is ignored)"),
+):
+    api.raw(
+        method,
+        PING,
+        operation_id=operation_id,
+        credential=HEARTBEAT_PING_TOKEN,
+        bucket=CREDENTIAL_BUCKET,
+        summary=summary,
+        description=_PING_DESCRIPTION,
+        response=HeartbeatPingV1,
+        errors=PING_ERRORS,
+        family=ErrorFamily.WEBHOOK,
+    )(_ping)

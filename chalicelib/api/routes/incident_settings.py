@@ -1,79 +1,96 @@
-"""The organization's incident workflow, SLA and paging settings (admin)."""
+"""The organization's incident workflow, SLA and paging settings (admin).
+
+Each is one part of the organization's incident settings: anyone who may read incidents reads it,
+an admin replaces it (409 when the organization changed at the same time)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
 
 from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.incident import workflow_settings
 from chalicelib.incident.settings_models import SlaSettingsUpdate, SlaSettingsV1, WorkflowUpdate, WorkflowV1
+from chalicelib.incident.workflow_settings import IncidentSettings
 from chalicelib.paging import fallback
 from chalicelib.paging.settings_models import PagingSettingsUpdate, PagingSettingsV1
 
 api = OperationGroup(__name__, tag="settings")
 
-
-@api.operation(
-    "GET",
-    "/api/v1/settings/workflow",
-    operation_id="getWorkflow",
-    summary="The incident statuses, their categories and the allowed moves",
-    scope="incidents:read",
-    response=WorkflowV1,
-)
-def get_workflow(call: Call) -> WorkflowV1:
-    return WorkflowV1.of(workflow_settings.incident_settings(organization_id=call.principal.organization_id).workflow)
+Part = Callable[[IncidentSettings], Any]
+Save = Callable[[str, Any], IncidentSettings]  # the organization and the parsed body -> the saved settings
 
 
-@api.operation(
-    "PUT",
-    "/api/v1/settings/workflow",
-    operation_id="replaceWorkflow",
-    summary="Replace the incident workflow",
+def _settings_part(
+    name: str,
+    part: Part,
+    response: Any,
+    body: type[BaseModel],
+    save: Save,
+    *,
+    read: tuple[str, str],
+    write: tuple[str, str],
+    description: str,
+) -> None:
+    """GET and PUT /api/v1/settings/<name>; `read` and `write` are each an operationId and summary."""
+    path = f"/api/v1/settings/{name}"
+
+    @api.operation("GET", path, operation_id=read[0], summary=read[1], scope="incidents:read", response=response)
+    def get(call: Call) -> Any:
+        return response.of(part(workflow_settings.incident_settings(organization_id=call.principal.organization_id)))
+
+    @api.operation(
+        "PUT",
+        path,
+        operation_id=write[0],
+        summary=write[1],
+        description=description,
+        scope="admin",
+        body=body,
+        response=response,
+        errors=(409,),
+    )
+    def put(call: Call) -> Any:
+        return response.of(part(save(call.principal.organization_id, call.body)))
+
+
+def _save_workflow(organization_id: str, body: WorkflowUpdate) -> IncidentSettings:
+    return workflow_settings.save_workflow(organization_id=organization_id, workflow=body.to_workflow())
+
+
+def _save_sla(organization_id: str, body: SlaSettingsUpdate) -> IncidentSettings:
+    current = workflow_settings.incident_settings(organization_id=organization_id).sla
+    return workflow_settings.save_sla_settings(organization_id=organization_id, sla=body.apply_to(current))
+
+
+_settings_part(
+    "workflow",
+    lambda settings: settings.workflow,
+    WorkflowV1,
+    WorkflowUpdate,
+    _save_workflow,
+    read=("getWorkflow", "The incident statuses, their categories and the allowed moves"),
+    write=("replaceWorkflow", "Replace the incident workflow"),
     description="Every status must be reachable from the initial status, and at least one status must be "
     "in the resolved category. Incidents in a status the new workflow drops can still move to any status.",
-    scope="admin",
-    body=WorkflowUpdate,
-    response=WorkflowV1,
-    errors=(409,),
 )
-def replace_workflow(call: Call) -> WorkflowV1:
-    body: WorkflowUpdate = call.body
-    saved = workflow_settings.save_workflow(organization_id=call.principal.organization_id, workflow=body.to_workflow())
-    return WorkflowV1.of(saved.workflow)
-
-
-@api.operation(
-    "GET",
-    "/api/v1/settings/sla",
-    operation_id="getSlaSettings",
-    summary="Acknowledge and resolve targets per severity",
-    scope="incidents:read",
-    response=SlaSettingsV1,
-)
-def get_sla(call: Call) -> SlaSettingsV1:
-    return SlaSettingsV1.of(workflow_settings.incident_settings(organization_id=call.principal.organization_id).sla)
-
-
-@api.operation(
-    "PUT",
-    "/api/v1/settings/sla",
-    operation_id="updateSlaSettings",
-    summary="Set acknowledge and resolve targets for some severities",
+_settings_part(
+    "sla",
+    lambda settings: settings.sla,
+    SlaSettingsV1,
+    SlaSettingsUpdate,
+    _save_sla,
+    read=("getSlaSettings", "Acknowledge and resolve targets per severity"),
+    write=("updateSlaSettings", "Set acknowledge and resolve targets for some severities"),
     description="Fields left out keep their value; null clears one. Creating an incident whose severity has "
     "no complete setting answers 500 INTERNAL_ERROR, as the spec says.",
-    scope="admin",
-    body=SlaSettingsUpdate,
-    response=SlaSettingsV1,
-    errors=(409,),
 )
-def update_sla(call: Call) -> SlaSettingsV1:
-    body: SlaSettingsUpdate = call.body
-    current = workflow_settings.incident_settings(organization_id=call.principal.organization_id).sla
-    saved = workflow_settings.save_sla_settings(
-        organization_id=call.principal.organization_id, sla=body.apply_to(current)
-    )
-    return SlaSettingsV1.of(saved.sla)
 
 
+# The fallback contacts are the paging domain's own settings (not a part of IncidentSettings), and only
+# an admin reads them: declared apart.
 @api.operation(
     "GET",
     "/api/v1/settings/paging",

@@ -1,10 +1,10 @@
-"""Integrations (admin): create (routing key and URL shown once), list, regenerate, revoke."""
+"""Integrations (admin): create (routing key and URL shown once), list, change, regenerate, revoke."""
 
 from __future__ import annotations
 
 from chalicelib.api.operation import Call, OperationGroup
 from chalicelib.integration import admin
-from chalicelib.integration.models import IntegrationCreate, IntegrationIssuedV1, IntegrationV1
+from chalicelib.integration.models import IntegrationCreate, IntegrationIssuedV1, IntegrationPatch, IntegrationV1
 from chalicelib.pagination import Page, PageQuery, paginate
 
 api = OperationGroup(__name__, tag="integrations")
@@ -25,15 +25,9 @@ def create_integration(call: Call) -> IntegrationIssuedV1:
     body: IntegrationCreate = call.body
     issued = admin.create_integration(
         organization_id=call.principal.organization_id,
-        integration_type=body.type,
-        name=body.name,
         now=call.now,
-        default_service_key=body.default_service,
-        signing=body.signing,
-        client_secret=body.client_secret,
-        ip_allowlist=body.ip_allowlist,
-        expected_topic_arn=body.expected_topic_arn,
         created_by=call.principal.actor,
+        **body.arguments(),
     )
     return IntegrationIssuedV1.issued(issued)
 
@@ -65,6 +59,29 @@ def get_integration(call: Call) -> IntegrationV1:
     return IntegrationV1.of(
         admin.get_integration(
             organization_id=call.principal.organization_id, integration_id=call.path["integration_id"]
+        )
+    )
+
+
+@api.operation(
+    "PATCH",
+    ITEM,
+    operation_id="updateIntegration",
+    summary="Rename an integration or change its default service, IP allowlist or expected topic",
+    description="The URL, routing key, type and secrets stay as they are (regenerate issues a new URL). "
+    "A revoked integration cannot change (409).",
+    scope="integrations:write",
+    body=IntegrationPatch,
+    response=IntegrationV1,
+    errors=(400, 404, 409),
+)
+def update_integration(call: Call) -> IntegrationV1:
+    body: IntegrationPatch = call.body
+    return IntegrationV1.of(
+        admin.update_integration(
+            organization_id=call.principal.organization_id,
+            integration_id=call.path["integration_id"],
+            **body.changes(),
         )
     )
 

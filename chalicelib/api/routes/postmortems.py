@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.api.operation import Call, OperationGroup
+from chalicelib.api.resource import Resource, each
 from chalicelib.postmortem import service
 from chalicelib.postmortem.models import (
     PostmortemCreate,
@@ -11,11 +12,19 @@ from chalicelib.postmortem.models import (
     PostmortemQuery,
     PostmortemV1,
 )
+from chalicelib.postmortem.tables import PostmortemRecord
 
 api = OperationGroup(__name__, tag="postmortems")
 
-BASE = "/api/v1/postmortems"
-ITEM = BASE + "/{postmortem_id}"
+postmortems = Resource(
+    api,
+    "/api/v1/postmortems",
+    "postmortem_id",
+    PostmortemV1,
+    each(PostmortemV1.of),
+    read="postmortems:read",
+    write="postmortems:write",
+)
 _STRUCTURE = (
     "Levels: light, standard, full. Statuses: draft -> in_review -> published, and in_review -> draft. "
     "impact, timeline, action_items and response_timeline are structured; each has a *_html twin rendered "
@@ -23,38 +32,33 @@ _STRUCTURE = (
 )
 
 
-@api.operation(
-    "POST",
-    BASE,
-    operation_id="createPostmortem",
-    summary="Create the postmortem of an incident (one per incident)",
-    scope="postmortems:write",
-    body=PostmortemCreate,
-    response=PostmortemV1,
-    status=201,
+def _import(call: Call, body: PostmortemImport) -> PostmortemRecord:
+    return service.import_legacy_postmortem(
+        organization_id=call.principal.organization_id,
+        incident_number=body.incident_number,
+        fields=body.stored_fields(),
+        created_at=body.created(call.now),
+        now=call.now,
+        actor=call.principal.actor,
+    )
+
+
+postmortems.create(
+    "createPostmortem",
+    "Create the postmortem of an incident (one per incident)",
+    PostmortemCreate,
+    postmortems.by_key(service.create_postmortem, actor="actor"),
     errors=(400, 404, 409),
     description=_STRUCTURE + " Starts as a draft numbered PM-<year>-<sequence>. The response timeline "
     "(time to acknowledge, identify, resolve) is prefilled from the incident's own timestamps; fields "
     "given in the body override the prefill. Adds a postmortem_created entry to the incident's timeline. "
     "404 when the incident does not exist; 409 when it already has a postmortem.",
 )
-def create_postmortem(call: Call) -> PostmortemV1:
-    body: PostmortemCreate = call.body
-    record = service.create_postmortem(
-        organization_id=call.principal.organization_id,
-        incident_number=body.incident_number,
-        level=body.level,
-        content=body.content(),
-        response_timeline_overrides=body.response_timeline_overrides(),
-        now=call.now,
-        actor=call.principal.actor,
-    )
-    return PostmortemV1.of(record)
 
 
 @api.operation(
     "GET",
-    BASE,
+    postmortems.base,
     operation_id="getPostmortemByIncident",
     summary="Get the postmortem of an incident",
     scope="postmortems:read",
@@ -73,58 +77,25 @@ def get_postmortem_by_incident(call: Call) -> PostmortemV1:
     return PostmortemV1.of(record)
 
 
-@api.operation(
-    "GET",
-    ITEM,
-    operation_id="getPostmortem",
-    summary="Get a postmortem by id",
-    scope="postmortems:read",
-    response=PostmortemV1,
-    errors=(404,),
-)
-def get_postmortem(call: Call) -> PostmortemV1:
-    record = service.get_postmortem(
-        organization_id=call.principal.organization_id, postmortem_id=call.path["postmortem_id"]
-    )
-    return PostmortemV1.of(record)
-
-
-@api.operation(
-    "PATCH",
-    ITEM,
-    operation_id="updatePostmortem",
-    summary="Update a postmortem's content and/or status",
-    scope="postmortems:write",
-    body=PostmortemPatch,
-    response=PostmortemV1,
-    errors=(400, 404, 409),
+postmortems.get("getPostmortem", "Get a postmortem by id", service.get_postmortem)
+postmortems.update(
+    "updatePostmortem",
+    "Update a postmortem's content and/or status",
+    PostmortemPatch,
+    service.update_postmortem,
     description=_STRUCTURE + " At least one field; null clears a content field. A disallowed status move "
     "is 400 TRANSITION_NOT_ALLOWED; an unknown status is 400 INVALID_STATUS; a move to the current status "
     "changes nothing. A published postmortem is final: changing its content is 409 CONFLICT. Send the "
     "version you read to make the change conditional (409 when it moved since); without it, concurrent "
     "changes are applied one after the other, none lost.",
 )
-def update_postmortem(call: Call) -> PostmortemV1:
-    body: PostmortemPatch = call.body
-    record = service.update_postmortem(
-        organization_id=call.principal.organization_id,
-        postmortem_id=call.path["postmortem_id"],
-        changes=body.changes_to_apply(),
-        now=call.now,
-        expected_version=body.version,
-    )
-    return PostmortemV1.of(record)
-
-
-@api.operation(
-    "POST",
-    BASE + "/import",
-    operation_id="importLegacyPostmortem",
-    summary="Import a legacy postmortem whose rich fields are HTML strings (admin)",
+postmortems.create(
+    "importLegacyPostmortem",
+    "Import a legacy postmortem whose rich fields are HTML strings (admin)",
+    PostmortemImport,
+    _import,
+    suffix="/import",
     scope="admin",
-    body=PostmortemImport,
-    response=PostmortemV1,
-    status=201,
     errors=(400, 404, 409),
     description="For migrations from an older tool. impact, timeline, action_items and response_timeline "
     "are stored and served as the HTML strings given, and so are the optional *_html fields (not "
@@ -133,14 +104,3 @@ def update_postmortem(call: Call) -> PostmortemV1:
     "incident; 409 when the incident already has a postmortem. A later PATCH with a structured value "
     "replaces the legacy string and renders its *_html.",
 )
-def import_legacy_postmortem(call: Call) -> PostmortemV1:
-    body: PostmortemImport = call.body
-    record = service.import_legacy_postmortem(
-        organization_id=call.principal.organization_id,
-        incident_number=body.incident_number,
-        fields=body.stored_fields(),
-        created_at=body.created(call.now),
-        now=call.now,
-        actor=call.principal.actor,
-    )
-    return PostmortemV1.of(record)

@@ -53,6 +53,7 @@ _CURSOR = (
 )
 
 Document = Callable[[public.PageView, str | None], Any]
+Build = Callable[[public.PageView, str | None], str]  # the page's view and the cursor, as the answer's body
 
 
 def _etag(body: str) -> str:
@@ -84,7 +85,7 @@ def _answer(request: Request, body: str, content_type: str, extra: dict[str, str
 
 def _serve(
     call: Call,
-    build: Callable[[public.PageView, str | None], str],
+    build: Build,
     *,
     content_type: str,
     allowed_query: frozenset[str],
@@ -101,9 +102,48 @@ def _serve(
     return _answer(call.request, build(view, cursor), content_type, {"Vary": vary} if vary else {})
 
 
-def public_read(path: str, **declared: Any) -> Callable[[Callable[[Call], Response]], Callable[[Call], Response]]:
-    """A public status read: no credential, the caller address's `public_status` bucket."""
-    return api.raw("GET", path, credential=PUBLIC, bucket=PUBLIC_STATUS_BUCKET, **declared)
+def _public_read(
+    path: str,
+    operation_id: str,
+    summary: str,
+    build: Build,
+    *,
+    description: str,
+    response: Any = None,
+    cursor: bool = False,
+    family: ErrorFamily = ErrorFamily.PUBLIC_JSON,
+    content_type: str = "application/json",
+    served_as: str | None = None,
+    negotiated: bool = False,
+) -> None:
+    """A public status read: no credential, the caller address's `public_status` bucket, an ETag.
+    `cursor`: the document pages with ?cursor=; `served_as`: the Content-Type, where it says more
+    than the document's `content_type` (a charset); `negotiated`: text/xml instead when the Accept
+    header prefers it (Vary: Accept)."""
+    allowed_query = frozenset({"cursor"}) if cursor else frozenset()
+
+    def serve(call: Call) -> Response:
+        own = served_as or content_type
+        if not negotiated:
+            return _serve(call, build, content_type=own, allowed_query=allowed_query)
+        served = _feed_type(call.request, own)
+        return _serve(call, build, content_type=served, allowed_query=allowed_query, vary="Accept")
+
+    api.raw(
+        "GET",
+        path,
+        operation_id=operation_id,
+        credential=PUBLIC,
+        bucket=PUBLIC_STATUS_BUCKET,
+        family=family,
+        query=PublicCursorQuery if cursor else None,
+        summary=summary,
+        response=response,
+        errors=PUBLIC_ERRORS,
+        headers=("If-None-Match",),
+        description=description,
+        content_type=content_type,
+    )(serve)
 
 
 def _feed_type(request: Request, own: str) -> str:
@@ -112,110 +152,61 @@ def _feed_type(request: Request, own: str) -> str:
     return own if chosen == negotiation.base_type(own) else f"{chosen}; charset=utf-8"
 
 
-def _json(document: Document) -> Callable[[public.PageView, str | None], str]:
+def _json(document: Document) -> Build:
     return lambda view, cursor: json.dumps(document(view, cursor), separators=(",", ":"))
 
 
-@public_read(
+def _uptime(view: public.PageView, _: str | None) -> Any:
+    from chalicelib.statuspage.uptime_public import document
+
+    return document(view, clock.now())
+
+
+_public_read(
     BASE + "/summary.json",
-    operation_id="getPublicStatusSummary",
-    family=ErrorFamily.PUBLIC_JSON,
-    summary="Public summary: overall status and counts",
+    "getPublicStatusSummary",
+    "Public summary: overall status and counts",
+    _json(lambda view, _: public.summary(view)),
     response=PublicSummary,
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
     description="Overall status is the worst component status." + _CACHING,
 )
-def summary_json(call: Call) -> Response:
-    return _serve(
-        call,
-        _json(lambda view, _: public.summary(view)),
-        content_type="application/json",
-        allowed_query=frozenset(),
-    )
-
-
-@public_read(
+_public_read(
     BASE + "/components.json",
-    operation_id="getPublicStatusComponents",
-    family=ErrorFamily.PUBLIC_JSON,
-    summary="Public components by section and group",
+    "getPublicStatusComponents",
+    "Public components by section and group",
+    _json(lambda view, _: public.components(view)),
     response=PublicComponents,
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
     description=_CACHING.strip(),
 )
-def components_json(call: Call) -> Response:
-    return _serve(
-        call,
-        _json(lambda view, _: public.components(view)),
-        content_type="application/json",
-        allowed_query=frozenset(),
-    )
-
-
-@public_read(
+_public_read(
     BASE + "/incidents.json",
-    operation_id="getPublicStatusIncidents",
-    family=ErrorFamily.PUBLIC_JSON,
-    query=PublicCursorQuery,
-    summary="Public incidents, newest first (query: cursor)",
+    "getPublicStatusIncidents",
+    "Public incidents, newest first (query: cursor)",
+    _json(public.incidents),
     response=PublicIncidents,
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
+    cursor=True,
     description=(_CURSOR + _CACHING).strip(),
 )
-def incidents_json(call: Call) -> Response:
-    return _serve(
-        call,
-        _json(public.incidents),
-        content_type="application/json",
-        allowed_query=frozenset({"cursor"}),
-    )
-
-
-@public_read(
+_public_read(
     BASE + "/maintenance.json",
-    operation_id="getPublicStatusMaintenance",
-    family=ErrorFamily.PUBLIC_JSON,
-    query=PublicCursorQuery,
-    summary="Public maintenance windows, newest first (query: cursor)",
+    "getPublicStatusMaintenance",
+    "Public maintenance windows, newest first (query: cursor)",
+    _json(public.maintenance),
     response=PublicMaintenanceList,
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
+    cursor=True,
     description=(_CURSOR + _CACHING).strip(),
 )
-def maintenance_json(call: Call) -> Response:
-    return _serve(
-        call,
-        _json(public.maintenance),
-        content_type="application/json",
-        allowed_query=frozenset({"cursor"}),
-    )
-
-
-@public_read(
+_public_read(
     BASE + "/uptime.json",
-    operation_id="getPublicStatusUptime",
-    family=ErrorFamily.PUBLIC_JSON,
-    summary="Public daily uptime per component over the last 90 days",
+    "getPublicStatusUptime",
+    "Public daily uptime per component over the last 90 days",
+    _json(_uptime),
     response=PublicUptime,
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
     description="Per component, 90 UTC days oldest first (the last is today, counted up to now) of "
     "{date, uptime_percent, worst_status}, and the 90-day figure. Down weights: major_outage 1, "
     "partial_outage 0.3, any other status 0; time before a component existed or with status unknown "
     "is no data (README: Uptime history)." + _CACHING,
 )
-def uptime_json(call: Call) -> Response:
-    from chalicelib.statuspage.uptime_public import document
-
-    return _serve(
-        call,
-        _json(lambda view, _: document(view, clock.now())),
-        content_type="application/json",
-        allowed_query=frozenset(),
-    )
 
 
 def _unique(documents: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
@@ -260,25 +251,17 @@ def _render(view: public.PageView, _: str | None) -> str:
     )
 
 
-@public_read(
+_public_read(
     BASE,
-    operation_id="getPublicStatusPage",
+    "getPublicStatusPage",
+    "The human status page (text/html, not JSON)",
+    _render,
     family=ErrorFamily.PUBLIC_HTML,
     content_type="text/html",
-    summary="The human status page (text/html, not JSON)",
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
+    served_as="text/html; charset=utf-8",
     description="Server-rendered HTML: overall status, components with their 90-day uptime bars, "
     "active and recent incidents, maintenance in progress and upcoming. Errors are small HTML pages." + _CACHING,
 )
-def status_page(call: Call) -> Response:
-    return _serve(
-        call,
-        _render,
-        content_type="text/html; charset=utf-8",
-        allowed_query=frozenset(),
-    )
-
 
 _FEED = (
     " One entry per public incident (with its updates, newest first) or maintenance window: the "
@@ -286,43 +269,23 @@ _FEED = (
     "change. Errors are JSON. Served as text/xml instead when the Accept header prefers it (for clients "
     "that read only JSON and text/*); Vary: Accept."
 )
-
-
-@public_read(
+_public_read(
     BASE + "/" + feeds.ATOM_NAME,
-    operation_id="getPublicStatusHistoryAtom",
-    family=ErrorFamily.PUBLIC_JSON,
+    "getPublicStatusHistoryAtom",
+    "The page's history as an Atom 1.0 feed (application/atom+xml, not JSON)",
+    lambda view, _: feeds.render_atom(public.history_feed(view)),
     content_type="application/atom+xml",
-    summary="The page's history as an Atom 1.0 feed (application/atom+xml, not JSON)",
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
+    served_as=feeds.ATOM_CONTENT_TYPE,
+    negotiated=True,
     description=(_FEED + _CACHING).strip(),
 )
-def history_atom(call: Call) -> Response:
-    return _serve(
-        call,
-        lambda view, _: feeds.render_atom(public.history_feed(view)),
-        content_type=_feed_type(call.request, feeds.ATOM_CONTENT_TYPE),
-        allowed_query=frozenset(),
-        vary="Accept",
-    )
-
-
-@public_read(
+_public_read(
     BASE + "/" + feeds.RSS_NAME,
-    operation_id="getPublicStatusHistoryRss",
-    family=ErrorFamily.PUBLIC_JSON,
+    "getPublicStatusHistoryRss",
+    "The page's history as an RSS 2.0 feed (application/rss+xml, not JSON)",
+    lambda view, _: feeds.render_rss(public.history_feed(view)),
     content_type="application/rss+xml",
-    summary="The page's history as an RSS 2.0 feed (application/rss+xml, not JSON)",
-    errors=PUBLIC_ERRORS,
-    headers=("If-None-Match",),
+    served_as=feeds.RSS_CONTENT_TYPE,
+    negotiated=True,
     description=(_FEED + _CACHING).strip(),
 )
-def history_rss(call: Call) -> Response:
-    return _serve(
-        call,
-        lambda view, _: feeds.render_rss(public.history_feed(view)),
-        content_type=_feed_type(call.request, feeds.RSS_CONTENT_TYPE),
-        allowed_query=frozenset(),
-        vary="Accept",
-    )

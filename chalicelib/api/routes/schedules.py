@@ -9,10 +9,10 @@ from chalice.app import Response
 from chalicelib.api.capability_tokens import CALENDAR_FEED_TOKEN, CalendarFeed
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.operation import Call, OperationGroup, per_address
+from chalicelib.api.resource import Resource, each
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import feed, service
 from chalicelib.oncall.models import (
-    DeletedV1,
     IcalUrlV1,
     OverrideCreate,
     OverrideV1,
@@ -23,13 +23,13 @@ from chalicelib.oncall.models import (
     ShiftsQuery,
     ShiftsV1,
 )
-from chalicelib.pagination import Page, paginate
 
 logger = logging.getLogger("tocsin.schedules")
 api = OperationGroup(__name__, tag="schedules")
-
-BASE = "/api/v1/schedules"
-ITEM = BASE + "/{schedule_id}"
+schedules = Resource(
+    api, "/api/v1/schedules", "schedule_id", ScheduleV1, each(ScheduleV1.of), read="oncall:read", write="oncall:write"
+)
+ITEM = schedules.item
 _SCHEDULE_RULES = (
     "Layers are listed lowest first and a later layer wins wherever it has a shift; overrides win over every "
     "layer. Handoffs are wall-clock times in the schedule's zone (a daily 09:00 handoff stays 09:00 across DST). "
@@ -39,146 +39,59 @@ _SCHEDULE_RULES = (
 )
 
 
-@api.operation(
-    "GET",
-    BASE,
-    operation_id="listSchedules",
-    summary="List on-call schedules, newest first",
-    scope="oncall:read",
+def _delete(*, organization_id: str, schedule_id: str) -> None:
+    used_by = policies.policies_using_schedule(organization_id=organization_id, schedule_id=schedule_id)
+    service.delete_schedule(organization_id=organization_id, schedule_id=schedule_id, used_by_policies=used_by)
+
+
+schedules.listing(
+    "listSchedules",
+    "List on-call schedules, newest first",
+    lambda call, query: service.list_schedules(organization_id=call.principal.organization_id, team_id=query.team_id),
     query=ScheduleListQuery,
-    response=Page[ScheduleV1],
-    errors=(400,),
 )
-def list_schedules(call: Call) -> Page[ScheduleV1]:
-    query: ScheduleListQuery = call.query
-    found = service.list_schedules(organization_id=call.principal.organization_id, team_id=query.team_id)
-    return paginate([ScheduleV1.of(s) for s in found], limit=query.limit, offset=query.offset)
-
-
-@api.operation(
-    "POST",
-    BASE,
-    operation_id="createSchedule",
-    summary="Create an on-call schedule",
-    scope="oncall:write",
-    body=ScheduleCreate,
-    response=ScheduleV1,
-    status=201,
-    errors=(400,),
+schedules.create(
+    "createSchedule",
+    "Create an on-call schedule",
+    ScheduleCreate,
+    schedules.by_key(service.create_schedule),
     description=_SCHEDULE_RULES,
 )
-def create_schedule(call: Call) -> ScheduleV1:
-    body: ScheduleCreate = call.body
-    stored = service.create_schedule(
-        organization_id=call.principal.organization_id,
-        name=body.name,
-        time_zone=body.time_zone,
-        layers=[layer.to_domain() for layer in body.layers],
-        team_id=body.team_id,
-        handoff_notice_lead_minutes=body.handoff_notice_lead_minutes,
-        now=call.now,
-    )
-    return ScheduleV1.of(stored)
-
-
-@api.operation(
-    "GET",
-    ITEM,
-    operation_id="getSchedule",
-    summary="Get an on-call schedule",
-    scope="oncall:read",
-    response=ScheduleV1,
-    errors=(404,),
-)
-def get_schedule(call: Call) -> ScheduleV1:
-    return ScheduleV1.of(
-        service.get_schedule(organization_id=call.principal.organization_id, schedule_id=call.path["schedule_id"])
-    )
-
-
-@api.operation(
-    "PATCH",
-    ITEM,
-    operation_id="updateSchedule",
-    summary="Update a schedule (at least one field; layers replaces every layer)",
-    scope="oncall:write",
-    body=SchedulePatch,
-    response=ScheduleV1,
-    errors=(400, 404, 409),
+schedules.get("getSchedule", "Get an on-call schedule", service.get_schedule)
+schedules.update(
+    "updateSchedule",
+    "Update a schedule (at least one field; layers replaces every layer)",
+    SchedulePatch,
+    service.update_schedule,
     description=_SCHEDULE_RULES + " Send the version you read to make the change conditional: 409 when the "
     "schedule changed since.",
 )
-def update_schedule(call: Call) -> ScheduleV1:
-    body: SchedulePatch = call.body
-    stored = service.update_schedule(
-        organization_id=call.principal.organization_id,
-        schedule_id=call.path["schedule_id"],
-        now=call.now,
-        expected_version=body.version,
-        **body.domain_changes(),
-    )
-    return ScheduleV1.of(stored)
-
-
-@api.operation(
-    "DELETE",
-    ITEM,
-    operation_id="deleteSchedule",
-    summary="Delete a schedule (409 while an escalation policy targets it)",
-    scope="oncall:write",
-    response=DeletedV1,
-    errors=(404, 409),
+schedules.delete(
+    "deleteSchedule", "Delete a schedule (409 while an escalation policy targets it)", _delete, errors=(404, 409)
 )
-def delete_schedule(call: Call) -> DeletedV1:
-    schedule_id, organization_id = call.path["schedule_id"], call.principal.organization_id
-    used_by = policies.policies_using_schedule(organization_id=organization_id, schedule_id=schedule_id)
-    service.delete_schedule(organization_id=organization_id, schedule_id=schedule_id, used_by_policies=used_by)
-    return DeletedV1(id=schedule_id, deleted=True)
 
 
-@api.operation(
+schedules.act(
     "POST",
-    ITEM + "/overrides",
-    operation_id="createScheduleOverride",
-    summary="Put a user on call for an interval, over every layer",
-    scope="oncall:write",
+    "/overrides",
+    "createScheduleOverride",
+    "Put a user on call for an interval, over every layer",
+    service.add_override,
     body=OverrideCreate,
     response=OverrideV1,
+    present=lambda _call, added: OverrideV1.of(added[1]),
     status=201,
     errors=(400, 404),
     description="The user must be an active user of the organization. A later override wins where two "
     "overlap. Overrides that ended more than 30 days ago are dropped.",
 )
-def create_override(call: Call) -> OverrideV1:
-    body: OverrideCreate = call.body
-    _, override = service.add_override(
-        organization_id=call.principal.organization_id,
-        schedule_id=call.path["schedule_id"],
-        user_id=body.user_id,
-        start=body.start,
-        end=body.end,
-        now=call.now,
-    )
-    return OverrideV1.of(override)
-
-
-@api.operation(
+schedules.act(
     "DELETE",
-    ITEM + "/overrides/{override_id}",
-    operation_id="deleteScheduleOverride",
-    summary="Remove an override; the layers decide that interval again",
-    scope="oncall:write",
-    response=ScheduleV1,
-    errors=(404,),
+    "/overrides/{override_id}",
+    "deleteScheduleOverride",
+    "Remove an override; the layers decide that interval again",
+    service.remove_override,
 )
-def delete_override(call: Call) -> ScheduleV1:
-    stored = service.remove_override(
-        organization_id=call.principal.organization_id,
-        schedule_id=call.path["schedule_id"],
-        override_id=call.path["override_id"],
-        now=call.now,
-    )
-    return ScheduleV1.of(stored)
 
 
 @api.operation(
@@ -205,37 +118,28 @@ def list_shifts(call: Call) -> ShiftsV1:
     return ShiftsV1.of(result)
 
 
-@api.operation(
-    "GET",
-    ITEM + "/ical-url",
-    operation_id="getScheduleIcalUrl",
-    summary="The schedule's calendar feed URL (iCalendar), to subscribe to from a calendar app",
-    scope="oncall:read",
+def _ical_url_v1(_call: Call, url: str) -> IcalUrlV1:
+    return IcalUrlV1.of(url)
+
+
+schedules.get(
+    "getScheduleIcalUrl",
+    "The schedule's calendar feed URL (iCalendar), to subscribe to from a calendar app",
+    feed.ical_url,
+    suffix="/ical-url",
     response=IcalUrlV1,
-    errors=(404,),
+    present=_ical_url_v1,
     description="The URL carries a secret token instead of a bearer credential; rotate it with POST.",
 )
-def get_ical_url(call: Call) -> IcalUrlV1:
-    return IcalUrlV1.of(
-        feed.ical_url(organization_id=call.principal.organization_id, schedule_id=call.path["schedule_id"])
-    )
-
-
-@api.operation(
+schedules.act(
     "POST",
-    ITEM + "/ical-url",
-    operation_id="rotateScheduleIcalUrl",
-    summary="Issue a new calendar feed URL; the old one stops working",
-    scope="oncall:write",
+    "/ical-url",
+    "rotateScheduleIcalUrl",
+    "Issue a new calendar feed URL; the old one stops working",
+    feed.rotate_ical_token,
     response=IcalUrlV1,
-    errors=(404,),
+    present=_ical_url_v1,
 )
-def rotate_ical_url(call: Call) -> IcalUrlV1:
-    return IcalUrlV1.of(
-        feed.rotate_ical_token(
-            organization_id=call.principal.organization_id, schedule_id=call.path["schedule_id"], now=call.now
-        )
-    )
 
 
 # --- the public feed ---------------------------------------------------------------------------

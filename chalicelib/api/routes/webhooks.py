@@ -2,7 +2,9 @@
 API v2 drop-in, POST /v2/enqueue. Outside the API envelope: the routing key is the credential
 (chalicelib.api.routing_keys: the integration gate and its buckets, checked by the request
 pipeline before a handler runs); handlers raise the errors of chalicelib.errors like any, and
-the pipeline renders them in the webhook body or PagerDuty's (chalicelib.api.error_render)."""
+the pipeline renders them in the webhook body or PagerDuty's (chalicelib.api.error_render).
+Each handler leaves what became of the delivery on its call (`call.outcome`) for the
+integration's event log, which the pipeline writes after the answer (chalicelib.api.event_log)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,13 @@ from typing import Any
 
 from chalice.app import Response
 
+from chalicelib.api import event_log
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup
 from chalicelib.api.routing_keys import ROUTING_KEY_IN_BEARER, ROUTING_KEY_IN_PAGERDUTY_BODY, ROUTING_KEY_IN_PATH
 from chalicelib.errors import AppError, DeliveryRejected, InternalError, InvalidPayload, ServiceUnavailable
+from chalicelib.eventlog import outcome
+from chalicelib.eventlog.outcome import Outcome
 from chalicelib.idempotency.service import StoredResponse
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.integration import fetch
@@ -39,6 +44,7 @@ from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.webhooks")
 api = OperationGroup(__name__, tag="webhooks")
+event_log.record_requests_of(ErrorFamily.WEBHOOK, ErrorFamily.PAGERDUTY)
 
 WEBHOOK_ERRORS = (400, 401, 403, 404, 409, 410, 413, 429, 503)
 UNEXPECTED = "The delivery could not be processed; retry it."
@@ -74,10 +80,7 @@ def _parse(call: Call, source_type: str) -> NormalizedAlert:
             source_type,
             dict(call.request.headers),
             call.raw_body,
-            now=call.now,
             # HMAC signatures (custom, Sentry) were verified by the gate, before any bucket was charged.
-            signing_secret=None,
-            client_secret=None,
             fetch_certificate=fetch.fetch_certificate,
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
@@ -107,7 +110,9 @@ def _ingest(admitted: Admitted, alert: NormalizedAlert, now: datetime) -> Ingest
 REPLAY_MESSAGE = "replay of an earlier delivery (same timestamp and signature); nothing new was done"
 
 
-def _accepted(result: IngestResult, warnings: tuple[str, ...]) -> StoredResponse:
+def _accepted(call: Call, result: IngestResult, delivered: NormalizedAlert) -> StoredResponse:
+    warnings = (*delivered.warnings, *result.warnings)  # the parser's, then what ingesting said
+    call.outcome = outcome.of_ingest(result, action=delivered.action, title=delivered.title, warnings=warnings)
     alert = result.alert
     accepted = WebhookAcceptedV1(
         incident=_incident_body(result.incident),
@@ -136,11 +141,15 @@ def _status_of(result: IngestResult) -> int:
 def _deliver(call: Call, source_type: str | None = None) -> Response:
     admitted: Admitted = call.credential
     alert = _parse(call, source_type or admitted.integration.integration_type)
+    # What is known before ingesting, kept should ingesting refuse it.
+    call.outcome = Outcome("accepted", action=alert.action, title=alert.title, warnings=alert.warnings)
     if alert.action == "confirm_subscription" and alert.subscribe_url:
         fetch.confirm_subscription(alert.subscribe_url)
+        call.outcome = Outcome("accepted", action=alert.action, message="subscription confirmed")
         confirmed = WebhookAcceptedV1(incident=None, deduplicated=False, message="subscription confirmed")
         return json_answer(200, confirmed.model_dump())
     if alert.action == "ignore":
+        call.outcome = Outcome("accepted", action=alert.action, message="nothing to do for this delivery")
         ignored = WebhookAcceptedV1(incident=None, deduplicated=False, message="nothing to do for this delivery")
         return json_answer(200, ignored.model_dump())
     answer, replayed = deliver_once(
@@ -148,12 +157,27 @@ def _deliver(call: Call, source_type: str | None = None) -> Response:
         signature=admitted.signature,
         body=call.raw_body,
         now=call.now,
-        deliver=lambda: _accepted(_ingest(admitted, alert, call.now), alert.warnings),
+        deliver=lambda: _accepted(call, _ingest(admitted, alert, call.now), alert),
     )
     if replayed:
         # The same signed request again (a retry or a replay): the first delivery's incident, as a dedup.
-        return json_answer(200, {**answer.body, "deduplicated": True, "message": REPLAY_MESSAGE})
+        body = {**answer.body, "deduplicated": True, "message": REPLAY_MESSAGE}
+        call.outcome = _replayed(alert, body)
+        return json_answer(200, body)
     return json_answer(answer.status, answer.body)
+
+
+def _replayed(alert: NormalizedAlert, body: dict[str, Any]) -> Outcome:
+    incident, counted = body.get("incident") or {}, body.get("alert") or {}
+    return Outcome(
+        "deduplicated",
+        action=alert.action,
+        title=alert.title,
+        message=REPLAY_MESSAGE,
+        warnings=tuple(body.get("warnings") or ()),
+        incident_number=incident.get("id"),
+        alert_id=counted.get("id"),
+    )
 
 
 _DESCRIPTION = (
@@ -256,5 +280,8 @@ def enqueue(call: Call) -> Response:
     alert = _parse(call, "pagerduty")
     if alert.action == "trigger" and alert.dedup_key is None:
         alert = dataclasses.replace(alert, dedup_key=uuid.uuid4().hex)
-    _ingest(admitted, alert, call.now)
+    call.outcome = Outcome("accepted", action=alert.action, title=alert.title, warnings=alert.warnings)
+    result = _ingest(admitted, alert, call.now)
+    warnings = (*alert.warnings, *result.warnings)  # not in PagerDuty's answer; the event log keeps them
+    call.outcome = outcome.of_ingest(result, action=alert.action, title=alert.title, warnings=warnings)
     return json_answer(202, PagerDutyAcceptedV1(dedup_key=alert.dedup_key or "").model_dump())

@@ -105,27 +105,14 @@ def create_heartbeat(ctx: Ctx) -> Page:
         data["description"] = ctx.value("description")
     body = ctx.model(HeartbeatCreate, data)
     issued = heartbeats.create_heartbeat(
-        organization_id=ctx.organization_id,
-        name=body.name,
-        service_ref=body.service,
-        interval_seconds=body.interval_seconds,
-        grace_seconds=body.grace_seconds,
-        description=body.description,
-        enabled=body.enabled,
-        now=ctx.now,
-        created_by=ctx.signed_in.actor,
+        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
     )
     return _issued_page(ctx, issued, regenerated=False)
 
 
 def _set_enabled(ctx: Ctx, enabled: bool) -> None:
     body = ctx.model(HeartbeatPatch, {"enabled": enabled})
-    heartbeats.update_heartbeat(
-        organization_id=ctx.organization_id,
-        heartbeat_id=ctx.path["heartbeat_id"],
-        now=ctx.now,
-        **body.domain_changes(),
-    )
+    heartbeats.update_heartbeat(**ctx.item, now=ctx.now, **body.arguments())
 
 
 @console.action("/heartbeats/{heartbeat_id}/pause", scope=WRITE, on_error=heartbeats_page)
@@ -155,9 +142,7 @@ def resume_heartbeat(ctx: Ctx) -> Redirect:
 )
 def regenerate_heartbeat_url(ctx: Ctx) -> Page:
     """A new ping URL for a heartbeat, shown once; the old one stops working at once."""
-    issued = heartbeats.regenerate_ping_url(
-        organization_id=ctx.organization_id, heartbeat_id=ctx.path["heartbeat_id"], now=ctx.now
-    )
+    issued = heartbeats.regenerate_ping_url(**ctx.item, now=ctx.now)
     return _issued_page(ctx, issued, regenerated=True)
 
 
@@ -174,5 +159,5 @@ def regenerate_heartbeat_url(ctx: Ctx) -> Page:
 )
 def delete_heartbeat(ctx: Ctx) -> Redirect:
     """Delete a heartbeat; its ping URL answers 404 from now on."""
-    heartbeats.delete_heartbeat(organization_id=ctx.organization_id, heartbeat_id=ctx.path["heartbeat_id"])
+    heartbeats.delete_heartbeat(**ctx.item)
     return Redirect(app_path("/heartbeats"), notice="heartbeat_deleted")

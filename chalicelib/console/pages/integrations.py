@@ -93,16 +93,7 @@ def create_integration(ctx: Ctx) -> Page:
     }
     body = ctx.model(IntegrationCreate, fields)
     issued = admin.create_integration(
-        organization_id=ctx.organization_id,
-        integration_type=body.type,
-        name=body.name,
-        now=ctx.now,
-        default_service_key=body.default_service,
-        signing=body.signing,
-        client_secret=body.client_secret,
-        ip_allowlist=body.ip_allowlist,
-        expected_topic_arn=body.expected_topic_arn,
-        created_by=ctx.signed_in.actor,
+        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
     )
     return _issued_page(issued, regenerated=False)
 
@@ -120,9 +111,7 @@ def create_integration(ctx: Ctx) -> Page:
 )
 def regenerate_integration_url(ctx: Ctx) -> Page:
     """A new URL for an integration; the old one stops working at once."""
-    issued = admin.regenerate_url(
-        organization_id=ctx.organization_id, integration_id=ctx.path["integration_id"], now=ctx.now
-    )
+    issued = admin.regenerate_url(**ctx.item, now=ctx.now)
     return _issued_page(issued, regenerated=True)
 
 
@@ -139,7 +128,5 @@ def regenerate_integration_url(ctx: Ctx) -> Page:
 )
 def revoke_integration(ctx: Ctx) -> Redirect:
     """Revoke an integration: its URL answers 410 from now on."""
-    admin.revoke_integration(
-        organization_id=ctx.organization_id, integration_id=ctx.path["integration_id"], now=ctx.now
-    )
+    admin.revoke_integration(**ctx.item, now=ctx.now)
     return Redirect(app_path("/integrations"), notice="integration_revoked")

@@ -94,13 +94,7 @@ def create_maintenance(ctx: Ctx) -> Redirect:
 
         def create() -> StoredResponse:
             window = service.create_window(
-                organization_id=ctx.organization_id,
-                service_refs=list(body.service_ids),
-                start=body.start,
-                end=body.end,
-                now=ctx.now,
-                description=body.description,
-                created_by=ctx.signed_in.actor,
+                organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
             )
             return StoredResponse(201, {"id": window.window_id})
 
@@ -134,7 +128,7 @@ def create_maintenance(ctx: Ctx) -> Redirect:
 )
 def end_maintenance(ctx: Ctx) -> Redirect:
     """End an ongoing maintenance window now (as DELETE on an ongoing window)."""
-    removal = service.delete_window(organization_id=ctx.organization_id, window_id=ctx.path["window_id"], now=ctx.now)
+    removal = service.delete_window(**ctx.item, now=ctx.now)
     return Redirect(app_path("/maintenance"), notice=f"maintenance_{removal.outcome}")
 
 
@@ -150,5 +144,5 @@ def end_maintenance(ctx: Ctx) -> Redirect:
 )
 def delete_maintenance(ctx: Ctx) -> Redirect:
     """Delete a maintenance window that has not started (an ongoing one ends now instead)."""
-    removal = service.delete_window(organization_id=ctx.organization_id, window_id=ctx.path["window_id"], now=ctx.now)
+    removal = service.delete_window(**ctx.item, now=ctx.now)
     return Redirect(app_path("/maintenance"), notice=f"maintenance_{removal.outcome}")

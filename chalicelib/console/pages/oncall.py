@@ -165,14 +165,7 @@ def add_schedule_override(ctx: Ctx) -> Redirect:
     if problems:
         raise ValidationFailed.for_fields(problems)
     body = ctx.model(OverrideCreate, {"user_id": ctx.value("user_id"), **moments})
-    service.add_override(
-        organization_id=organization_id,
-        schedule_id=schedule_id,
-        user_id=body.user_id,
-        start=body.start,
-        end=body.end,
-        now=ctx.now,
-    )
+    service.add_override(organization_id=organization_id, schedule_id=schedule_id, now=ctx.now, **body.arguments())
     back = f"/schedules/{schedule_id}" + (f"?in={MINE}" if wants_mine(ctx) else "")
     return Redirect(app_path(back), notice="override_added")
 

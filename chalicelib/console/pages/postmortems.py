@@ -138,13 +138,7 @@ def create_postmortem(ctx: Ctx) -> Redirect:
     incident = _incident(ctx)
     body = ctx.model(PostmortemCreate, {"incident_number": incident.incident_number, "level": ctx.value("level")})
     service.create_postmortem(
-        organization_id=ctx.organization_id,
-        incident_number=body.incident_number,
-        level=body.level,
-        content=body.content(),
-        response_timeline_overrides=body.response_timeline_overrides(),
-        now=ctx.now,
-        actor=ctx.signed_in.actor,
+        organization_id=ctx.organization_id, now=ctx.now, actor=ctx.signed_in.actor, **body.arguments()
     )
     return Redirect(_here(incident.incident_number), notice="postmortem_created")
 

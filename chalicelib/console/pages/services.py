@@ -185,17 +185,7 @@ def create_service_form(ctx: Ctx) -> Redirect:
     """Create a service (POST /api/v1/services)."""
     try:
         body = ctx.model(ServiceCreate, _body(ctx))
-        created = catalog.create_service(
-            organization_id=ctx.organization_id,
-            name=body.name,
-            now=ctx.now,
-            description=body.description,
-            team_id=body.team_id,
-            default_severity=body.default_severity,
-            escalation_policy_id=body.escalation_policy_id,
-            urgency_rule=body.rule(),
-            alert_grouping=body.grouping(),
-        )
+        created = catalog.create_service(organization_id=ctx.organization_id, now=ctx.now, **body.arguments())
     except ValidationFailed as error:
         raise _on_the_form(error) from None
     return Redirect(app_path(f"/services/{created.service_key}"), notice="service_created")

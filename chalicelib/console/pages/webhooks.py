@@ -123,27 +123,14 @@ def create_webhook(ctx: Ctx) -> Page:
     }
     body = ctx.model(SubscriptionCreate, fields)
     created = subscriptions.create_subscription(
-        organization_id=ctx.organization_id,
-        url=body.url,
-        event_types=body.event_types,
-        now=ctx.now,
-        description=body.description,
-        owner_email=body.owner_email,
-        enabled=body.enabled,
-        created_by=ctx.signed_in.actor,
+        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
     )
     return _issued_page(created, rotated=False)
 
 
 def _set_enabled(ctx: Ctx, enabled: bool) -> None:
     body = ctx.model(SubscriptionPatch, {"enabled": enabled, "version": ctx.value("version") or None})
-    subscriptions.update_subscription(
-        organization_id=ctx.organization_id,
-        subscription_id=ctx.path["subscription_id"],
-        now=ctx.now,
-        expected_version=body.version,
-        **body.domain_changes(),
-    )
+    subscriptions.update_subscription(**ctx.item, now=ctx.now, **body.arguments())
 
 
 @console.action("/webhooks/{subscription_id}/disable", scope=SCOPE, on_error=subscription_page)
@@ -172,9 +159,7 @@ def enable_webhook(ctx: Ctx) -> Redirect:
 )
 def rotate_webhook_secret(ctx: Ctx) -> Page:
     """A new signing secret, shown once; the old one stops signing at once."""
-    rotated = subscriptions.rotate_secret(
-        organization_id=ctx.organization_id, subscription_id=ctx.path["subscription_id"], now=ctx.now
-    )
+    rotated = subscriptions.rotate_secret(**ctx.item, now=ctx.now)
     return _issued_page(rotated, rotated=True)
 
 
@@ -190,5 +175,5 @@ def rotate_webhook_secret(ctx: Ctx) -> Page:
 )
 def delete_webhook(ctx: Ctx) -> Redirect:
     """Delete a subscription; queued retries stop."""
-    subscriptions.delete_subscription(organization_id=ctx.organization_id, subscription_id=ctx.path["subscription_id"])
+    subscriptions.delete_subscription(**ctx.item)
     return Redirect(app_path("/webhooks"), notice="webhook_deleted")

@@ -1,26 +1,26 @@
 """Inbound payload parsers, one module per source, and `parse`, the dispatcher.
 
-`parse(source_type, headers, body, ...)` checks the signature the source calls for, then parses:
-- custom: signed when `signing_secret` is given (then `now` is required); shape picks the schema;
+`parse(source_type, headers, body, ...)` parses one delivery. The HMAC signatures (the custom
+webhook's, Sentry's) are checked once, by the integration gate (`integration/gate.py`
+`verify_signature`) before any bucket is charged, so they are not checked again here:
+- custom: the shape picks the schema;
 - legacy: the older `/v1/incidents` path of the custom webhook: exactly like custom (same shape
   detection, same validation), so an unknown service_id or a bad status is refused there too;
-- sentry: Sentry-Hook-Signature checked when `client_secret` is given;
-- cloudwatch: SNS signature always checked (`fetch_certificate` is required); `now` is not applied
-  to the certificate's validity period here (a frozen test clock would reject emulator certificates);
-  call `sns.verify_sns_message(..., now=...)` directly for that check;
-- newrelic, alertmanager, pagerduty: routing key only (checked by the caller).
+- cloudwatch: the SNS signature is part of the message, so it is checked here, always
+  (`fetch_certificate` is required); `now` is not applied to the certificate's validity period
+  (a frozen test clock would reject emulator certificates); call `sns.verify_sns_message(..., now=...)`
+  directly for that check;
+- sentry, newrelic, alertmanager, pagerduty: nothing beyond the gate.
 Everything raises a `DeliveryRejected` (chalicelib.errors) for a bad delivery; a ValueError only for a programming error
-(unknown source type, a missing `now` or `fetch_certificate`).
+(unknown source type, a missing `fetch_certificate`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Final
 
-from chalicelib.integration import signing
 from chalicelib.integration.normalized import NormalizedAlert, Source
 from chalicelib.integration.parsers.alertmanager import parse_alertmanager
 from chalicelib.integration.parsers.cloudwatch import parse_cloudwatch
@@ -48,9 +48,6 @@ def parse(
     headers: Mapping[str, str] | None,
     body: bytes | str,
     *,
-    now: datetime | float | None = None,
-    signing_secret: str | bytes | None = None,
-    client_secret: str | bytes | None = None,
     fetch_certificate: CertificateFetcher | None = None,
     allowed_cert_host_pattern: str | re.Pattern[str] = DEFAULT_CERT_HOST_PATTERN,
     allow_http_cert_url: bool = False,
@@ -58,18 +55,10 @@ def parse(
 ) -> NormalizedAlert:
     """The normalized alert for one delivery of `source_type`, or a DeliveryRejected."""
     if source_type in ("custom", "legacy"):
-        # A configured signing secret guards every path of the custom webhook, the legacy
-        # /v1/incidents one included: the routing key alone no longer authenticates.
-        if signing_secret:
-            if now is None:
-                raise ValueError("now is required to verify a signed custom webhook")
-            signing.verify_custom(signing_secret, headers, body, now=now)
         return parse_custom(body)
     if source_type == "newrelic":
         return parse_newrelic(body)
     if source_type == "sentry":
-        if client_secret:
-            signing.verify_sentry(client_secret, headers, body)
         return parse_sentry(headers, body)
     if source_type == "alertmanager":
         return parse_alertmanager(body)
