@@ -38,7 +38,7 @@ class ExportFilters(RequestModel):
 class ExportPageQuery(RequestModel):
     """A download link's own query: which page."""
 
-    cursor: Annotated[str, Field(min_length=1, max_length=2000)] | None = Field(
+    cursor: Annotated[str, Field(min_length=1, max_length=2000, pattern=r"^[A-Za-z0-9_.-]+$")] | None = Field(
         default=None, description="The next page's cursor, from the previous page's Link header."
     )
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Rows per page, 1 to 5000.")
