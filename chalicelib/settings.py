@@ -252,9 +252,18 @@ LOCAL_VOICE_AUTH_TOKEN = "local-voice-sink-token"
 LOCAL_VOICE_FROM_NUMBER = "+15005550006"
 
 
+# Set by the Lambda runtime in every function's environment.
+LAMBDA_MARKERS = ("AWS_LAMBDA_FUNCTION_NAME", "AWS_EXECUTION_ENV")
+
+
 def from_environment(environ: dict[str, str] | None = None) -> Settings:
+    """Settings from the environment. On Lambda, TOCSIN_STAGE must be given: the default stage is
+    the local one, whose secrets (Slack signing, voice sink, API key HMAC) are public, so a function
+    deployed without it would accept forged clicks (issue 27 finding 10); it refuses to start instead."""
     environ = dict(os.environ if environ is None else environ)
     upper = {key.upper(): value for key, value in environ.items()}
+    if "TOCSIN_STAGE" not in upper and any(upper.get(marker) for marker in LAMBDA_MARKERS):
+        raise RuntimeError("TOCSIN_STAGE must be set on AWS Lambda (dev or prod); the default is the local stage")
     values: dict[str, Any] = {}
     for name, field in Settings.model_fields.items():
         variable = (field.alias or name).upper()

@@ -12,7 +12,7 @@ SPEC_SCOPES: tuple[str, ...] = (
     "teams:read",
     "users:read",
 )
-# Scopes the service adds to the interface's table (README, "The API in brief": Scopes).
+# Scopes the service adds to the interface's table (docs/API.md, "Scopes").
 ADDED_SCOPES: tuple[str, ...] = (
     "services:write",
     "teams:write",

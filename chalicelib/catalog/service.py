@@ -270,7 +270,7 @@ def update_service(
     if team_id is not ...:
         actions.append(assign(ServiceRecord.team_id, _check_team(organization_id, team_id)))
     if urgency_rule is not ...:
-        # Open incidents keep the urgency (and the rule) they were opened under (README, "Incidents": urgency).
+        # Open incidents keep the urgency (and the rule) they were opened under (docs/INCIDENTS.md, "Urgency").
         actions.append(assign(ServiceRecord.urgency_rule, check_rule(urgency_rule).to_dict()))
     if alert_grouping is not ...:
         # An incident already grouping alerts keeps its window; new groups follow the new rule.

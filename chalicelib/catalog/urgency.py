@@ -1,6 +1,6 @@
 """A service's urgency rule and support hours: which urgency an incident pages with. Pure.
 
-The rule (README, "Incidents": urgency):
+The rule (docs/INCIDENTS.md, "Urgency"):
 - `high` or `low`: every incident of the service has that urgency;
 - `severity_based` (the default): SEV0 and SEV1 are high, SEV2 to SEV4 low
   (`chalicelib.severity.urgency`).

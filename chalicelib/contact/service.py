@@ -142,6 +142,18 @@ def list_methods(*, organization_id: str, user_id: str, now: datetime) -> list[C
     return list(profile(organization_id, get_user(organization_id, user_id), now=now).methods)
 
 
+def peek_methods(*, organization_id: str, user: User, now: datetime) -> list[ContactMethod]:
+    """Another person's methods for a page that only shows them (the people list): one Query that
+    never writes. Someone who has none stored yet is shown the defaults their first read will store."""
+    partition = Partition.of(ContactRecord.query(user_key(organization_id, user.user_id)))
+    if partition.head is not None:
+        return list(partition.profile(organization_id, user).methods)
+    return [
+        ContactMethod(d.contact_method_id, d.type, d.address, d.label, True, now, None, d.follows_account_email)
+        for d in rules.default_methods(user.email, user.slack_user_id)
+    ]
+
+
 def get_method(*, organization_id: str, user_id: str, contact_method_id: str, now: datetime) -> ContactMethod:
     user = get_user(organization_id, user_id)
     found = profile(organization_id, user, now=now).method(contact_method_id)

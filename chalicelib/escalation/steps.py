@@ -18,8 +18,8 @@ The next level is always due `delay_minutes` after the step that notified the cu
 (`now`), so a late timer never makes the following levels fire in a burst. Once the last level's
 delay has passed with no next level, `advance` marks the state `stopped` (escalation exhausted).
 `stop` (acknowledge, resolve) stops it too. A manual `escalate_now` works on a stopped state as
-well (README, "On-call": acknowledged incidents can be escalated by hand); it notifies the next level
-but sets no timer when the state was stopped.
+well (docs/ONCALL.md, "Escalation policies": acknowledged incidents can be escalated by hand); it
+notifies the next level but sets no timer when the state was stopped.
 """
 
 from __future__ import annotations

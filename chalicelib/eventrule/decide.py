@@ -3,7 +3,7 @@ event rules for one alert.
 
 Cost per event: one BatchGetItem of at most two keys (the integration's list and the
 organization's, each one item), never a Query; then the pure `evaluate` (semantics in
-eventrule.evaluate's docstring and the README's "Event rules"), on the monotonic clock and within
+eventrule.evaluate's docstring and docs/NOISE_CONTROL.md, "Event rules"), on the monotonic clock and within
 its time budget. A decision past the budget (no rule applied) is logged here as a warning and
 carries it in `RuleDecision.warnings` for the caller to show.
 """

@@ -132,7 +132,7 @@ def prepare_incident(
         list_key=list_partition(organization_id, is_open=True),
         created_sort=created_sort_key(now, number),
     )
-    # The first service's rule, as its default severity and team are (README, "Incidents": urgency).
+    # The first service's rule, as its default severity and team are (docs/INCIDENTS.md, "Urgency").
     set_urgency(record, first_service.urgency_rule, now)
     entry = repository.timeline_entry(
         record,

@@ -1,5 +1,5 @@
 """An incident's urgency: set from its service's urgency rule when it opens, recomputed when its
-severity changes (README, "Incidents": urgency).
+severity changes (docs/INCIDENTS.md, "Urgency").
 
 The incident keeps a copy of the rule it was opened under (`urgency_rule`), so a later change of
 the service's rule never moves an open incident, as in PagerDuty; a severity change recomputes

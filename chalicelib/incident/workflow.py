@@ -1,6 +1,6 @@
 """The incident state machine as data: statuses with categories, allowed moves, pure planning.
 
-An organization may replace the default workflow (README, "Incidents": workflow). Everything here is
+An organization may replace the default workflow (docs/INCIDENTS.md, "Workflow"). Everything here is
 pure: the service layer loads the organization's `Workflow` (stored with `to_dict`), asks
 `plan_transition` what a requested move means, and writes the result.
 

@@ -1,4 +1,5 @@
-"""The checks every inbound delivery passes, in the order README ("Inbound webhooks") gives: the
+"""The checks every inbound delivery passes, in the order docs/INTEGRATIONS.md ("Signatures and other
+checks") gives: the
 routing-key credential's authenticator (chalicelib.api.routing_keys calls it; the request pipeline
 charges the buckets it names).
 

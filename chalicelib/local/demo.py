@@ -1,7 +1,7 @@
 """Demo data that makes the first minute of `make run` useful. Seeding twice changes nothing.
 
 Identifiers and keys are derived from fixed labels, so every run shows the same keys
-and the README's curl lines keep working.
+and the curl lines of README.md and docs/ keep working.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def seed(now: datetime) -> dict[str, Any]:
         "webhook_subscription": webhook_subscription,
         "console": console,
         "noise_control": noise_control,
-        # To "click" a Slack page's button with curl (README): the secret the signature is checked with.
+        # To "click" a Slack page's button with curl (docs/PAGE_ACTIONS.md): the secret the signature is checked with.
         "slack": {
             "signing_secret": get_settings().slack_signing_key(),
             "interactivity_url": f"{get_settings().public_base_url.rstrip('/')}/integrations/slack/interactivity",

@@ -1,4 +1,4 @@
-"""Demo data for noise control (README, "Noise control"): a service that groups its alerts, event
+"""Demo data for noise control (docs/NOISE_CONTROL.md): a service that groups its alerts, event
 rules, a maintenance window tonight and a heartbeat. Idempotent, like the rest of the demo: each
 piece is looked up by name first; only the heartbeat's ping URL is new on every start (it is
 shown once, so the demo regenerates it to put it in demo.json)."""

@@ -1,6 +1,6 @@
 """The emulator's state on disk, so `make run` keeps its data across Ctrl-C, kill -9 and restarts.
 
-Two files under the data directory (`.local/data/` by default, README "Local data"):
+Two files under the data directory (`.local/data/` by default, docs/LOCAL.md, "Local data survives restarts"):
 
 - `emulator-state.pickle`: moto's DynamoDB tables (items, indexes, TTL settings), SQS queues with
   their messages (delayed and in-flight ones included) and SES (verified senders, sent mail),

@@ -28,7 +28,8 @@ def create_tables() -> list[str]:
 
 
 def _add_missing_indexes(model: Any) -> None:
-    """A table kept from an older run (README "Local data") gets the global indexes added since,
+    """A table kept from an older run (docs/LOCAL.md, "Local data survives restarts") gets the global
+    indexes added since,
     e.g. the users' slack-user-index: a query on a missing index would fail every request."""
     client = aws.client("dynamodb")
     table = client.describe_table(TableName=model.Meta.table_name)["Table"]

@@ -14,7 +14,7 @@ class OrganizationRecord(TocsinModel):
     organization_id = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute()
     created_at = UTCDateTimeAttribute()
-    # Incident settings; null means the defaults in README, "Incidents".
+    # Incident settings; null means the defaults in docs/INCIDENTS.md.
     workflow = JSONAttribute(null=True)
     sla_settings = JSONAttribute(null=True)
     # An IANA zone name; null means UTC (chalicelib.organization.service).

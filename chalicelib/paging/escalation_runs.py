@@ -166,7 +166,8 @@ def on_timer(*, organization_id: str, incident_number: str, token: str, now: dat
 
 
 def escalate(*, organization_id: str, incident_number: str, actor: str, now: datetime) -> EscalateOutcome:
-    """Manual escalate (README, "On-call"): the next level now, also when acknowledged; 200 either way."""
+    """Manual escalate (docs/ONCALL.md, "Escalation policies"): the next level now, also when
+    acknowledged; 200 either way."""
 
     def attempt() -> tuple[IncidentRecord, Step | None, list[User], Decision | None]:
         incident = repository.get_incident(organization_id, incident_number)

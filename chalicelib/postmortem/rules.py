@@ -22,7 +22,7 @@ ACTION_ITEM_STATUSES: tuple[ActionItemStatus, ...] = ("pending", "in_progress", 
 INITIAL_STATUS: Status = "draft"
 PUBLISHED: Status = "published"
 
-# README, "Postmortems": forward through review to published; review may send it back to draft.
+# docs/POSTMORTEMS.md: forward through review to published; review may send it back to draft.
 ALLOWED_MOVES: Mapping[str, frozenset[str]] = {
     "draft": frozenset({"in_review"}),
     "in_review": frozenset({"published", "draft"}),

@@ -1,5 +1,5 @@
 """Pure uptime rules: each component's daily uptime over the last 90 days (UTC days), computed
-from the time it spent in each status (README "Uptime history").
+from the time it spent in each status (docs/STATUS_PAGES.md, "Uptime history").
 
 - Down weights, the share of the time in a status that counts as down: major_outage 1,
   partial_outage 0.3 (as Atlassian Statuspage), everything else 0: degraded_performance and

@@ -14,11 +14,13 @@ from unittest import mock
 
 import pytest
 
+from chalicelib.directory import teams
 from chalicelib.eventrule import service as rules
 from chalicelib.eventrule.rules import Actions
 from chalicelib.heartbeat import service as heartbeats
 from chalicelib.integration import admin
 from chalicelib.maintenance import service as windows
+from chalicelib.notification import email_links
 from tests.conftest import NOW, Org
 from tests.console.alert_world import event, origin_for
 from tests.console.conftest import ConsoleClient, Person
@@ -176,9 +178,13 @@ def test_every_page_has_the_structure_assistive_technology_needs(
     client: Any,
     org: Org,
     world: World,
+    people: dict[str, Person],
     status_page: StatusPage,  # noqa: F811
 ) -> None:
     number = _incident(client, org, world)
+    team_id = teams.create_team(
+        organization_id=org.organization_id, name="Payments", now=NOW, member_ids=[people["responder"].user_id]
+    ).team_id
     integration_id = _noise_control(org, world)
     event_id = _event(org, integration_id)
     grouped, alert_id, suppressed_id = _alerts(org, world)
@@ -216,6 +222,12 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         f"/app/integrations/{integration_id}/event-rules",
         f"/app/integrations/{integration_id}/events",
         f"/app/integrations/{integration_id}/events/{event_id}",
+        "/app/incidents?assigned=me&refresh=30",
+        "/app/people",
+        f"/app/people/{people['responder'].user_id}",
+        "/app/teams",
+        f"/app/teams/{team_id}",
+        "/app/settings",
     ]
     report = {}
     for path in paths:
@@ -224,9 +236,34 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         problems = _problems(answer.dom())
         if problems:
             report[path] = problems
+    # Pages that answer a POST: the bulk action's lines, the deactivation's confirmation.
+    answers = {
+        "POST /app/incidents/bulk": browser.post(
+            "/app/incidents/bulk", [("action", "acknowledge"), ("incident", number), ("incident", grouped)]
+        ),
+        "POST /app/people/{id}/deactivate": browser.post(f"/app/people/{people['responder'].user_id}/deactivate"),
+    }
+    for name, answer in answers.items():
+        assert answer.status == 200, (name, answer.status)
+        problems = _problems(answer.dom())
+        if problems:
+            report[name] = problems
     anonymous = ConsoleClient(client.http)
-    for path in ("/app/sign-in", "/app/forgot-password"):
-        page = anonymous.get(path).dom()
+    link = email_links.sign(
+        email_links.new_link(
+            organization_id=org.organization_id,
+            user_id=people["responder"].user_id,
+            incident_number=number,
+            action="resolve",
+            now=NOW,
+        )
+    )
+    email_action = f"/app/email-actions/{link}"
+    signed_out = [("/app/sign-in", anonymous.get("/app/sign-in")), ("/app/forgot-password", None)]
+    signed_out += [(email_action, anonymous.get(email_action))]
+    signed_out += [(email_action + " (done)", anonymous.follow(anonymous.post(email_action)))]
+    for path, shown in signed_out:
+        page = (shown or anonymous.get(path)).dom()
         problems = [p for p in _problems(page) if p != "no <nav>"]  # no menu before signing in
         if problems:
             report[path] = problems

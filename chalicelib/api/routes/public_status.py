@@ -205,7 +205,7 @@ _public_read(
     description="Per component, 90 UTC days oldest first (the last is today, counted up to now) of "
     "{date, uptime_percent, worst_status}, and the 90-day figure. Down weights: major_outage 1, "
     "partial_outage 0.3, any other status 0; time before a component existed or with status unknown "
-    "is no data (README: Uptime history)." + _CACHING,
+    "is no data (docs/STATUS_PAGES.md, Uptime history)." + _CACHING,
 )
 
 

@@ -13,9 +13,10 @@ from typing import Any
 
 from chalicelib.catalog import service as catalog
 from chalicelib.console.form_problems import on_the_form
+from chalicelib.console.people_choices import responders
 from chalicelib.console.visits import app_path
 from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
-from chalicelib.directory.users import get_users, list_users
+from chalicelib.directory.users import get_users
 from chalicelib.errors import ValidationFailed
 from chalicelib.escalation import service
 from chalicelib.escalation.models import EscalationPolicyPatch
@@ -67,7 +68,8 @@ def policy_page(ctx: Ctx) -> Page:
             "names": _names(ctx, [stored.policy]),
             "services": list(catalog.get_services(organization_id=organization_id, service_keys=using).values()),
             "form": _form(ctx, stored.policy, stored.version),
-            "people": list_users(organization_id=organization_id, is_active=True) if editing else [],
+            # Only people who can respond: a viewer cannot acknowledge what they are paged for.
+            "people": responders(organization_id) if editing else [],
             "schedules": schedules.list_schedules(organization_id=organization_id) if editing else [],
         },
     )
