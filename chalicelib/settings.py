@@ -158,9 +158,17 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # time-driven end-to-end test waits seconds instead of minutes. See clock.scaled.
     time_scale: float = Field(default=1.0, gt=0)
 
+    # CloudWatch embedded-metric log lines (chalicelib.emf): unset, on for the AWS stages (dev,
+    # prod) and off for local and test; EMF_METRICS=true or false decides anywhere.
+    emf_metrics: bool | None = None
+
     @property
     def is_local(self) -> bool:
         return self.tocsin_stage in ("local", "test")
+
+    @property
+    def emf_enabled(self) -> bool:
+        return self.emf_metrics if self.emf_metrics is not None else not self.is_local
 
     @property
     def effective_time_scale(self) -> float:

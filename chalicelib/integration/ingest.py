@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from chalicelib import emf
 from chalicelib.alert import joining
 from chalicelib.alert import repository as alert_repository
 from chalicelib.alert.tables import RESOLVED, SUPPRESSED, TRIGGERED, AlertRecord
@@ -35,6 +36,12 @@ NO_ALERT = "no open incident for this alert"
 
 
 def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
+    result = _ingest(origin, alert, now=now)
+    emf.emit([emf.inbound_line(source=origin.integration_type, outcome=result.outcome, now=now)])
+    return result
+
+
+def _ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
     if alert.action == "trigger":
         result = trigger(origin, alert, now)
         if alert.status_hint == "investigating" and result.incident is not None:

@@ -14,15 +14,12 @@ recipient, as with every product's one-click email link. Keep the expiry short f
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from chalicelib import signed_tokens
 from chalicelib.settings import get_settings
 from chalicelib.store.conditions import delete_if, save_if
 from chalicelib.store.unique import UniqueNameRecord, owner_of
@@ -36,7 +33,6 @@ LINK_LIFETIME = timedelta(hours=24)
 VERSION = "e1"
 CHANNEL_VERSION = "c1"
 MAX_TOKEN_LENGTH = 600  # a token longer than this is refused before any decoding
-_SEPARATOR = "\n"  # never inside an organization id, user id or incident number
 _CLAIM_PREFIX = "email-link#"
 
 
@@ -70,31 +66,16 @@ def signing_key() -> bytes:
     settings = get_settings()
     if settings.email_link_secret:
         return settings.email_link_secret.encode()
-    return hmac.new(settings.api_key_hmac_secret.encode(), b"tocsin email action links", hashlib.sha256).digest()
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def _signature(body: str, key: bytes, version: str = VERSION) -> str:
-    return _b64(hmac.new(key, version.encode() + b"." + body.encode("ascii"), hashlib.sha256).digest())
+    return signed_tokens.purpose_key(b"tocsin email action links")
 
 
 def sign(link: EmailLink, key: bytes | None = None) -> str:
-    """The token: `e1.<base64url fields>.<base64url HMAC>` (URL- and path-safe); a link sent by
-    another channel than email is `c1.` with the channel as a seventh field."""
+    """The token: `e1.<base64url fields>.<base64url HMAC>` (URL- and path-safe; chalicelib.signed_tokens);
+    a link sent by another channel than email is `c1.` with the channel as a seventh field."""
     fields = [link.organization_id, link.user_id, link.incident_number, link.action, str(link.expires_at), link.link_id]
-    version = VERSION
-    if link.via != "email":
-        fields.append(link.via)
-        version = CHANNEL_VERSION
-    body = _b64(_SEPARATOR.join(fields).encode("utf-8"))
-    return f"{version}.{body}.{_signature(body, key or signing_key(), version)}"
+    if link.via == "email":
+        return signed_tokens.sign(VERSION, fields, key or signing_key())
+    return signed_tokens.sign(CHANNEL_VERSION, [*fields, link.via], key or signing_key())
 
 
 def new_link(
@@ -119,28 +100,17 @@ def new_link(
 
 def verify(token: str, *, now: datetime, key: bytes | None = None) -> EmailLink:
     """The link the token carries; LinkRefused when it is malformed, forged or expired."""
-    if len(token) > MAX_TOKEN_LENGTH:
-        raise LinkRefused(BAD_LINK)
-    parts = token.split(".")
-    if len(parts) != 3 or parts[0] not in (VERSION, CHANNEL_VERSION):
-        raise LinkRefused(BAD_LINK)
-    version, body, sent_signature = parts
+    version = CHANNEL_VERSION if token.startswith(CHANNEL_VERSION + ".") else VERSION
+    field_count = 7 if version == CHANNEL_VERSION else 6
     try:
-        body.encode("ascii")
-    except UnicodeEncodeError:
+        fields = signed_tokens.unsign(
+            version, token, key or signing_key(), max_length=MAX_TOKEN_LENGTH, field_count=field_count
+        )
+    except signed_tokens.BadToken:
         raise LinkRefused(BAD_LINK) from None
-    expected = _signature(body, key or signing_key(), version)
-    if not hmac.compare_digest(expected.encode(), sent_signature.encode("utf-8")):
-        raise LinkRefused(BAD_LINK)
-    try:
-        fields = _unb64(body).decode("utf-8").split(_SEPARATOR)
-    except (binascii.Error, ValueError):
-        raise LinkRefused(BAD_LINK) from None
-    via = "email"
-    if version == CHANNEL_VERSION and len(fields) == 7 and fields[6] not in ("", "email"):
-        via = fields.pop()
+    via = fields.pop() if version == CHANNEL_VERSION else "email"
     allowed = EMAIL_ACTIONS if via == "email" else CHANNEL_ACTIONS
-    if len(fields) != 6 or fields[3] not in allowed or not fields[4].isdigit():
+    if (version == CHANNEL_VERSION and via in ("", "email")) or fields[3] not in allowed or not fields[4].isdigit():
         raise LinkRefused(BAD_LINK)
     organization_id, user_id, incident_number, action, expires_at, link_id = fields
     link = EmailLink(organization_id, user_id, incident_number, action, int(expires_at), link_id, via)  # type: ignore[arg-type]

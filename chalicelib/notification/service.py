@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from chalicelib import emf
 from chalicelib.auth.principal import Principal
 from chalicelib.catalog.service import get_services
 from chalicelib.directory.users import find_user_by_email
@@ -226,6 +227,7 @@ def notify_targets(
     page_budget.settle(admissions, results)
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
+    emf.emit(emf.notification_line(channel=r.channel, sent=r.sent, now=now) for r in results if not r.digested)
     _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
     return results
 
