@@ -47,6 +47,13 @@ def send_handoff_notices(event: CloudWatchEvent) -> dict[str, int]:
     return scheduled.send_handoff_notices(event.to_dict())
 
 
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="check-coverage")
+def check_coverage(event: CloudWatchEvent) -> dict[str, int]:
+    from chalicelib.workers import scheduled
+
+    return scheduled.check_coverage(event.to_dict())
+
+
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="check-heartbeats")
 def check_heartbeats(event: CloudWatchEvent) -> dict[str, int]:
     from chalicelib.workers import scheduled

@@ -6,13 +6,18 @@ Starts `python -m chalicelib.local` in a temporary directory (stopped at the end
 `--incidents` incidents through the API, signs in as the demo responder through the sign-in form
 (Cognito on the emulator), then times, each `--rounds` times: the incident list (the default open
 filter, 25 a page), one incident's page, posting a comment (a write, answered by a 303), and
-signing in; and the API's list of the same page, for comparison. Prints p50/p95/max per request
-in milliseconds and the targets. Never fails on them.
+signing in; and the API's list of the same page, for comparison. Then, signed in as the demo
+owner, the pages that set things up: people, a person's page, teams, a team's page, the
+organization settings, and the "Assigned to me" view, next to the incident list as the owner
+sees it; the on-call page, the demo schedule's page, its editor and a Preview
+(bench/schedule_editor_pages.py). Prints p50/p95/max per request in milliseconds and the
+targets. Never fails on them.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import statistics
 import sys
@@ -20,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import requests
 
@@ -28,6 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import _stack  # noqa: E402
+from bench.schedule_editor_pages import time_schedule_pages  # noqa: E402
 
 P50_TARGET_MS = 200.0
 P95_TARGET_MS = 500.0
@@ -55,7 +62,38 @@ def _timed(rounds: int, request: Callable[[], requests.Response], expect: int) -
 def _line(name: str, took: list[float]) -> str:
     ordered = sorted(took)
     p95 = ordered[max(0, int(len(ordered) * 0.95) - 1)]
-    return f"  {name:<28} p50 {statistics.median(ordered):7.1f}   p95 {p95:7.1f}   max {ordered[-1]:7.1f}"
+    return f"  {name:<32} p50 {statistics.median(ordered):7.1f}   p95 {p95:7.1f}   max {ordered[-1]:7.1f}"
+
+
+def _setup_pages(
+    base: str,
+    api: dict[str, str],
+    demo: dict[str, Any],
+    sign_in: Callable[[str], requests.Response],
+    rounds: int,
+) -> dict[str, list[float]]:
+    """The people, teams and settings pages as the owner (the only roles that see all of them)."""
+    browser = requests.Session()
+    browser.cookies.update(sign_in("owner").cookies)
+    team = requests.post(base + "/api/v1/teams", headers=api, json={"name": "Bench team"}, timeout=30)
+    team.raise_for_status()
+    team_id = team.json()["data"]["id"]
+    users = requests.get(base + "/api/v1/users", headers=api, timeout=30)
+    users.raise_for_status()
+    user_id = users.json()["data"]["items"][0]["id"]
+    pages = {
+        "GET /app/incidents (owner)": "/app/incidents",
+        "GET /app/incidents?assigned=me": "/app/incidents?assigned=me",
+        "GET /app/people": "/app/people",
+        "GET /app/people/{id}": f"/app/people/{user_id}",
+        "GET /app/teams": "/app/teams",
+        "GET /app/teams/{id}": f"/app/teams/{team_id}",
+        "GET /app/settings": "/app/settings",
+    }
+    return {
+        name: _timed(rounds, functools.partial(browser.get, base + path, timeout=30), 200)
+        for name, path in pages.items()
+    }
 
 
 def main() -> int:
@@ -79,12 +117,12 @@ def main() -> int:
                 )
                 created.raise_for_status()
                 numbers.append(created.json()["data"]["incident_number"])
-            person = next(u for u in stack.demo["console"]["users"] if u["role"] == "responder")
+            people = {u["role"]: u for u in stack.demo["console"]["users"]}
             browser = requests.Session()
 
-            def sign_in() -> requests.Response:
+            def sign_in(role: str = "responder") -> requests.Response:
                 fresh = requests.Session()
-                form = {"email": person["email"], "password": person["password"]}
+                form = {"email": people[role]["email"], "password": people[role]["password"]}
                 token = _token(fresh.get(base + "/app/sign-in", timeout=30).text)
                 return fresh.post(
                     base + "/app/sign-in", data={**form, "csrf_token": token}, allow_redirects=False, timeout=30
@@ -119,6 +157,12 @@ def main() -> int:
                 ),
                 "POST /app/sign-in": _timed(max(5, arguments.rounds // 3), sign_in, 303),
             }
+            results.update(_setup_pages(base, api, stack.demo, sign_in, arguments.rounds))
+            owner = requests.Session()
+            owner.cookies.update(sign_in("owner").cookies)
+            results |= time_schedule_pages(
+                _timed, arguments.rounds, base, owner, api, stack.demo["on_call"]["schedule_id"]
+            )
         finally:
             _stack.stop(stack)
     print(f"Console over HTTP, {arguments.incidents} open incidents, {arguments.rounds} rounds (milliseconds):")

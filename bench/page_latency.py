@@ -6,8 +6,10 @@ workers make for it.
 (a) Latency, over HTTP against a real local stack (`python -m chalicelib.local` in a temporary
     directory, stopped at the end): each round posts a SEV1 custom webhook to the demo integration
     (a new dedup key, so a new incident on the demo's first service, whose level 1 is the on-call
-    schedule), then polls `GET /local/outbox?channel=...&incident_number=...` (SMS, Slack, voice)
-    until the first page to a person appears there. Latency is the page's `sent_at` (stamped by
+    schedule), then polls `GET /local/outbox?channel=...&incident_number=...` (SMS, Slack, voice,
+    and ntfy: every demo person first gets a verified ntfy method at 0 minutes, a push channel
+    through the chat and push sender) until the first page to a person appears there; the ntfy
+    page's own latency is printed apart. Latency is the page's `sent_at` (stamped by
     the stack when the provider or sink took it; same machine clock) minus the moment the webhook
     was sent, so the polling does not count. After each round the incident is
     resolved, so its escalation and rule steps stop. A few warm-up rounds are not counted.
@@ -55,7 +57,10 @@ VERBOSE = "--verbose" in sys.argv
 # (moto keeps no time for an SMS), which grows with every incident and would slow the stack under
 # test if polled that often: SMS is polled every SLOW_POLL_SECONDS and timed when first seen (an
 # upper bound), emails not at all (the demo pages nobody by email alone).
-POLLED_CHANNELS = ("slack", "voice")
+POLLED_CHANNELS = ("slack", "voice", "ntfy")
+# A push channel too: every demo person gets a verified ntfy method at 0 minutes in their
+# high-urgency rules before the rounds (the stack posts it to its channel sink, which stamps it).
+PUSH_CHANNEL = "ntfy"
 SLOW_CHANNELS = ("sms",)
 SLOW_POLL_SECONDS = 0.25
 # The time comes from the item, not from the poll, so polling need not be eager: every request
@@ -87,10 +92,14 @@ def measure_latency(rounds: int, interval: float) -> None:
     os.environ.update(_ORIGINAL_ENVIRONMENT)
     with tempfile.TemporaryDirectory(prefix="tocsin-page-latency-") as directory:
         print("(a) latency: starting the local stack ...", flush=True)
-        stack = _stack.start(Path(directory), fresh=True)
+        # The outbound budget digests a person's pages past 5 in 10 minutes per channel: every round
+        # pages the same people, so the burst is raised here (the latency is measured, not the budget).
+        stack = _stack.start(Path(directory), fresh=True, environment={"BUDGET_PAGE_BURST_PER_PERSON": "100000"})
         try:
             print(f"    up in {stack.ready_seconds:.1f} s at {stack.base_url}", flush=True)
-            latencies = _rounds(stack, rounds, interval, requests.Session())
+            session = requests.Session()
+            _add_push_methods(stack, session)
+            latencies = _rounds(stack, rounds, interval, session)
         finally:
             _stack.stop(stack)
     if not latencies:
@@ -112,11 +121,56 @@ def measure_latency(rounds: int, interval: float) -> None:
     )
 
 
+def _add_push_methods(stack: Any, session: Any) -> None:
+    """An ntfy method for every demo person, verified with the code the channel sink kept, first
+    in their high-urgency rules at 0 minutes."""
+    headers = {"Authorization": f"Bearer {stack.owner_key}"}
+    base = f"{stack.base_url}/api/v1/users"
+    for person in stack.demo["users"]:
+        user_id = person["id"]
+        created = session.post(
+            f"{base}/{user_id}/contact-methods",
+            json={"type": PUSH_CHANNEL, "address": f"https://ntfy.sh/bench-{user_id}"},
+            headers=headers,
+            timeout=30,
+        )
+        created.raise_for_status()
+        method_id = created.json()["data"]["id"]
+        session.post(f"{base}/{user_id}/contact-methods/{method_id}/send-verification", headers=headers, timeout=30)
+        code = None
+        for _ in range(80):
+            items = session.get(
+                f"{stack.base_url}/local/outbox", params={"channel": PUSH_CHANNEL, "limit": 5}, timeout=30
+            ).json()["data"]["items"]
+            texts = [i["text"] for i in items if f"bench-{user_id}" in json.dumps(i.get("payload"))]
+            words = [w.rstrip(".") for t in texts for w in t.split() if w.rstrip(".").isdigit() and len(w) >= 6]
+            if words:
+                code = words[0]
+                break
+            time.sleep(0.25)
+        if code is None:
+            print(f"    no verification code reached {person.get('name')}'s ntfy method", flush=True)
+            continue
+        verify = f"{base}/{user_id}/contact-methods/{method_id}/verify"
+        session.post(verify, json={"code": code}, headers=headers, timeout=30).raise_for_status()
+        rules = session.get(f"{base}/{user_id}/notification-rules", headers=headers, timeout=30).json()["data"]
+        high = [{"contact_method_id": method_id, "delay_minutes": 0}]
+        high += [
+            {"contact_method_id": s["contact_method_id"], "delay_minutes": s["delay_minutes"]} for s in rules["high"]
+        ]
+        low = [{"contact_method_id": s["contact_method_id"], "delay_minutes": s["delay_minutes"]} for s in rules["low"]]
+        put = session.put(
+            f"{base}/{user_id}/notification-rules", json={"high": high, "low": low}, headers=headers, timeout=30
+        )
+        put.raise_for_status()
+
+
 def _rounds(stack: Any, rounds: int, interval: float, session: Any) -> list[float]:
     url = stack.demo["integrations"]["custom"]["url"]
     service_id = stack.demo["services"][0]["service_id"]
     headers = {"Authorization": f"Bearer {stack.owner_key}"}
     latencies: list[float] = []
+    push: list[float] = []
     firsts: Counter[str] = Counter()
     for index in range(rounds + WARM_UP_ROUNDS):
         body = {
@@ -133,6 +187,8 @@ def _rounds(stack: Any, rounds: int, interval: float, session: Any) -> list[floa
         if index >= WARM_UP_ROUNDS and page is not None:
             latencies.append(page[1])
             firsts[page[0]] += 1
+            if page[2] is not None:
+                push.append(page[2])
         shown = f"{page[1]:.0f} ms by {page[0]}" if page else "no page within 30 s"
         print(f"    round {index:>2}{' (warm-up)' if index < WARM_UP_ROUNDS else ''}: {number} {shown}", flush=True)
         session.post(
@@ -143,15 +199,20 @@ def _rounds(stack: Any, rounds: int, interval: float, session: Any) -> list[floa
         )
         time.sleep(interval)
     print(f"    first page by channel: {dict(firsts)}")
+    if push:
+        print(
+            f"    {PUSH_CHANNEL} page latency (ms): p50 {percentile(push, 0.5):.0f}, p99 {percentile(push, 0.99):.0f}, "
+            f"{len(push)} rounds"
+        )
     return latencies
 
 
 def _wait_for_page(
     session: Any, base_url: str, number: str, headers: dict[str, str], sent_wall: float, deadline: float
-) -> tuple[str, float] | None:
-    """(channel, latency in ms) of the incident's first page. The latency is the item's own
-    `sent_at` (stamped by the stack when the sink or the provider took it) minus the moment the
-    webhook was sent, so the polling itself does not count."""
+) -> tuple[str, float, float | None] | None:
+    """(channel, latency in ms) of the incident's first page, and the push page's latency when it
+    was out by then. The latency is the item's own `sent_at` (stamped by the stack when the sink or
+    the provider took it) minus the moment the webhook was sent, so the polling itself does not count."""
     next_slow = 0.0
     time.sleep(FIRST_POLL_SECONDS)
     while time.monotonic() < deadline:
@@ -174,7 +235,9 @@ def _wait_for_page(
                 found.append((at if at is not None else time.time(), str(item["channel"])))
         if found:
             at, channel = min(found)
-            return channel, max(0.0, (at - sent_wall) * 1000)
+            pushed = [when for when, name in found if name == PUSH_CHANNEL]
+            push_ms = max(0.0, (min(pushed) - sent_wall) * 1000) if pushed else None
+            return channel, max(0.0, (at - sent_wall) * 1000), push_ms
         time.sleep(POLL_SECONDS)
     return None
 

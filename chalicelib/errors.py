@@ -299,6 +299,20 @@ class SignatureExpired(DeliveryRejected):
     default_message = "The delivery's signature timestamp is outside the accepted window."
 
 
+class InvalidFields(DeliveryRejected):
+    """A drop-in request whose JSON is fine but whose fields are not (Opsgenie's 422, "semantic
+    errors in request body"): `fields` names each field and its problem."""
+
+    code = "INVALID_FIELDS"
+    status = 422
+    default_message = "Request has invalid fields."
+
+    def __init__(self, fields: Mapping[str, str] | None = None, message: str | None = None) -> None:
+        self.fields: dict[str, str] = dict(fields or {})
+        problems = [f"{name}: {problem}" for name, problem in self.fields.items()]
+        super().__init__(message, details=problems or None)
+
+
 # The codes the API envelope answers with (its OpenAPI `error.code` enum).
 ERROR_TYPES: tuple[type[AppError], ...] = (
     ValidationFailed,

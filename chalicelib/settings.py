@@ -124,6 +124,16 @@ class Settings(BaseModel):  # built on first use, by get_settings
     voice_auth_token: str | None = None
     voice_from_number: str | None = None
     voice_timeout_seconds: float = 5.0
+    # Chat and push channels (Teams, Mattermost, ntfy, Discord, Google Chat) post to each person's
+    # own webhook URL. The local stage posts them to its built-in sink instead
+    # ({public_base_url}/local/channel-sink/{type}), which keeps each payload in the outbox, unless
+    # this is set (then the local stage posts to the real URLs too).
+    local_post_to_real_chat_urls: bool = False
+    # Pushover: the application token (create an application at pushover.net) every Pushover
+    # method's messages are sent with, and the API's URL. Left unset, the local stage uses a
+    # placeholder token and its sink; other stages refuse to send (PUSHOVER_NOT_CONFIGURED).
+    pushover_app_token: str | None = None
+    pushover_api_url: str = "https://api.pushover.net/1/messages.json"
 
     # The outbound budget (chalicelib/budget, docs/SECURITY.md): the most messages that may leave
     # per destination, person and organization in a window. These are the deployment's values: an
@@ -148,9 +158,17 @@ class Settings(BaseModel):  # built on first use, by get_settings
     # time-driven end-to-end test waits seconds instead of minutes. See clock.scaled.
     time_scale: float = Field(default=1.0, gt=0)
 
+    # CloudWatch embedded-metric log lines (chalicelib.emf): unset, on for the AWS stages (dev,
+    # prod) and off for local and test; EMF_METRICS=true or false decides anywhere.
+    emf_metrics: bool | None = None
+
     @property
     def is_local(self) -> bool:
         return self.tocsin_stage in ("local", "test")
+
+    @property
+    def emf_enabled(self) -> bool:
+        return self.emf_metrics if self.emf_metrics is not None else not self.is_local
 
     @property
     def effective_time_scale(self) -> float:
@@ -163,6 +181,17 @@ class Settings(BaseModel):  # built on first use, by get_settings
         if self.is_local:
             return f"{self.public_base_url.rstrip('/')}/local/slack/api"
         return "https://slack.com/api"
+
+    def channel_sink_url(self) -> str | None:
+        """Where the local stage posts chat and push pages instead of the person's URL (None: to it)."""
+        if self.is_local and not self.local_post_to_real_chat_urls:
+            return f"{self.public_base_url.rstrip('/')}/local/channel-sink"
+        return None
+
+    def pushover_token(self) -> str | None:
+        if self.pushover_app_token:
+            return self.pushover_app_token
+        return LOCAL_PUSHOVER_APP_TOKEN if self.is_local else None
 
     def slack_token(self) -> str | None:
         """The bot token; the local stage's sink only checks that one is sent."""
@@ -236,6 +265,7 @@ class Settings(BaseModel):  # built on first use, by get_settings
 
 _INSECURE_DEFAULTS = {"local-insecure-api-key-secret"}
 LOCAL_SLACK_TOKEN = "xoxb-local-sink-token"
+LOCAL_PUSHOVER_APP_TOKEN = "alocalpushoverapplicationtoken"
 LOCAL_SLACK_SIGNING_SECRET = "local-slack-signing-secret"
 LOCAL_SLACK_TEAM_ID = "T0LOCAL001"
 # The local voice sink's credentials; refused outside the local stage (check_secrets).
@@ -244,9 +274,18 @@ LOCAL_VOICE_AUTH_TOKEN = "local-voice-sink-token"
 LOCAL_VOICE_FROM_NUMBER = "+15005550006"
 
 
+# Set by the Lambda runtime in every function's environment.
+LAMBDA_MARKERS = ("AWS_LAMBDA_FUNCTION_NAME", "AWS_EXECUTION_ENV")
+
+
 def from_environment(environ: dict[str, str] | None = None) -> Settings:
+    """Settings from the environment. On Lambda, TOCSIN_STAGE must be given: the default stage is
+    the local one, whose secrets (Slack signing, voice sink, API key HMAC) are public, so a function
+    deployed without it would accept forged clicks (issue 27 finding 10); it refuses to start instead."""
     environ = dict(os.environ if environ is None else environ)
     upper = {key.upper(): value for key, value in environ.items()}
+    if "TOCSIN_STAGE" not in upper and any(upper.get(marker) for marker in LAMBDA_MARKERS):
+        raise RuntimeError("TOCSIN_STAGE must be set on AWS Lambda (dev or prod); the default is the local stage")
     values: dict[str, Any] = {}
     for name, field in Settings.model_fields.items():
         variable = (field.alias or name).upper()

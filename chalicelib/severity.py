@@ -95,6 +95,11 @@ SOURCE_WORDS: Final[Mapping[str, Mapping[str, Severity]]] = {
 }
 # PagerDuty Events v2 defines exactly four words and refuses any other (the drop-in answers as it does).
 PAGERDUTY_WORDS: Final = ("critical", "error", "warning", "info")
+# Opsgenie's five priorities, P1 the highest (the table reads them: P1 SEV0 ... P5 SEV4); an alert
+# that names none is P3, as Opsgenie has it. Its drop-in refuses any other value, as Opsgenie does.
+OpsgeniePriority = Literal["P1", "P2", "P3", "P4", "P5"]
+OPSGENIE_PRIORITIES: Final[tuple[OpsgeniePriority, ...]] = ("P1", "P2", "P3", "P4", "P5")
+OPSGENIE_DEFAULT_PRIORITY: Final[OpsgeniePriority] = "P3"
 _SEPARATORS: Final = re.compile(r"[\s_-]+")
 
 
@@ -115,3 +120,8 @@ def severity_word(value: object, source: str | None = None) -> Severity | None:
         return None
     overrides = SOURCE_WORDS.get(source or "", {})
     return overrides.get(key) or SEVERITY_WORDS.get(key)
+
+
+def opsgenie_priority(severity: str) -> OpsgeniePriority:
+    """The Opsgenie priority a severity reads as (SEV0 P1 ... SEV4 P5): the inverse of the table's P words."""
+    return OPSGENIE_PRIORITIES[rank(severity)]

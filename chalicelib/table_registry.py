@@ -33,6 +33,7 @@ def all_models() -> list[type[Model]]:
     import chalicelib.maintenance.tables
     import chalicelib.notification.deliveries
     import chalicelib.oncall.tables
+    import chalicelib.opsgenie.tables
     import chalicelib.organization.tables
     import chalicelib.outbound.tables
     import chalicelib.postmortem.tables

@@ -1,11 +1,13 @@
-"""Screenshots of the responder console on a running local stack: the incident list and an
-incident's page, desktop and phone, signed in as the demo owner.
+"""Screenshots of the console on a running local stack, desktop and phone, signed in as the demo
+owner: the incident list, "Assigned to me", an incident's page, people, a person, teams, a team,
+the organization settings, and the phone menu opened.
 
     python scripts/console_screenshot.py [DEMO_JSON] [OUT_DIR]
 
 DEMO_JSON is the stack's `.local/demo.json` (its URLs, API keys and console users); OUT_DIR
 defaults to .local/screenshots. A fresh stack has no incidents, so the script opens a few demo
-incidents through the API first (only those not already open, so running it again adds none).
+incidents through the API first (only those not already open, so running it again adds none),
+and a demo team the same way.
 It fails when a page scrolls sideways on the phone-width window.
 """
 
@@ -33,6 +35,7 @@ DEMO_INCIDENTS = (
     ("Payment gateway returns 502 for some EU cards", 0, "SEV2", None),
 )
 SHOWN_INCIDENT = DEMO_INCIDENTS[0][0]
+DEMO_TEAM = "Commerce"
 COMMENT = "Rolled back the 05:30 deploy; watching p99."
 
 
@@ -70,11 +73,39 @@ def ensure_demo_incidents(demo: dict[str, Any]) -> str:
     return str(open_now[SHOWN_INCIDENT])
 
 
+def ensure_demo_team(demo: dict[str, Any]) -> str:
+    """The demo team's id, made (with the console's demo people in it) when it is not there yet."""
+    teams = _api(demo, "GET", "/api/v1/teams?limit=100")["items"]
+    found = [team["id"] for team in teams if team["name"] == DEMO_TEAM]
+    if found:
+        return str(found[0])
+    users = _api(demo, "GET", "/api/v1/users?limit=100")["items"]
+    body = {
+        "name": DEMO_TEAM,
+        "description": "Checkout, payments and invoices",
+        "member_ids": [u["id"] for u in users],
+    }
+    return str(_api(demo, "POST", "/api/v1/teams", body)["id"])
+
+
 def take(demo: dict[str, Any], out_dir: Path) -> list[Path]:
     number = ensure_demo_incidents(demo)
+    team_id = ensure_demo_team(demo)
     console = demo["console"]
     owner = next(user for user in console["users"] if user["role"] == "owner")
-    pages = (("console-incidents", "/incidents"), ("console-incident", f"/incidents/{number}"))
+    responder = next(
+        user for user in _api(demo, "GET", "/api/v1/users?limit=100")["items"] if user["role"] == "responder"
+    )
+    pages = (
+        ("console-incidents", "/incidents"),
+        ("console-assigned-to-me", "/incidents?assigned=me&refresh=30"),
+        ("console-incident", f"/incidents/{number}"),
+        ("console-people", "/people"),
+        ("console-person", f"/people/{responder['id']}"),
+        ("console-teams", "/teams"),
+        ("console-team", f"/teams/{team_id}"),
+        ("console-settings", "/settings"),
+    )
     written = []
     with Tab() as tab:
         tab.open(console["url"] + "/sign-in")
@@ -87,6 +118,12 @@ def take(demo: dict[str, Any], out_dir: Path) -> list[Path]:
                 written.append(tab.screenshot(out_dir / f"{name}-{viewport}.png", width=width, height=height))
                 if width < 600 and tab.overflows_horizontally():
                     raise BrowserError(f"{path} scrolls sideways at {width} px")
+        # The phone menu opened, as a tap on "Menu" would (a <details>: no script of the page's).
+        _, width, height = VIEWPORTS[-1]
+        tab.open(console["url"] + "/incidents")
+        tab.resize(width, height)
+        tab.evaluate("document.querySelector('details.menu-phone').open = true")
+        written.append(tab.screenshot(out_dir / "console-menu-phone.png", width=width, height=height, full_page=False))
     return written
 
 

@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         frozenset(
             {"settings", "clock", "errors", "aws", "logs", "model_base", "pagination", "secrets_box", "severity"}
             | {"json_body", "zones", "addresses"}
-            | {"queue", "templates"}
+            | {"queue", "templates", "signed_tokens", "emf"}
         ),
     ),
     # delivery: the claim-attempt-retry kernel and the one POST to a customer's URL (over store).
@@ -67,6 +67,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "subscriber",
                 "externalref",
                 "eventlog",
+                "opsgenie",
+                "exports",
                 "insights",
             }
         ),

@@ -27,7 +27,17 @@ def arms(annotation: Any) -> list[Any]:
 # Bodies the document describes but no model validates: the webhook routes read them with the
 # integration's parser, which cleans text out of alerts instead of refusing it (README); the
 # change events route likewise (chalicelib.change.rules).
-DOCUMENTATION_ONLY = frozenset({"PagerDutyEventV1", "PagerDutyChangeEventV1", "WebhookPayloadV1"})
+DOCUMENTATION_ONLY = frozenset(
+    {
+        "PagerDutyEventV1",
+        "PagerDutyChangeEventV1",
+        "WebhookPayloadV1",
+        # The Opsgenie drop-in's bodies: read by chalicelib.integration.parsers.opsgenie, as Opsgenie reads them.
+        "OpsgenieCreateAlertV1",
+        "OpsgenieActionV1",
+        "OpsgenieNoteV1",
+    }
+)
 
 
 def request_models(*, exclude: frozenset[str] = frozenset()) -> list[type[BaseModel]]:

@@ -21,7 +21,9 @@ DEFAULT_DAYS = 30
 class AlertIntegrationV1(ApiModel):
     id: str | None = Field(description="The integration's id; null for a heartbeat's alert.")
     name: str
-    type: str = Field(description="custom, sentry, newrelic, alertmanager, cloudwatch, pagerduty or heartbeat.")
+    type: str = Field(
+        description="custom, sentry, newrelic, alertmanager, cloudwatch, pagerduty, opsgenie or heartbeat."
+    )
 
 
 class AlertV1(ApiModel):

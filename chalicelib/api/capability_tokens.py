@@ -7,6 +7,9 @@ its kind finds what it names, or refuses with 404 (an unknown, deleted or rotate
 - a schedule's calendar feed (`/calendars/{token}.ics`): the schedule (chalicelib.oncall.feed);
   its operation counts per caller address, before the token is looked up.
 
+- an export's download link (`/exports/{token}`): the export it names (chalicelib.exports.links,
+  signed and expiring, no lookup); its operation counts per caller address.
+
 The one-click links of page emails are the third such token; their kind sits with the console
 pages they open (chalicelib.console.pages.email_actions: the browser's visit, then the link; a
 refused link is a page saying why).
@@ -43,5 +46,12 @@ def _calendar_feed(inbound: Inbound) -> Verified:
     return Verified(subject=CalendarFeed(token, feed.find_calendar(token)))
 
 
+def _export_link(inbound: Inbound) -> Verified:
+    from chalicelib.exports import links
+
+    return Verified(subject=links.verify(inbound.path["token"], now=inbound.now))
+
+
 HEARTBEAT_PING_TOKEN = CredentialKind("heartbeat_ping_token", _heartbeat_ping)
 CALENDAR_FEED_TOKEN = CredentialKind("calendar_feed_token", _calendar_feed)
+EXPORT_LINK_TOKEN = CredentialKind("export_link_token", _export_link)

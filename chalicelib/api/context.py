@@ -8,16 +8,26 @@ from __future__ import annotations
 
 import contextvars
 import re
+import time
 import uuid
 from typing import Any
 
 _REQUEST_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 _request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 _request: contextvars.ContextVar[Any] = contextvars.ContextVar("request", default=None)
+_started: contextvars.ContextVar[float | None] = contextvars.ContextVar("started", default=None)
 
 
-def set_current_request(request: Any) -> None:
+def set_current_request(request: Any, *, started: float | None = None) -> None:
+    """`started`: `time.perf_counter()` when the request arrived (answers that say how long they took)."""
     _request.set(request)
+    _started.set(started)
+
+
+def elapsed_seconds() -> float:
+    """Seconds since the current request arrived (0.0 outside one): Opsgenie's `took`, for example."""
+    started = _started.get()
+    return max(time.perf_counter() - started, 0.0) if started is not None else 0.0
 
 
 def current_request() -> Any:

@@ -11,6 +11,8 @@ route's family too, so the middleware renders Chalice's own errors (405, 415) th
 - WEBHOOK: inbound webhooks, the legacy `/v1/incidents` path and the calendar feed:
   `{success: false, error: {code, message}}`.
 - PAGERDUTY: `POST /v2/enqueue`, PagerDuty's own `{status, message, errors}` bodies.
+- OPSGENIE: the Opsgenie Alert API drop-in (`/v2/alerts`, `/v2/heartbeats`), Opsgenie's own
+  `{message, took, requestId}` (and `errors` naming invalid fields) with its status codes.
 - PUBLIC_JSON / PUBLIC_HTML: public status pages, the webhook body or a small HTML page, with the
   public headers (CORS, no-store).
 - CONSOLE: the responder console (/app), an HTML error page with the console's headers. A form's
@@ -27,13 +29,22 @@ from typing import Any
 from chalice.app import Response
 
 from chalicelib.api import envelope
-from chalicelib.errors import AppError, MethodNotAllowed, PayloadTooLarge, RateLimited
+from chalicelib.errors import (
+    AppError,
+    InvalidFields,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    RateLimited,
+    RouteNotFound,
+    WebhookRevoked,
+)
 
 
 class ErrorFamily(StrEnum):
     API = "api"
     WEBHOOK = "webhook"
     PAGERDUTY = "pagerduty"
+    OPSGENIE = "opsgenie"
     PUBLIC_JSON = "public_json"
     PUBLIC_HTML = "public_html"
     CONSOLE = "console"
@@ -91,6 +102,25 @@ def _pagerduty(error: AppError, _: Mapping[str, str]) -> Response:
     from chalicelib.integration.parsers.pagerduty import invalid_event_body
 
     return _json(400, invalid_event_body(error), error.headers)
+
+
+def opsgenie_body(message: str) -> dict[str, Any]:
+    """The fields every Opsgenie answer has: a message (or `result`), `took` (seconds) and `requestId`."""
+    from uuid import uuid4
+
+    from chalicelib.api.context import elapsed_seconds
+
+    return {"message": message, "took": round(elapsed_seconds(), 3), "requestId": str(uuid4())}
+
+
+def _opsgenie(error: AppError, _: Mapping[str, str]) -> Response:
+    # Opsgenie answers 401 to a key it does not know or whose integration is disabled; the gate's
+    # refusals of a routing key (unknown or superseded: 404, revoked: 410) are that here.
+    status = 401 if isinstance(error, RouteNotFound | WebhookRevoked) else error.status
+    body = opsgenie_body(error.message)
+    if isinstance(error, InvalidFields) and error.fields:
+        body["errors"] = error.fields
+    return _json(status, body, error.headers)
 
 
 def public_headers(content_type: str) -> dict[str, str]:
@@ -189,6 +219,7 @@ _RENDERERS: dict[ErrorFamily, Renderer] = {
     ErrorFamily.API: _api,
     ErrorFamily.WEBHOOK: _webhook,
     ErrorFamily.PAGERDUTY: _pagerduty,
+    ErrorFamily.OPSGENIE: _opsgenie,
     ErrorFamily.PUBLIC_JSON: _public_json,
     ErrorFamily.PUBLIC_HTML: _public_html,
     ErrorFamily.CONSOLE: _console,

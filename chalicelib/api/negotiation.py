@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 TEXT_XML = "text/xml"
+# An export's rows are one document in two media types too: CSV, or NDJSON (chalicelib.exports).
+EXPORT_TYPES = ("text/csv", "application/x-ndjson")
 
 
 def base_type(content_type: str) -> str:
@@ -26,6 +28,8 @@ def alternatives(content_type: str) -> list[str]:
     own = base_type(content_type)
     if own.startswith("application/") and own.endswith("+xml"):
         return [own, TEXT_XML]
+    if own in EXPORT_TYPES:
+        return [own, *(other for other in EXPORT_TYPES if other != own)]
     return [own]
 
 

@@ -119,6 +119,20 @@ def _envelope_schemas() -> dict[str, Any]:
                 "errors": {"type": "array", "items": {"type": "string"}},
             },
         },
+        "OpsgenieError": {
+            "type": "object",
+            "required": ["message", "took", "requestId"],
+            "properties": {
+                "message": {"type": "string"},
+                "took": {"type": "number", "description": "Seconds the request took."},
+                "requestId": {"type": "string"},
+                "errors": {
+                    "type": "object",
+                    "description": "Each invalid field and its problem (422).",
+                    "additionalProperties": {"type": "string"},
+                },
+            },
+        },
         "WebhookError": {
             "type": "object",
             "required": ["success", "error"],
@@ -237,7 +251,11 @@ def build_document(base_url: str | None = None) -> dict[str, Any]:
 
 
 # The error body of each route family (chalicelib.api.error_render); the others answer WebhookError.
-_ERROR_SCHEMAS = {ErrorFamily.API: "ErrorEnvelope", ErrorFamily.PAGERDUTY: "PagerDutyError"}
+_ERROR_SCHEMAS = {
+    ErrorFamily.API: "ErrorEnvelope",
+    ErrorFamily.PAGERDUTY: "PagerDutyError",
+    ErrorFamily.OPSGENIE: "OpsgenieError",
+}
 
 
 def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
@@ -299,7 +317,7 @@ def _operation_object(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         operation["parameters"] = parameters
     if op.body is not None:
         operation["requestBody"] = {
-            "required": True,
+            "required": not op.body_optional,
             "content": {"application/json": {"schema": refs[(op.body, "validation")]}},
         }
     return operation

@@ -81,6 +81,7 @@ class Operation:
     # session) may call without `scope`; everyone else needs it (contact methods, notification rules).
     self_param: str | None = None
     body: type[BaseModel] | None = None
+    body_optional: bool = False  # the request may have no body at all (an Opsgenie acknowledge or close)
     query: type[BaseModel] | None = None
     response: Any = None  # a pydantic model type, or None for no data schema
     status: int = 200
@@ -241,6 +242,7 @@ class OperationGroup:
         scope: str | None = None,
         description: str | None = None,
         body: type[BaseModel] | None = None,
+        body_optional: bool = False,
         query: type[BaseModel] | None = None,
         response: Any = None,
         status: int = 200,
@@ -266,6 +268,7 @@ class OperationGroup:
                 bucket=bucket,
                 scope=scope,
                 body=body,
+                body_optional=body_optional,
                 query=query,
                 response=response,
                 status=status,

@@ -23,6 +23,9 @@ ADDED_SCOPES: tuple[str, ...] = (
     "status:read",
     "status:write",
     "webhooks:write",
+    # Bulk reads of the organization's history (chalicelib.exports): a key for a payroll or BI job
+    # can read exports and nothing else. A read scope: viewers and responders hold it.
+    "exports:read",
     "admin",
     # Insights (docs/INSIGHTS.md): the figures of /api/v1/insights/*, and the /metrics text a
     # monitoring scraper reads with a key of its own.

@@ -304,10 +304,15 @@ def update_service(
     return retry_on_conflict(attempt, what="service")
 
 
-def services_using_policy(*, organization_id: str, policy_id: str) -> list[str]:
-    """Service keys of the services (active or not) pointing at the policy. One Query."""
+def services_of_policy(*, organization_id: str, policy_id: str) -> list[Service]:
+    """The services (active or not) pointing at the policy. One Query."""
     return [
-        service.service_key
+        service
         for service in list_services(organization_id=organization_id)
         if service.escalation_policy_id == policy_id
     ]
+
+
+def services_using_policy(*, organization_id: str, policy_id: str) -> list[str]:
+    """Service keys of the services (active or not) pointing at the policy. One Query."""
+    return [service.service_key for service in services_of_policy(organization_id=organization_id, policy_id=policy_id)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from typing import Any
 
 from chalicelib.postmortem import rules
@@ -188,21 +189,70 @@ def _blank_as_none(value: Any) -> Any:
 class ReportPart:
     heading: str
     text: str | None = None  # plain text, shown with its line breaks
-    html: str | None = None  # the service's rendered (escaped) HTML
+    html: str | None = None  # rendered here by the domain's renderer (every value escaped), never stored HTML
 
 
 def report_of(values: Mapping[str, Any]) -> list[ReportPart]:
-    """The readable postmortem from field values and `*_html` values; empty parts left out."""
+    """The readable postmortem from field values and `*_html` values; empty parts left out.
+
+    A structured field is rendered again by the domain (`rules.rendered_html`). HTML that came in
+    as HTML (an imported postmortem's `*_html`, a legacy string) is shown as its text: it is the
+    old tool's markup, and a `<meta http-equiv=refresh>` or a form in it would pass the CSP."""
     parts = []
     for name, heading in REPORT_ORDER:
         if name in rules.STRUCTURED_FIELDS:
-            html = values.get(f"{name}_html")
+            value = values.get(name)
             # An object of nulls renders an empty list: no heading over nothing.
-            if html and not _empty_structure(values.get(name)):
-                parts.append(ReportPart(heading, html=str(html)))
+            if _empty_structure(value):
+                continue
+            rendered = rules.rendered_html(name, value)
+            if rendered:
+                parts.append(ReportPart(heading, html=rendered))
+                continue
+            legacy = values.get(f"{name}_html") or (value if isinstance(value, str) else None)
+            if legacy and (text := html_as_text(str(legacy))):
+                parts.append(ReportPart(heading, text=text))
         elif values.get(name):
             parts.append(ReportPart(heading, text=str(values[name])))
     return parts
+
+
+class _TextOf(HTMLParser):
+    """The text a browser would show of a fragment, with a line break for each block; nothing of
+    `<script>`, `<style>` or `<head>` content."""
+
+    BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote"})
+    HIDDEN = frozenset({"script", "style", "head", "title", "template", "noscript"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.chunks: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.HIDDEN:
+            self.hidden += 1
+        elif tag in self.BLOCKS:
+            self.chunks.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in self.BLOCKS:
+            self.chunks.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.chunks.append(data)
+
+
+def html_as_text(fragment: str) -> str:
+    """Imported HTML as plain text: tags dropped, entities read, blank lines collapsed."""
+    parser = _TextOf()
+    parser.feed(fragment)
+    parser.close()
+    lines = [" ".join(line.split()) for line in "".join(parser.chunks).splitlines()]
+    return "\n".join(line for line in lines if line)
 
 
 def stored_report(record: PostmortemRecord) -> list[ReportPart]:

@@ -120,9 +120,16 @@ def route_path(request: Request, path_params: Mapping[str, str]) -> str:
 
 
 def safe_next(value: str) -> str:
-    """A sign-in's `next`: only a path inside the console (never another site: no open redirect)."""
+    """A sign-in's `next`: only a path inside the console (never another site: no open redirect),
+    written in visible ASCII as a URL is: a CR LF would split the Location header (a 500) and a
+    character beyond Latin-1 (U+2028) cannot be sent in one at all (the connection dropped)."""
     root = app_path()
-    if value.startswith(root + "/") and not value.startswith("//") and "\\" not in value:
+    if (
+        value.startswith(root + "/")
+        and not value.startswith("//")
+        and "\\" not in value
+        and all("!" <= character <= "~" for character in value)
+    ):
         return value
     return app_path("/incidents")
 

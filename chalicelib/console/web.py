@@ -32,6 +32,7 @@ from chalicelib.api.error_render import ErrorFamily, console_headers
 from chalicelib.api.operation import CREDENTIAL_BUCKET, Call, OperationGroup, query_lists
 from chalicelib.api.validation import fields_from
 from chalicelib.auth.principal import Principal
+from chalicelib.console.form_problems import Labels, form_labels, headline, label_on_page, labelled
 from chalicelib.console.sessions import ConsoleSession
 from chalicelib.console.visits import (
     CONSOLE_SESSION,
@@ -120,6 +121,10 @@ class Page:
     section: str = ""
     context: dict[str, Any] = field(default_factory=dict)
     status: int = 200
+    # Field path -> the label the form shows for it (or a function answering it), so a problem is
+    # named as the person reads it; a path without one is put in words (console/form_problems.py).
+    labels: Labels | None = None
+    zone: str | None = None  # the zone its times are shown in, when not the viewer's (an email link's recipient's)
 
 
 @dataclass
@@ -145,25 +150,49 @@ Handler = Callable[[Ctx], Answer]
 
 def render_page(ctx: Ctx, page: Page, *, error: AppError | None = None, status: int | None = None) -> Response:
     notice_key = ctx.arg("done")
-    body = templates.render(
-        page.template,
-        title=page.title,
-        section=page.section,
-        user=ctx.user,
-        role=ctx.principal.role if ctx.principal else None,
-        can=ctx.can,
-        csrf_token=ctx.csrf_token,
-        app=app_path(),
-        notice=NOTICES.get(notice_key) if notice_key else None,
-        error=error,
-        error_fields=_fields_of(error),
-        viewer_zone=ctx.zone,  # every time on the page is shown in it (macros.html `when`)
-        **page.context,
-    )
+    problems = labelled(_fields_of(error), page.labels)
+
+    def render() -> str:
+        return templates.render(
+            page.template,
+            title=page.title,
+            section=page.section,
+            user=ctx.user,
+            role=ctx.principal.role if ctx.principal else None,
+            can=ctx.can,
+            csrf_token=ctx.csrf_token,
+            app=app_path(),
+            notice=NOTICES.get(notice_key) if notice_key else None,
+            error=error,
+            # Each with its `label`; the form's fields mark the ones they show, the layout lists the rest.
+            error_fields=problems,
+            error_headline=headline(error, problems) if error is not None else None,
+            viewer_zone=page.zone or ctx.zone,  # every time on the page is shown in it (macros.html `when`)
+            **page.context,
+        )
+
+    body = render()
+    if _relabel(problems, body):
+        body = render()  # a refused form only: the problems listed at the top, by the form's own labels
     headers: dict[str, str | list[str]] = {**console_headers()}
     if ctx.set_cookies:
         headers["Set-Cookie"] = ctx.set_cookies
     return Response(body=body, status_code=status or page.status, headers=headers)
+
+
+def _relabel(problems: list[dict[str, Any]], body: str) -> bool:
+    """Name each problem the page lists at the top (no field showed it, the page gave no label) as
+    the rendered form labels its input; True when one changed."""
+    unlabelled = [problem for problem in problems if problem["guessed"] and not problem["shown"]]
+    if not unlabelled:
+        return False
+    on_page = form_labels(body)
+    changed = False
+    for problem in unlabelled:
+        found = label_on_page(str(problem.get("field")), on_page)
+        if found:
+            problem["label"], changed = found, True
+    return changed
 
 
 def _fields_of(error: AppError | None) -> list[dict[str, str]]:
@@ -174,9 +203,10 @@ def _fields_of(error: AppError | None) -> list[dict[str, str]]:
 
 
 def _redirect(ctx: Ctx, target: Redirect) -> Response:
-    location = target.location
-    if target.notice:
+    location, hash_mark, fragment = target.location.partition("#")
+    if target.notice:  # the query goes before a fragment (#swaps), or the notice would be lost
         location += ("&" if "?" in location else "?") + urlencode({"done": target.notice})
+    location += hash_mark + fragment
     return redirect(location, ctx.set_cookies)
 
 

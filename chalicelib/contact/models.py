@@ -17,14 +17,18 @@ from chalicelib.model_base import ApiModel, ExpectedVersion, PatchModel, Request
 from chalicelib.pagination import PageQuery
 
 Label = Annotated[str, Field(max_length=rules.LABEL_MAX), SingleLine]
-Address = Annotated[str, Field(min_length=1, max_length=rules.ADDRESS_MAX), SingleLine]
+Address = Annotated[str, Field(min_length=1, max_length=rules.HOOK_ADDRESS_MAX), SingleLine]
+Secret = Annotated[str, Field(min_length=1, max_length=256, pattern=r"^[\x21-\x7e]+$")]
 MethodId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 ADDRESS_DESCRIPTION = (
     "email: an email address (stored lower-cased); slack: a Slack user id (e.g. U024BE7LH); "
-    "sms and voice: an E.164 phone number (^\\+[1-9]\\d{7,14}$, e.g. +15551234567). "
-    "A user has each (type, address) once."
+    "sms and voice: an E.164 phone number (^\\+[1-9]\\d{7,14}$, e.g. +15551234567); "
+    "teams, mattermost, discord, google_chat: the incoming-webhook URL; ntfy: the topic URL "
+    "(https://ntfy.sh/<topic> or a self-hosted server's). A webhook URL is a secret: it is sealed and "
+    "answered only as a hint (https://host/\u2026abcd). A user has each (type, address) once."
 )
+SECRET_DESCRIPTION = "ntfy only: an access token for a protected topic (sent as a Bearer token); never answered."
 
 
 class ContactMethodV1(ApiModel):
@@ -33,8 +37,8 @@ class ContactMethodV1(ApiModel):
     address: str
     label: str
     verified: bool = Field(
-        description="Email and Slack methods are verified when added; sms and voice after a code. "
-        "Unverified methods are never paged."
+        description="Email and Slack methods are verified when added; sms, voice and the webhook-style types "
+        "after a code sent there. Unverified methods are never paged."
     )
     follows_account_email: bool = Field(
         description="The default email method: its address is the user's account email, whatever it is now."
@@ -62,6 +66,7 @@ class ContactMethodCreate(RequestModel):
     type: ContactType
     address: Address = Field(description=ADDRESS_DESCRIPTION)
     label: Label | None = Field(default=None, description="Left out or blank: the type's name (Email, SMS, ...).")
+    secret: Secret | None = Field(default=None, description=SECRET_DESCRIPTION)
 
 
 class ContactMethodPatch(PatchModel):
@@ -70,8 +75,8 @@ class ContactMethodPatch(PatchModel):
     label: Label | None = Field(default=None, description="null: back to the type's name.")
     address: Address | SkipJsonSchema[None] = Field(
         default=None,
-        description="A new sms or voice number is unverified again. The default email method follows the "
-        "account email and refuses a new address.",
+        description="A new sms or voice number, or a new webhook URL, is unverified again. The default email "
+        "method follows the account email and refuses a new address.",
     )
 
 
@@ -80,7 +85,7 @@ class ContactMethodListQuery(PageQuery):
 
 
 class VerificationCode(RequestModel):
-    code: str = Field(pattern=r"^[0-9]{6}$", description="The 6-digit code sent to the number.")
+    code: str = Field(pattern=r"^[0-9]{6}$", description="The 6-digit code sent to the number or the webhook.")
 
 
 class VerificationSentV1(ApiModel):

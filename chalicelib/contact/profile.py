@@ -8,13 +8,13 @@ skips it, and the person sees the step waiting for verification.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from chalicelib.contact import rules
+from chalicelib.contact import hooks, rules
 from chalicelib.contact.rules import ContactType, Step, Urgency
-from chalicelib.contact.tables import METHOD_PREFIX, RULES_ITEM_KEY, ContactRecord
+from chalicelib.contact.tables import METHOD_PREFIX, RULES_ITEM_KEY, ContactRecord, user_key
 from chalicelib.directory.users import User
 
 
@@ -29,6 +29,24 @@ class ContactMethod:
     updated_at: datetime | None = None
     # The default email method shows the user's account email as it is now (docs/CONTACTS.md).
     follows_account_email: bool = False
+    # A webhook-style method's destination, sealed (chalicelib/contact/hooks.py); None for the others.
+    sealed_destination: str | None = field(default=None, repr=False)
+    identity: str | None = field(default=None, repr=False)  # what a duplicate check compares
+
+    @property
+    def same_as(self) -> tuple[str, str]:
+        """The (type, address) two methods of one person may not share; a hook's address is its HMAC."""
+        return (self.type, self.identity or self.address)
+
+    def destination(self, organization_id: str, user_id: str) -> hooks.Destination | None:
+        """A hook method's destination, unsealed (None for the other types)."""
+        if self.sealed_destination is None:
+            return None
+        return hooks.unseal(
+            self.sealed_destination,
+            user_key=user_key(organization_id, user_id),
+            contact_method_id=self.contact_method_id,
+        )
 
 
 @dataclass(frozen=True)
@@ -71,6 +89,8 @@ def to_method(record: ContactRecord, user: User) -> ContactMethod:
         created_at=record.created_at,
         updated_at=record.updated_at,
         follows_account_email=bool(record.follows_account_email),
+        sealed_destination=record.sealed_destination,
+        identity=record.destination_identity,
     )
 
 

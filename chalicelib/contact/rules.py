@@ -17,10 +17,26 @@ from typing import Literal
 from chalicelib.directory import rules as directory_rules
 from chalicelib.errors import Conflict, NoVerificationCode, RateLimited, ValidationFailed
 
-ContactType = Literal["email", "slack", "sms", "voice"]
-CONTACT_TYPES: tuple[ContactType, ...] = ("email", "slack", "sms", "voice")
+ContactType = Literal[
+    "email", "slack", "sms", "voice", "teams", "mattermost", "ntfy", "discord", "google_chat", "pushover"
+]
+CONTACT_TYPES: tuple[ContactType, ...] = (
+    "email",
+    "slack",
+    "sms",
+    "voice",
+    "teams",
+    "mattermost",
+    "ntfy",
+    "discord",
+    "google_chat",
+    "pushover",
+)
 # Phone methods cost money per message and reach whoever holds the number: they prove ownership.
 PHONE_TYPES: tuple[ContactType, ...] = ("sms", "voice")
+# Webhook-style methods (chalicelib/contact/hooks.py): a URL anybody could have typed, proven by a
+# code posted to it, as a phone number is.
+HOOK_TYPES: tuple[ContactType, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 Urgency = Literal["high", "low"]
 URGENCIES: tuple[Urgency, ...] = ("high", "low")
 
@@ -28,10 +44,23 @@ E164_PATTERN = r"^\+[1-9]\d{7,14}$"
 _E164 = re.compile(E164_PATTERN)
 LABEL_MAX = 100
 ADDRESS_MAX = 254
+# A webhook URL may be longer (a Teams Workflows URL with its signature is ~300 characters).
+HOOK_ADDRESS_MAX = 2048
 MAX_METHODS = 20
 MAX_STEPS = 10
 MAX_DELAY_MINUTES = 1440
-DEFAULT_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
+DEFAULT_LABELS: dict[str, str] = {
+    "email": "Email",
+    "slack": "Slack",
+    "sms": "SMS",
+    "voice": "Voice call",
+    "teams": "Microsoft Teams",
+    "mattermost": "Mattermost",
+    "ntfy": "ntfy",
+    "discord": "Discord",
+    "google_chat": "Google Chat",
+    "pushover": "Pushover",
+}
 # Deterministic ids: two racing first reads write the same items, so one conditional put wins.
 DEFAULT_EMAIL_ID = "default-email"
 DEFAULT_SLACK_ID = "default-slack"
@@ -51,9 +80,19 @@ def is_phone(method_type: str) -> bool:
     return method_type in PHONE_TYPES
 
 
+def is_hook(method_type: str) -> bool:
+    return method_type in HOOK_TYPES
+
+
+def needs_code(method_type: str) -> bool:
+    """Phone numbers and webhook URLs are proven by a code sent there and typed back."""
+    return is_phone(method_type) or is_hook(method_type)
+
+
 def verified_on_creation(method_type: str) -> bool:
-    """Email and Slack are trusted as entered (see docs/CONTACTS.md); phone numbers must be proven."""
-    return not is_phone(method_type)
+    """Email and Slack are trusted as entered (see docs/CONTACTS.md); phone numbers and webhook
+    URLs must be proven."""
+    return not needs_code(method_type)
 
 
 def check_type(method_type: str) -> ContactType:
@@ -74,6 +113,8 @@ def normalize_address(method_type: str, address: str) -> str:
                 "address", f"must be a Slack user id: 1 to {directory_rules.SLACK_ID_MAX} characters without spaces"
             )
         return value
+    if len(value) > ADDRESS_MAX:
+        raise ValidationFailed.for_field("address", f"must be at most {ADDRESS_MAX} characters")
     if is_phone(method_type):
         if not _E164.match(value):
             raise ValidationFailed.for_field("address", "must be an E.164 phone number, e.g. +15551234567")
@@ -93,11 +134,14 @@ def address_key(method_type: str, address: str, verified: bool) -> str | None:
     return f"{method_type}#{address}" if verified and is_phone(method_type) else None
 
 
-def check_can_add(existing: Iterable[tuple[str, str]], method_type: str, address: str, *, count: int) -> None:
-    """409 when the user is at the limit or already has this (type, address)."""
+def check_can_add(
+    existing: Iterable[tuple[str, str]], method_type: str, address: str, *, count: int, shown: str | None = None
+) -> None:
+    """409 when the user is at the limit or already has this (type, address); `shown`: the address
+    as the answer may name it (a webhook URL is compared by its HMAC and named by its hint)."""
     if (method_type, address) in set(existing):
         raise Conflict(
-            f"This user already has a {method_type} contact method for {address}.",
+            f"This user already has a {method_type} contact method for {shown or address}.",
             details={"fields": [{"field": "address", "message": "already a contact method of this user"}]},
         )
     if count >= MAX_METHODS:

@@ -21,7 +21,7 @@ from types import EllipsisType
 from pynamodb.expressions.update import Action
 
 from chalicelib import clock
-from chalicelib.contact import rules
+from chalicelib.contact import hooks, rules
 from chalicelib.contact.profile import ContactMethod, NotificationProfile, Partition, stored_steps, to_method
 from chalicelib.contact.rules import Step
 from chalicelib.contact.tables import RULES_ITEM_KEY, ContactRecord, method_item_key, user_key
@@ -142,6 +142,18 @@ def list_methods(*, organization_id: str, user_id: str, now: datetime) -> list[C
     return list(profile(organization_id, get_user(organization_id, user_id), now=now).methods)
 
 
+def peek_methods(*, organization_id: str, user: User, now: datetime) -> list[ContactMethod]:
+    """Another person's methods for a page that only shows them (the people list): one Query that
+    never writes. Someone who has none stored yet is shown the defaults their first read will store."""
+    partition = Partition.of(ContactRecord.query(user_key(organization_id, user.user_id)))
+    if partition.head is not None:
+        return list(partition.profile(organization_id, user).methods)
+    return [
+        ContactMethod(d.contact_method_id, d.type, d.address, d.label, True, now, None, d.follows_account_email)
+        for d in rules.default_methods(user.email, user.slack_user_id)
+    ]
+
+
 def get_method(*, organization_id: str, user_id: str, contact_method_id: str, now: datetime) -> ContactMethod:
     user = get_user(organization_id, user_id)
     found = profile(organization_id, user, now=now).method(contact_method_id)
@@ -159,21 +171,35 @@ def create_method(
     label: str | None,
     now: datetime,
     proven_elsewhere: bool = False,
+    secret: str | None = None,
 ) -> ContactMethod:
-    """Email and Slack methods are verified at once; sms and voice wait for a code (409 on a
-    duplicate (type, address) or past the limit). `proven_elsewhere`: the number was verified
-    outside this service (the local demo data); never set from a request."""
+    """Email and Slack methods are verified at once; sms, voice and the webhook-style types wait
+    for a code (409 on a duplicate (type, address) or past the limit). `secret`: an ntfy method's
+    access token. `proven_elsewhere`: the number was verified outside this service (the local
+    demo data); never set from a request."""
     user = get_user(organization_id, user_id)
     kind = rules.check_type(method_type)
-    clean_address = rules.normalize_address(kind, address)
+    destination: hooks.Destination | None = None
+    if rules.is_hook(kind):
+        destination = hooks.parse(kind, address, secret)
+        clean_address = hooks.hint(kind, destination)
+    else:
+        if secret is not None:
+            raise ValidationFailed.for_field("secret", "only ntfy methods take a secret (an access token)")
+        clean_address = rules.normalize_address(kind, address)
     clean_label = rules.clean_label(label, kind)
     verified = proven_elsewhere or rules.verified_on_creation(kind)
+    identity = hooks.identity(kind, destination) if destination is not None else None
 
     def attempt() -> ContactMethod:
         partition = _read(organization_id, user, now)
-        existing = [(m.type, m.address) for m in partition.profile(organization_id, user).methods]
-        rules.check_can_add(existing, kind, clean_address, count=len(partition.methods))
+        existing = [m.same_as for m in partition.profile(organization_id, user).methods]
+        rules.check_can_add(
+            existing, kind, identity or clean_address, count=len(partition.methods), shown=clean_address
+        )
         method_id = str(uuid.uuid4())
+        key = user_key(organization_id, user.user_id)
+        sealed = hooks.seal(destination, user_key=key, contact_method_id=method_id) if destination else None
         record = ContactRecord(
             user_key(organization_id, user.user_id),
             method_item_key(method_id),
@@ -186,6 +212,8 @@ def create_method(
             label=clean_label,
             verified=verified,
             address_key=rules.address_key(kind, clean_address, verified),
+            sealed_destination=sealed,
+            destination_identity=identity,
         )
         tx = Transaction()
         tx.put("method", record, condition=absent(ContactRecord))
@@ -216,6 +244,8 @@ def update_method(
         actions: list[Action] = [assign(ContactRecord.updated_at, now)]
         if label is not ...:
             actions.append(assign(ContactRecord.label, rules.clean_label(label, kind)))
+        if rules.is_hook(kind) and address is not ...:
+            return _new_destination(partition, record, kind, address, actions)
         new_address = None if address is ... else rules.normalize_address(kind, address)
         current = to_method(record, user).address
         if new_address is None or new_address == current:
@@ -226,7 +256,7 @@ def update_method(
             raise ValidationFailed.for_field(
                 "address", "this method follows the user's account email; change the user's email instead"
             )
-        others = [(m.type, m.address) for m in partition.profile(organization_id, user).methods]
+        others = [m.same_as for m in partition.profile(organization_id, user).methods]
         others.remove((rules.check_type(kind), current))
         rules.check_can_add(others, kind, new_address, count=0)
         actions.append(assign(ContactRecord.address, new_address))
@@ -238,6 +268,36 @@ def update_method(
                 assign(ContactRecord.code_expires_at, None),
                 assign(ContactRecord.code_attempts, None),
             ]
+        tx = Transaction()
+        tx.update("method", record, actions, condition=ContactRecord.address == record.address)
+        _bump(tx, partition)
+        _commit(tx)
+        return to_method(_query(organization_id, user.user_id).methods[contact_method_id], user)
+
+    def _new_destination(
+        partition: Partition, record: ContactRecord, kind: str, address: str, actions: list[Action]
+    ) -> ContactMethod:
+        """A hook method's new URL: sealed anew and unverified again (the code proves the new one)."""
+        destination = hooks.parse(kind, address, None)
+        identity = hooks.identity(kind, destination)
+        if identity == record.destination_identity:
+            if not update_if(record, actions, ContactRecord.item_key.exists()):
+                raise RetryableConflict()
+            return to_method(record, user)
+        mine = to_method(record, user)
+        others = [m.same_as for m in partition.profile(organization_id, user).methods if m != mine]
+        shown = hooks.hint(kind, destination)
+        rules.check_can_add(others, kind, identity, count=0, shown=shown)
+        sealed = hooks.seal(destination, user_key=str(record.user_key), contact_method_id=contact_method_id)
+        actions += [
+            assign(ContactRecord.address, shown),
+            assign(ContactRecord.sealed_destination, sealed),
+            assign(ContactRecord.destination_identity, identity),
+            assign(ContactRecord.verified, False),
+            assign(ContactRecord.code_digest, None),
+            assign(ContactRecord.code_expires_at, None),
+            assign(ContactRecord.code_attempts, None),
+        ]
         tx = Transaction()
         tx.update("method", record, actions, condition=ContactRecord.address == record.address)
         _bump(tx, partition)

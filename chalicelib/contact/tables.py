@@ -63,12 +63,16 @@ class ContactRecord(TocsinModel):
 
     # A method item.
     contact_method_id = UnicodeAttribute(null=True)
-    method_type = UnicodeAttribute(null=True)  # email | slack | sms | voice
+    method_type = UnicodeAttribute(null=True)  # email | slack | sms | voice | a hook type
     address = UnicodeAttribute(null=True)
     label = UnicodeAttribute(null=True)
     verified = BooleanAttribute(null=True)
     follows_account_email = BooleanAttribute(null=True)
     address_key = UnicodeAttribute(null=True)
+    # A webhook-style method (chalicelib/contact/hooks.py): its destination sealed (the URL is a
+    # secret; `address` holds only a hint) and the HMAC of it a duplicate check compares.
+    sealed_destination = UnicodeAttribute(null=True)
+    destination_identity = UnicodeAttribute(null=True)
     # Verification: an HMAC of the code (never the code), its expiry, the attempts claimed on it,
     # and the send history behind the resend cooldown and the hourly cap.
     code_digest = UnicodeAttribute(null=True)

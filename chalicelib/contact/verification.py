@@ -1,4 +1,4 @@
-"""Proving a phone number: a 6-digit code sent to it, typed back within 10 minutes.
+"""Proving a phone number or a webhook URL: a 6-digit code sent to it, typed back within 10 minutes.
 
 Only an HMAC of the code is stored (keyed with API_KEY_HMAC_SECRET and bound to the method and
 its address); the plain code leaves only in the `contact.send_verification` message, whose
@@ -62,7 +62,7 @@ def _record(organization_id: str, user: User, contact_method_id: str, now: datet
 
 
 def _check_needs_verification(record: ContactRecord) -> None:
-    if not rules.is_phone(str(record.method_type)):
+    if not rules.needs_code(str(record.method_type)):
         raise Conflict("Email and Slack contact methods are verified when they are added; there is nothing to verify.")
     if record.verified:
         raise Conflict("This contact method is already verified.")
@@ -96,7 +96,9 @@ def _window_after_send(record: ContactRecord, now: datetime) -> rules.SendWindow
 def _spend_budget(organization_id: str, user_id: str, record: ContactRecord, now: datetime) -> budget.Decision:
     """The outbound budget's verification limits (per number across organizations, per person):
     429 RATE_LIMITED with Retry-After when spent (chalicelib/budget)."""
-    send = Send(str(record.method_type), str(record.address), "verification", organization_id, user_id)
+    # A webhook URL is counted by its HMAC: the hint in `address` is not unique to it.
+    destination = str(record.destination_identity or record.address)
+    send = Send(str(record.method_type), destination, "verification", organization_id, user_id)
     return budget.spend_or_raise(send, now)
 
 
@@ -148,6 +150,8 @@ def send_verification(*, organization_id: str, user_id: str, contact_method_id: 
         "expires_at": clock.isoformat(expires_at),
         BUDGET_CHARGED: True,
     }
+    if record.sealed_destination:  # a webhook-style method: where the code goes, still sealed
+        payload["sealed_destination"] = str(record.sealed_destination)
     publish(Message(SEND_VERIFICATION, organization_id, payload))
     return VerificationSent(
         contact_method_id=contact_method_id,

@@ -43,6 +43,8 @@ class Answer:
     verdict: Verdict
     response_code: int | None
     error: str | None  # None when delivered; otherwise what a delivery record keeps as last_error
+    # The first 64 KiB of the answer's body (a provider's id, or its own words for a refusal).
+    body: bytes = b""
 
     @property
     def succeeded(self) -> bool:
@@ -53,15 +55,15 @@ class Answer:
         return self.verdict == "retryable"
 
 
-def from_response(status: int, reason: str = "") -> Answer:
+def from_response(status: int, reason: str = "", body: bytes = b"") -> Answer:
     if 200 <= status < 300:
-        return Answer("delivered", status, None)
+        return Answer("delivered", status, None, body)
     detail = f"HTTP {status}{' ' + reason if reason else ''}"
     if status in _RETRYABLE_CLIENT_ERRORS or status >= 500:
-        return Answer("retryable", status, detail)
+        return Answer("retryable", status, detail, body)
     if 300 <= status < 400:
-        return Answer("final", status, f"{detail} (redirects are not followed)")
-    return Answer("final", status, f"{detail} (the receiver rejected the event)")
+        return Answer("final", status, f"{detail} (redirects are not followed)", body)
+    return Answer("final", status, f"{detail} (the receiver rejected the event)", body)
 
 
 def from_error(kind: str, detail: str) -> Answer:
@@ -117,8 +119,9 @@ def post_checked(
     try:
         connection.request("POST", path, body=body, headers=headers)
         response = connection.getresponse()
-        response.read(65536)  # drain a little so the receiver sees a clean close; the rest is ignored
-        return from_response(response.status, response.reason or "")
+        # Read a little (the receiver sees a clean close, a provider's answer is kept); the rest is ignored.
+        answered = response.read(65536)
+        return from_response(response.status, response.reason or "", answered)
     except TimeoutError:
         return from_error("timeout", "")
     except (OSError, http.client.HTTPException) as error:

@@ -14,6 +14,9 @@ from chalicelib.severity import SEVERITIES
 __all__ = ["SEVERITIES"]
 USER_ROLES: tuple[str, ...] = ROLES
 DEFAULT_ROLE = "responder"
+# The roles that can answer a page (acknowledge, resolve): escalation targets and shift swaps are
+# for them only. A viewer reads and is never paged by a policy.
+RESPONDER_ROLES: tuple[str, ...] = ("owner", "admin", "responder")
 
 NAME_MAX = 100
 DESCRIPTION_MAX = 1000
@@ -119,6 +122,11 @@ def clean_slack_user_id(value: str | None) -> str | None:
     if len(cleaned) > SLACK_ID_MAX or any(c.isspace() for c in cleaned):
         raise ValidationFailed.for_field("slack_user_id", f"must be 1 to {SLACK_ID_MAX} characters without spaces")
     return cleaned
+
+
+def can_respond(role: str, is_active: bool) -> bool:
+    """An active person whose role can acknowledge and resolve incidents."""
+    return is_active and role in RESPONDER_ROLES
 
 
 def check_role(role: str) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from chalicelib.escalation.coverage import PolicyGap
 from chalicelib.escalation.service import StoredPolicy
 from chalicelib.escalation.steps import (
     DELAY_MINUTES_MAX,
@@ -19,7 +21,7 @@ from chalicelib.escalation.steps import (
     Target,
 )
 from chalicelib.model_base import ApiModel, RequestModel, VersionedPatchModel
-from chalicelib.oncall.models import ItemId, Name
+from chalicelib.oncall.models import ItemId, Name, utc
 
 TargetKind = Literal["user", "schedule"]
 DelayMinutes = Annotated[
@@ -82,6 +84,12 @@ class LevelV1(ApiModel):
     delay_minutes: int
 
 
+class PolicyCoverageGapV1(ApiModel):
+    start: datetime
+    end: datetime
+    levels: list[int] = Field(description="The levels (1-based) that reach nobody throughout the span.")
+
+
 class EscalationPolicyV1(ApiModel):
     id: str
     name: str
@@ -90,9 +98,15 @@ class EscalationPolicyV1(ApiModel):
     version: int = Field(description="Bumped by every write; send it back in a PATCH to make the change conditional.")
     created_at: datetime
     updated_at: datetime | None
+    coverage_gaps: list[PolicyCoverageGapV1] = Field(
+        description="Every span of the next 14 days (from the answer's time) in which a level reaches nobody: each "
+        "of its schedules has nobody on call (or someone deactivated) and each of its people is deactivated, so "
+        "an incident would page nobody at that level (the fallback contacts instead). Computed on read: 14 days "
+        "of rotation math per schedule target and two reads."
+    )
 
     @classmethod
-    def of(cls, stored: StoredPolicy) -> EscalationPolicyV1:
+    def of(cls, stored: StoredPolicy, coverage_gaps: Sequence[PolicyGap]) -> EscalationPolicyV1:
         policy = stored.policy
         return cls(
             id=policy.policy_id,
@@ -109,4 +123,8 @@ class EscalationPolicyV1(ApiModel):
             version=stored.version,
             created_at=stored.created_at,
             updated_at=stored.updated_at,
+            coverage_gaps=[
+                PolicyCoverageGapV1(start=utc(gap.start), end=utc(gap.end), levels=list(gap.levels))
+                for gap in coverage_gaps
+            ],
         )

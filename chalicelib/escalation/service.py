@@ -1,9 +1,11 @@
 """Escalation policies: create, read, list, update (optimistic locking), delete (refused while in use).
 
-A policy's targets must exist in the organization when it is written: users (active ones) and
-schedules. Services point at a policy by `escalation_policy_id`; deleting a policy a service still
-names is a 409. Every write checks and bumps the record's version: a PATCH naming the version it
-read gets a 409 when someone wrote in between; without one the update re-reads and re-applies.
+A policy's targets must exist in the organization when it is written: users (active ones whose
+role can respond: owner, admin, responder) and schedules. Every write marks the policy's
+coverage to be checked (chalicelib.oncall.coverage_watch). Services point at a policy by
+`escalation_policy_id`; deleting a policy a service still names is a 409. Every write checks and
+bumps the record's version: a PATCH naming the version it read gets a 409 when someone wrote in
+between; without one the update re-reads and re-applies.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from chalicelib.directory.users import get_users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.escalation.steps import EscalationPolicy, Level, validate_policy
 from chalicelib.escalation.tables import EscalationPolicyRecord
+from chalicelib.oncall import coverage_watch
 from chalicelib.oncall.tables import ScheduleRecord
 from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if, scope
 
@@ -68,9 +71,13 @@ def _stale(expected: int, current: int) -> Conflict:
     )
 
 
+RESPONDERS_ONLY = "only owners, admins and responders can be paged"
+
+
 def check_targets(*, organization_id: str, levels: Sequence[Level]) -> None:
     """ValidationFailed (details.fields) unless every user target is an active user of the
-    organization and every schedule target one of its schedules. One BatchGet each."""
+    organization who can respond (owner, admin, responder: a viewer cannot acknowledge a page)
+    and every schedule target one of its schedules. One BatchGet each."""
     user_ids = [t.id for level in levels for t in level.targets if t.kind == "user"]
     schedule_ids = [t.id for level in levels for t in level.targets if t.kind == "schedule"]
     users = get_users(organization_id=organization_id, user_ids=user_ids) if user_ids else {}
@@ -89,6 +96,9 @@ def check_targets(*, organization_id: str, levels: Sequence[Level]) -> None:
                     problems.append({"field": where, "message": "no such user in this organization"})
                 elif not user.is_active:
                     problems.append({"field": where, "message": "the user is deactivated"})
+                elif not rules.can_respond(user.role, user.is_active):
+                    who = user.name or user.email or user.user_id
+                    problems.append({"field": where, "message": f"{who} is a {user.role}: {RESPONDERS_ONLY}"})
             elif target.kind == "schedule" and target.id not in schedules:
                 problems.append({"field": where, "message": "no such schedule in this organization"})
     if problems:
@@ -114,6 +124,7 @@ def create_policy(
         created_at=now,
     )
     record.save(condition=EscalationPolicyRecord.policy_id.does_not_exist())
+    coverage_watch.mark_due(organization_id, "policy", policy.policy_id, now)
     return _to_domain(record)
 
 
@@ -196,29 +207,43 @@ def update_policy(
             raise RetryableConflict()
         return _to_domain(record)
 
-    return retry_on_conflict(attempt, what="escalation policy")
+    stored = retry_on_conflict(attempt, what="escalation policy")
+    coverage_watch.mark_due(organization_id, "policy", policy_id, now)
+    return stored
 
 
-def policies_using_schedule(*, organization_id: str, schedule_id: str) -> list[str]:
-    """Ids of the policies with the schedule among their targets. One Query."""
+def policies_of_schedule(*, organization_id: str, schedule_id: str) -> list[StoredPolicy]:
+    """The policies with the schedule among their targets. One Query."""
     return [
-        stored.policy_id
+        stored
         for stored in list_policies(organization_id=organization_id)
         if any(t.kind == "schedule" and t.id == schedule_id for level in stored.policy.levels for t in level.targets)
     ]
 
 
-def delete_policy(*, organization_id: str, policy_id: str, used_by_services: Sequence[str]) -> None:
-    """404 when unknown; 409 while a service points at it (details.service_keys).
+def policies_using_schedule(*, organization_id: str, schedule_id: str) -> list[str]:
+    """Ids of the policies with the schedule among their targets. One Query."""
+    return [
+        stored.policy_id for stored in policies_of_schedule(organization_id=organization_id, schedule_id=schedule_id)
+    ]
 
-    The caller passes `catalog.service.services_using_policy(...)`: services sit above policies
-    in the import layers, so policies cannot ask for them (docs/ARCHITECTURE.md)."""
+
+def delete_policy(
+    *, organization_id: str, policy_id: str, used_by_services: Sequence[str], service_names: Sequence[str] = ()
+) -> None:
+    """404 when unknown; 409 while a service points at it, naming them (details.service_keys).
+
+    The caller passes `catalog.service.services_using_policy(...)` and their names: services sit
+    above policies in the import layers, so policies cannot ask for them (docs/ARCHITECTURE.md)."""
     record = _get_record(organization_id, policy_id)
     users = list(used_by_services)
     if users:
+        named = ", ".join(service_names or users)
         raise Conflict(
-            "The escalation policy is used by services; point them at another policy first.",
+            f"The escalation policy is used by {'a service' if len(users) == 1 else 'services'}: {named}. "
+            f"Point {'it' if len(users) == 1 else 'them'} at another policy first.",
             details={"service_keys": users},
         )
     if not delete_if(record, EscalationPolicyRecord.policy_id.exists(), add_version_condition=False):
         raise _not_found()
+    coverage_watch.forget(organization_id, "policy", policy_id)

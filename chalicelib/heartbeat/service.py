@@ -63,6 +63,14 @@ def list_heartbeats(*, organization_id: str) -> list[HeartbeatRecord]:
     return sorted(found, key=lambda r: (r.created_at, r.heartbeat_id), reverse=True)
 
 
+def find_by_name(*, organization_id: str, name: str) -> list[HeartbeatRecord]:
+    """The organization's heartbeats named `name` (exactly; else ignoring case, when none is), oldest
+    first: one Query on the organization index (at most MAX_HEARTBEATS items)."""
+    found = list_heartbeats(organization_id=organization_id)[::-1]
+    exact = [record for record in found if record.name == name]
+    return exact or [record for record in found if record.name.casefold() == name.casefold()]
+
+
 def create_heartbeat(
     *,
     organization_id: str,

@@ -15,11 +15,13 @@ from chalicelib.errors import NotFound
 from chalicelib.incident.models import TIMELINE_LIMIT
 from chalicelib.incident.tables import (
     INCIDENT_SORT_KEY,
+    NOTIFICATION_EVENTS,
     TIMELINE_PREFIX,
     IncidentRecord,
     TimelineRecord,
     incident_partition,
     list_partition,
+    notification_sort,
 )
 from chalicelib.store import (
     ConditionFailed,
@@ -155,7 +157,17 @@ def _add_entries(transaction: Transaction, entries: list[TimelineRecord]) -> Non
     for position, entry in enumerate(entries):
         # Entries of one change share a timestamp; the position keeps their order in the timeline.
         entry.item_key = f"{TIMELINE_PREFIX}{clock.isoformat(entry.created_at)}#{position:02d}{uuid.uuid4().hex[:12]}"
+        _index_notification(entry)
         transaction.put("timeline", entry, TimelineRecord.item_key.does_not_exist())
+
+
+def _index_notification(entry: TimelineRecord) -> None:
+    """A notification entry joins the organization-time-index (the notifications export)."""
+    if entry.event_type not in NOTIFICATION_EVENTS:
+        return
+    organization_id, _, incident_number = entry.incident_key.rpartition("#")
+    entry.organization_id = organization_id
+    entry.created_sort = notification_sort(clock.isoformat(entry.created_at), incident_number, entry.item_key)
 
 
 def add_entries(

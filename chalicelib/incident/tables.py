@@ -7,6 +7,13 @@ Partition `incident_key` = <organization_id>#<incident_number>. Sort key:
   are timed after the incident's `timeline_at`, so newest first is commit order.
 Only incident items carry `list_key` (<organization_id>#open or #closed), making the
 list index sparse: the default list reads open incidents only, however long the history.
+
+`organization-time-index` (organization_id, created_sort) reads an organization's history by time
+(the exports, chalicelib.exports). Incident items have both attributes since they were first
+written. The timeline entries of a notification (paged, notification_failed: `NOTIFICATION_EVENTS`)
+carry them too, with created_sort `~N#<created_at ISO>#<incident_number>#<entry id>`: '~' sorts
+after every digit, so a time range of incidents never meets a notification, and a range of
+notifications is its own prefix. Other timeline entries have neither and stay out of the index.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from chalicelib.store.model import TocsinModel
 
 INCIDENT_SORT_KEY = "~INCIDENT"
 TIMELINE_PREFIX = "TL#"
+NOTIFICATION_SORT_PREFIX = "~N#"
+NOTIFICATION_EVENTS = frozenset({"paged", "notification_failed"})  # chalicelib.incident.workflow's names
 
 
 def incident_partition(organization_id: str, incident_number: str) -> str:
@@ -35,6 +44,10 @@ def incident_partition(organization_id: str, incident_number: str) -> str:
 
 def list_partition(organization_id: str, is_open: bool) -> str:
     return f"{organization_id}#{'open' if is_open else 'closed'}"
+
+
+def notification_sort(created_at_iso: str, incident_number: str, entry_id: str) -> str:
+    return f"{NOTIFICATION_SORT_PREFIX}{created_at_iso}#{incident_number}#{entry_id}"
 
 
 @aws.register_model
@@ -88,6 +101,9 @@ class IncidentRecord(TocsinModel):
 
     # created_sort: <created_at ISO>#<incident_number>
     by_list: GlobalSecondaryIndex[IncidentRecord] = global_index("list-index", "list_key", "created_sort")
+    by_organization_time: GlobalSecondaryIndex[IncidentRecord] = global_index(
+        "organization-time-index", "organization_id", "created_sort"
+    )
 
 
 @aws.register_model
@@ -107,3 +123,11 @@ class TimelineRecord(TocsinModel):
     created_at = UTCDateTimeAttribute()
     details = JSONAttribute(null=True)
     entry_number = NumberAttribute(null=True)
+    # Set on notification entries only (NOTIFICATION_EVENTS): the organization-time-index's keys.
+    organization_id = UnicodeAttribute(null=True)
+    created_sort = UnicodeAttribute(null=True)
+
+    # The same index as IncidentRecord.by_organization_time, read as timeline entries (`~N#` sorts).
+    notifications_by_time: GlobalSecondaryIndex[TimelineRecord] = global_index(
+        "organization-time-index", "organization_id", "created_sort"
+    )

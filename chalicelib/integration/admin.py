@@ -25,7 +25,7 @@ from chalicelib.store import (
     update_if,
 )
 
-INTEGRATION_TYPES = ("custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty")
+INTEGRATION_TYPES = ("custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty", "opsgenie")
 MAX_ALLOWLIST_ENTRIES = 50
 # A revoke re-reads after a lost race (the organization index may lag right after a regenerate).
 REVOKE_ATTEMPTS = 5

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from chalicelib import emf
 from chalicelib.alert import joining
 from chalicelib.alert import repository as alert_repository
 from chalicelib.alert.tables import RESOLVED, SUPPRESSED, TRIGGERED, AlertRecord
@@ -25,7 +26,6 @@ from chalicelib.integration.claims import dedup_id, read_claim
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.outcomes import publish_auto_resolved, publish_trigger_outcome
-from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.integration.timeline import publish_alert_entry
 from chalicelib.integration.triggering import IngestResult, trigger
 from chalicelib.store import Transaction, TransactionCancelled, conditional
@@ -37,6 +37,12 @@ NO_ALERT = "no open incident for this alert"
 
 
 def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
+    result = _ingest(origin, alert, now=now)
+    emf.emit([emf.inbound_line(source=origin.integration_type, outcome=result.outcome, now=now)])
+    return result
+
+
+def _ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
     if alert.action == "trigger":
         result = trigger(origin, alert, now)
         publish_trigger_outcome(origin, alert, result, now)
@@ -47,35 +53,50 @@ def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> Ing
     if claim is None:
         return IngestResult(None, created=False, deduplicated=False, note=NO_ALERT)
     if alert.action == "resolve":
-        return _resolve(origin, claim, alert, now)
-    incident = _incident_of(origin, claim)
-    if incident is None:
-        note = "the alert is suppressed: it has no incident" if claim.incident_number is None else NO_ALERT
-        return IngestResult(None, created=False, deduplicated=False, note=note)
+        return resolve_alert(origin, alert_id=claim.alert_id, incident_number=claim.incident_number, now=now)
     if alert.action == "acknowledge":
-        if not incident_settings(organization_id=origin.organization_id).workflow.is_open(incident.status):
-            # Acknowledging a resolved alert is accepted and ignored (as PagerDuty does).
-            return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
-        acknowledged = commands.acknowledge(
-            organization_id=origin.organization_id,
-            incident_number=incident.incident_number,
-            principal=origin.principal,
-            now=now,
-        )
-        return IngestResult(acknowledged.incident, created=False, deduplicated=True)
+        return acknowledge_alert(origin, incident_number=claim.incident_number, now=now)
+    incident = _incident_of(origin, claim.incident_number)
+    if incident is None:
+        return IngestResult(None, created=False, deduplicated=False, note=_no_incident(claim.incident_number))
     publish_alert_entry(origin, incident.incident_number, alert, now)
     return IngestResult(incident, created=False, deduplicated=True)
 
 
-def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, event: NormalizedAlert, now: datetime) -> IngestResult:
+def _no_incident(incident_number: str | None) -> str:
+    return "the alert is suppressed: it has no incident" if incident_number is None else NO_ALERT
+
+
+def acknowledge_alert(origin: AlertOrigin, *, incident_number: str | None, now: datetime) -> IngestResult:
+    """Acknowledge an alert's incident (`incident_number`: the alert's); what an acknowledge with its key does."""
+    incident = _incident_of(origin, incident_number)
+    if incident is None:
+        return IngestResult(None, created=False, deduplicated=False, note=_no_incident(incident_number))
+    if not incident_settings(organization_id=origin.organization_id).workflow.is_open(incident.status):
+        # Acknowledging a resolved alert is accepted and ignored (as PagerDuty does).
+        return IngestResult(incident, created=False, deduplicated=True, note="already resolved")
+    acknowledged = commands.acknowledge(
+        organization_id=origin.organization_id,
+        incident_number=incident.incident_number,
+        principal=origin.principal,
+        now=now,
+    )
+    return IngestResult(acknowledged.incident, created=False, deduplicated=True)
+
+
+def resolve_alert(
+    origin: AlertOrigin, *, alert_id: str | None, incident_number: str | None, now: datetime
+) -> IngestResult:
+    """Resolve one alert, and its incident when it was the incident's last triggered alert; what a
+    resolve with its key does (`alert_id` None: a claim from before alerts were records)."""
     organization_id = origin.organization_id
-    alert = alert_repository.get_alert(organization_id, claim.alert_id) if claim.alert_id else None
+    alert = alert_repository.get_alert(organization_id, alert_id) if alert_id else None
     if alert is None or alert.incident_number is None:
         if alert is not None and alert.status == SUPPRESSED:
             resolved = _resolve_suppressed(alert, now)
             return IngestResult(None, created=False, deduplicated=True, alert=resolved, suppressed=True)
         # A claim from before alerts were records: resolve its incident as before.
-        incident = _incident_of(origin, claim)
+        incident = _incident_of(origin, incident_number)
         if incident is None:
             return IngestResult(None, created=False, deduplicated=False, note=NO_ALERT)
         return _resolve_incident(origin, incident, now, alert=None)
@@ -90,12 +111,12 @@ def _resolve(origin: AlertOrigin, claim: AlertDedupRecord, event: NormalizedAler
         try:
             transaction.commit()
             alert.status, alert.resolved_at = RESOLVED, now
-            publish_auto_resolved(origin, event, alert, now)
+            publish_auto_resolved(origin, alert, now)
         except TransactionCancelled as cancelled:
             if not cancelled.failed:
                 raise AppError("The alert is changing too fast; retry the delivery.") from cancelled
             alert = alert_repository.get_alert(organization_id, alert.alert_id) or alert  # resolved meanwhile
-    incident = _incident_of(origin, claim)
+    incident = _incident_of(origin, incident_number)
     if incident is None:
         return IngestResult(None, created=False, deduplicated=True, alert=alert, note=NO_ALERT)
     if (incident.open_alerts or 0) > 0:
@@ -123,11 +144,11 @@ def _resolve_incident(
     return IngestResult(_move(origin, incident, target, now), created=False, deduplicated=True, alert=alert)
 
 
-def _incident_of(origin: AlertOrigin, claim: AlertDedupRecord) -> IncidentRecord | None:
-    if claim.incident_number is None:
+def _incident_of(origin: AlertOrigin, incident_number: str | None) -> IncidentRecord | None:
+    if incident_number is None:
         return None
     try:
-        return repository.get_incident(origin.organization_id, claim.incident_number)
+        return repository.get_incident(origin.organization_id, incident_number)
     except NotFound:
         return None
 

@@ -11,7 +11,7 @@ from pydantic.json_schema import SkipJsonSchema
 from chalicelib.integration.admin import Integration, IssuedIntegration
 from chalicelib.model_base import ApiModel, PatchModel, SingleLine, StrictBool
 
-IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"]
+IntegrationType = Literal["custom", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty", "opsgenie"]
 
 
 class WebhookIncidentV1(ApiModel):
@@ -169,7 +169,10 @@ class IntegrationV1(ApiModel):
 
 
 class IntegrationIssuedV1(IntegrationV1):
-    routing_key: str = Field(description="Shown exactly once.")
+    routing_key: str = Field(
+        description="Shown exactly once. An Opsgenie integration's senders send it as `Authorization: GenieKey "
+        "<routing_key>` to this service's base URL (the Opsgenie Alert API drop-in under /v2/)."
+    )
     url: str = Field(description="The webhook URL (contains the routing key). Shown exactly once.")
     signing_secret: str | None = Field(default=None, description="Custom webhooks with signing; shown once.")
 

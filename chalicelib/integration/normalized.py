@@ -19,7 +19,9 @@ from chalicelib.integration.details import keep_details
 from chalicelib.model_base import scrub_text
 from chalicelib.severity import SEVERITIES, Severity
 
-Source = Literal["custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty", "heartbeat"]
+Source = Literal[
+    "custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty", "opsgenie", "heartbeat"
+]
 Action = Literal["trigger", "acknowledge", "resolve", "note", "ignore", "confirm_subscription"]
 StatusHint = Literal["new", "investigating", "resolved"]
 
@@ -34,6 +36,7 @@ SOURCE_NAMES: Final[Mapping[Source, str]] = {
     "alertmanager": "Alertmanager",
     "cloudwatch": "CloudWatch",
     "pagerduty": "PagerDuty",
+    "opsgenie": "Opsgenie",
     "heartbeat": "Heartbeat",
 }
 

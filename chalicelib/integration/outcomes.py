@@ -32,13 +32,23 @@ def outcome_of(result: IngestResult) -> str:
     return "deduplicated"
 
 
-def _facts(origin: AlertOrigin, alert: NormalizedAlert, record: AlertRecord | None, now: datetime) -> dict[str, Any]:
-    service_key = record.service_key if record is not None else (alert.service_hint or origin.default_service_key)
+def _facts(
+    origin: AlertOrigin, alert: NormalizedAlert | None, record: AlertRecord | None, now: datetime
+) -> dict[str, Any]:
+    """Source, service and key of the alert record, else of the event (a dropped one has no record)."""
+    source: str | None = None
+    service_key: str | None = None
+    key: str | None = None
+    if record is not None:
+        source, service_key, key = record.source, record.service_key, record.dedup_key or record.title
+    elif alert is not None:
+        source, service_key = alert.source, alert.service_hint or origin.default_service_key
+        key = alert.dedup_key or alert.title
     return {
         "at": clock.isoformat(now),
-        "source": (record.source if record is not None else alert.source) or origin.integration_type,
+        "source": source or origin.integration_type,
         "service_key": service_key,
-        "key": (record.dedup_key or record.title) if record is not None else (alert.dedup_key or alert.title),
+        "key": key,
     }
 
 
@@ -69,9 +79,9 @@ def publish_trigger_outcome(origin: AlertOrigin, alert: NormalizedAlert, result:
     publish(Message(ALERT_EVENT, origin.organization_id, payload))
 
 
-def publish_auto_resolved(origin: AlertOrigin, alert: NormalizedAlert, record: AlertRecord, now: datetime) -> None:
+def publish_auto_resolved(origin: AlertOrigin, record: AlertRecord, now: datetime) -> None:
     payload = {
-        **_facts(origin, alert, record, now),
+        **_facts(origin, None, record, now),
         "outcome": "resolved",
         "event_id": f"{record.alert_id}#resolved",
         "opened_at": clock.isoformat(record.first_received_at),

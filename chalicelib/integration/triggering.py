@@ -64,6 +64,15 @@ class IngestResult:
     # webhook answer's `warnings` lists them after the parser's, and the event log records them.
     warnings: tuple[str, ...] = ()
 
+    @property
+    def outcome(self) -> str:
+        """What became of the event, for the inbound metrics (chalicelib.emf.inbound_line)."""
+        if self.dropped or self.suppressed:
+            return "dropped" if self.dropped else "suppressed"
+        if self.created or self.grouped:
+            return "created" if self.created else "grouped"
+        return "deduplicated" if self.deduplicated else "ignored"
+
 
 @dataclass(frozen=True)
 class Shaped:

@@ -181,6 +181,7 @@ DEMO_INTEGRATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "alertmanager": ("alertmanager", {}),
     "cloudwatch": ("cloudwatch", {}),
     "pagerduty": ("pagerduty", {}),
+    "opsgenie": ("opsgenie", {}),
     "revoked": ("custom", {"revoke": True}),
 }
 

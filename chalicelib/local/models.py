@@ -34,10 +34,12 @@ class LocalVoiceCallV1(ApiModel):
 
 
 class LocalOutboxItemV1(ApiModel):
-    channel: Literal["email", "slack", "sms", "voice", "webhook"]
+    channel: Literal[
+        "email", "slack", "sms", "voice", "webhook", "teams", "mattermost", "ntfy", "discord", "google_chat", "pushover"
+    ]
     to: str = Field(
-        description="Email address(es), the Slack user id, the phone number (SMS, voice), or the webhook sink's "
-        "name it went to."
+        description="Email address(es), the Slack user id, the phone number (SMS, voice), the webhook sink's "
+        "name it went to, or for a chat or push message the person's webhook URL it was meant for."
     )
     subject: str | None = Field(
         description="Email subject; the event type of a webhook; for Slack, chat.update (a page updated after a "
@@ -56,6 +58,11 @@ class LocalOutboxItemV1(ApiModel):
         default=None, description="Slack items only: the Block Kit blocks as sent (null when none were)."
     )
     voice: LocalVoiceCallV1 | None = Field(default=None, description="Voice items only.")
+    payload: dict[str, Any] | None = Field(
+        default=None,
+        description="Teams, Mattermost, ntfy, Discord, Google Chat and Pushover items only: the body exactly as "
+        "posted (Pushover's form as an object of its fields).",
+    )
 
 
 class LocalOutboxV1(ApiModel):

@@ -10,7 +10,21 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-CHANNELS = ("email", "slack", "sms", "voice", "webhook")
+CHANNELS = (
+    "email",
+    "slack",
+    "sms",
+    "voice",
+    "webhook",
+    "teams",
+    "mattermost",
+    "ntfy",
+    "discord",
+    "google_chat",
+    "pushover",
+)
+# The chat and push channels: the sink keeps each POST's JSON body as `payload` (chalicelib/local/channel_sink.py).
+HOOK_CHANNELS = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 INCIDENT_NUMBER = re.compile(r"\bINC-\d{4}-\d{1,12}\b")
 
 
@@ -29,19 +43,25 @@ class OutboxItem:
     # Email items only: the HTML part as sent, and its one-click links by label
     # ({"Acknowledge": url, "Resolve": url}; empty when the email has none).
     html: str | None = field(default=None)
-    headers: dict[str, str] | None = field(default=None)  # raw (MIME) emails only: From, List-Unsubscribe...
+    # Raw (MIME) emails: From, List-Unsubscribe...; a Pushover emergency: the receipt the sink answered.
+    headers: dict[str, str] | None = field(default=None)
     action_links: dict[str, str] | None = field(default=None)
+    # Chat and push items only: the JSON body exactly as posted (the Adaptive Card envelope, the
+    # Mattermost attachment, the ntfy publish body, ...). Their action_links too: label -> URL.
+    payload: Any = field(default=None)
 
     def as_json(self) -> dict[str, Any]:
         document = asdict(self)
+        hooks = " ".join(HOOK_CHANNELS)
         for name, only_on in (
             ("webhook", "webhook"),
             ("blocks", "slack"),
             ("voice", "voice"),
             ("html", "email"),
-            ("action_links", "email"),
+            ("action_links", f"email {hooks}"),
+            ("payload", hooks),
         ):
-            if self.channel != only_on:
+            if self.channel not in only_on.split():
                 del document[name]
         if self.headers is None:
             del document["headers"]

@@ -46,7 +46,7 @@ from chalicelib.api.route_table import RouteRow
 from chalicelib.api.validation import single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, ValidationFailed
 from chalicelib.json_body import JsonBodyError, read_json
-from chalicelib.local import outbox, outbox_table, voice_press, voice_sink
+from chalicelib.local import channel_routes, outbox, outbox_table, voice_press, voice_sink
 from chalicelib.local import webhook_sink as sink
 from chalicelib.local.models import (
     LocalOutboxResponseV1,
@@ -56,6 +56,7 @@ from chalicelib.local.models import (
     VoicePressAnswerV1,
     VoicePressV1,
 )
+from chalicelib.local.outbox_item import CHANNELS as OUTBOX_ITEM_CHANNELS
 from chalicelib.settings import get_settings
 
 api = OperationGroup(__name__, tag="local")
@@ -69,7 +70,7 @@ WEBHOOK_SINK_PATH = "/local/webhook-sink/{sink_name}"
 VOICE_SINK_PATH = "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json"
 VOICE_PRESS_PATH = "/local/voice/calls/{call_sid}/press"
 OUTBOX_PATH = "/local/outbox"
-OUTBOX_CHANNELS = ("email", "slack", "sms", "voice", "webhook")
+OUTBOX_CHANNELS = OUTBOX_ITEM_CHANNELS
 FAILING_SLACK_USER = "U_FAIL"
 OUTBOX_QUERY = ("channel", "incident_number", "to", "limit")
 MAX_LIMIT = 500
@@ -234,8 +235,9 @@ def _outbox_query(request: Request) -> dict[str, Any]:
     "`voice` has its TwiML; a webhook item's text is its raw body, `webhook` has its headers and whether its "
     "signature verified). "
     "Verification codes show as SMS or calls. Query parameters (all optional): channel (email, slack, sms, "
-    "voice or webhook), incident_number, to (an email address, Slack user id, phone number or webhook sink "
-    f"name), limit (1-500, default 50). Each channel keeps its newest {outbox_table.KEEP_PER_CHANNEL:,} messages. "
+    "voice, webhook, teams, mattermost, ntfy, discord, google_chat or pushover), incident_number, to (an "
+    "email address, Slack user id, phone number, webhook sink name or chat webhook URL), limit (1-500, default 50). "
+    f"Each channel keeps its newest {outbox_table.KEEP_PER_CHANNEL:,} messages. "
     "Answers in the success "
     "envelope; outside the local stage: 404.",
     response=LocalOutboxResponseV1,
@@ -366,7 +368,8 @@ def _json(status: int, body: dict[str, Any]) -> Response:
 
 def local_rows() -> list[RouteRow]:
     """This module's operations, as rows like the route table's."""
-    return [row_of(entry) for entry in operation.bound_operations() if entry.module == __name__]
+    modules = (__name__, channel_routes.__name__)  # the chat and push sinks' routes too
+    return [row_of(entry) for entry in operation.bound_operations() if entry.module in modules]
 
 
 def mount(app: Chalice) -> None:

@@ -11,13 +11,28 @@ operation answers differently for them (spec: 409 when every channel lacked cont
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-ChannelName = Literal["email", "slack", "sms", "voice"]
+ChannelName = Literal[
+    "email", "slack", "sms", "voice", "teams", "mattermost", "ntfy", "discord", "google_chat", "pushover"
+]
 # Every channel a person can be reached on (their contact method types).
-CONTACT_CHANNELS: tuple[ChannelName, ...] = ("email", "slack", "sms", "voice")
+CONTACT_CHANNELS: tuple[ChannelName, ...] = (
+    "email",
+    "slack",
+    "sms",
+    "voice",
+    "teams",
+    "mattermost",
+    "ntfy",
+    "discord",
+    "google_chat",
+    "pushover",
+)
+# The webhook-style channels: a POST to the person's own URL (chalicelib/notification/hooks.py).
+HOOK_CHANNELS: tuple[ChannelName, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 # The spec's page operation (POST /api/v1/incidents/{id}/page) offers only these two.
 CHANNEL_NAMES: tuple[ChannelName, ...] = ("email", "slack")
 CONTACT_DETAILS_MISSING = "CONTACT_DETAILS_MISSING"
@@ -66,6 +81,11 @@ class Recipient:
     slack_user_id: str | None
     phone: str | None = None  # E.164, for SMS and voice
     time_zone: str | None = None  # the person's own (None: the organization's)
+    # A webhook-style channel's destination: the method's id, its URL and ntfy's access token
+    # (secrets: never in a repr, a log line or a result).
+    contact_method_id: str | None = None
+    hook_url: str | None = field(default=None, repr=False)
+    hook_token: str | None = field(default=None, repr=False)
 
     @property
     def display_name(self) -> str:

@@ -14,25 +14,25 @@ recipient, as with every product's one-click email link. Keep the expiry short f
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from chalicelib import signed_tokens
 from chalicelib.settings import get_settings
 from chalicelib.store.conditions import delete_if, save_if
 from chalicelib.store.unique import UniqueNameRecord, owner_of
 
-EmailAction = Literal["acknowledge", "resolve"]
+EmailAction = Literal["acknowledge", "resolve", "escalate"]
 EMAIL_ACTIONS: tuple[EmailAction, ...] = ("acknowledge", "resolve")
+# A chat or push page's links (chalicelib/notification/hooks.py) may escalate too, and say which
+# channel they came by: the same token with a seventh field, under its own version.
+CHANNEL_ACTIONS: tuple[EmailAction, ...] = ("acknowledge", "resolve", "escalate")
 LINK_LIFETIME = timedelta(hours=24)
 VERSION = "e1"
+CHANNEL_VERSION = "c1"
 MAX_TOKEN_LENGTH = 600  # a token longer than this is refused before any decoding
-_SEPARATOR = "\n"  # never inside an organization id, user id or incident number
 _CLAIM_PREFIX = "email-link#"
 
 
@@ -44,6 +44,7 @@ class EmailLink:
     action: EmailAction
     expires_at: int  # Unix seconds
     link_id: str
+    via: str = "email"  # the channel the link was sent by (paging.respond's CHANNELS key)
 
 
 class LinkRefused(Exception):
@@ -65,30 +66,26 @@ def signing_key() -> bytes:
     settings = get_settings()
     if settings.email_link_secret:
         return settings.email_link_secret.encode()
-    return hmac.new(settings.api_key_hmac_secret.encode(), b"tocsin email action links", hashlib.sha256).digest()
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def _signature(body: str, key: bytes) -> str:
-    return _b64(hmac.new(key, VERSION.encode() + b"." + body.encode("ascii"), hashlib.sha256).digest())
+    return signed_tokens.purpose_key(b"tocsin email action links")
 
 
 def sign(link: EmailLink, key: bytes | None = None) -> str:
-    """The token: `e1.<base64url fields>.<base64url HMAC>` (URL- and path-safe)."""
+    """The token: `e1.<base64url fields>.<base64url HMAC>` (URL- and path-safe; chalicelib.signed_tokens);
+    a link sent by another channel than email is `c1.` with the channel as a seventh field."""
     fields = [link.organization_id, link.user_id, link.incident_number, link.action, str(link.expires_at), link.link_id]
-    body = _b64(_SEPARATOR.join(fields).encode("utf-8"))
-    return f"{VERSION}.{body}.{_signature(body, key or signing_key())}"
+    if link.via == "email":
+        return signed_tokens.sign(VERSION, fields, key or signing_key())
+    return signed_tokens.sign(CHANNEL_VERSION, [*fields, link.via], key or signing_key())
 
 
 def new_link(
-    *, organization_id: str, user_id: str, incident_number: str, action: EmailAction, now: datetime
+    *,
+    organization_id: str,
+    user_id: str,
+    incident_number: str,
+    action: EmailAction,
+    now: datetime,
+    via: str = "email",
 ) -> EmailLink:
     return EmailLink(
         organization_id=organization_id,
@@ -97,31 +94,26 @@ def new_link(
         action=action,
         expires_at=int((now + LINK_LIFETIME).timestamp()),
         link_id=secrets.token_urlsafe(12),
+        via=via,
     )
 
 
 def verify(token: str, *, now: datetime, key: bytes | None = None) -> EmailLink:
     """The link the token carries; LinkRefused when it is malformed, forged or expired."""
-    if len(token) > MAX_TOKEN_LENGTH:
-        raise LinkRefused(BAD_LINK)
-    parts = token.split(".")
-    if len(parts) != 3 or parts[0] != VERSION:
-        raise LinkRefused(BAD_LINK)
-    _, body, sent_signature = parts
+    version = CHANNEL_VERSION if token.startswith(CHANNEL_VERSION + ".") else VERSION
+    field_count = 7 if version == CHANNEL_VERSION else 6
     try:
-        body.encode("ascii")
-    except UnicodeEncodeError:
+        fields = signed_tokens.unsign(
+            version, token, key or signing_key(), max_length=MAX_TOKEN_LENGTH, field_count=field_count
+        )
+    except signed_tokens.BadToken:
         raise LinkRefused(BAD_LINK) from None
-    if not hmac.compare_digest(_signature(body, key or signing_key()).encode(), sent_signature.encode("utf-8")):
-        raise LinkRefused(BAD_LINK)
-    try:
-        fields = _unb64(body).decode("utf-8").split(_SEPARATOR)
-    except (binascii.Error, ValueError):
-        raise LinkRefused(BAD_LINK) from None
-    if len(fields) != 6 or fields[3] not in EMAIL_ACTIONS or not fields[4].isdigit():
+    via = fields.pop() if version == CHANNEL_VERSION else "email"
+    allowed = EMAIL_ACTIONS if via == "email" else CHANNEL_ACTIONS
+    if (version == CHANNEL_VERSION and via in ("", "email")) or fields[3] not in allowed or not fields[4].isdigit():
         raise LinkRefused(BAD_LINK)
     organization_id, user_id, incident_number, action, expires_at, link_id = fields
-    link = EmailLink(organization_id, user_id, incident_number, action, int(expires_at), link_id)  # type: ignore[arg-type]
+    link = EmailLink(organization_id, user_id, incident_number, action, int(expires_at), link_id, via)  # type: ignore[arg-type]
     if now.timestamp() >= link.expires_at:
         raise LinkRefused(EXPIRED)
     return link

@@ -24,8 +24,8 @@ from typing import Any
 
 from chalicelib import aws, clock, templates, zones
 from chalicelib.budget.rules import Purpose
-from chalicelib.notification import slack
-from chalicelib.notification.channels import PROVIDER_ERROR, ChannelName, DeliveryResult, one_line
+from chalicelib.notification import hooks, slack
+from chalicelib.notification.channels import HOOK_CHANNELS, PROVIDER_ERROR, ChannelName, DeliveryResult, one_line
 from chalicelib.notification.gate import send_within_budget
 from chalicelib.notification.sms import SMS_LIMIT, SnsSmsChannel, gsm7, is_phone_number, shorten
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
@@ -154,10 +154,22 @@ def send_notice(
     purpose: Purpose = "notice",
     ses_client: Any | None = None,
 ) -> DeliveryResult:
-    """Send `notice` to `address` (an email, a Slack user id or an E.164 number) on `channel`,
-    within the outbound budget of the organization and person it is for (chalicelib/notification/gate.py)."""
+    """Send `notice` to `address` (an email, a Slack user id, an E.164 number, or a webhook-style
+    method's id) on `channel`, within the outbound budget of the organization and person it is for
+    (chalicelib/notification/gate.py)."""
     if not address or (channel in ("sms", "voice") and not is_phone_number(address)):
         return _unsendable(channel)
+    if channel in HOOK_CHANNELS:
+        text = notice.text + (f"\n{notice.link_label}: {notice.url}" if notice.url else "")
+        return send_within_budget(
+            channel=channel,
+            destination=address,
+            purpose=purpose,
+            organization_id=organization_id,
+            user_id=user_id,
+            now=now or clock.now(),
+            deliver=lambda: hooks.send_to_method(channel, organization_id, user_id, address, notice.subject, text),
+        )
     return send_within_budget(
         channel=channel,
         destination=address,

@@ -22,7 +22,7 @@ from chalicelib.budget import service as budget
 from chalicelib.budget.limits import wait_words
 from chalicelib.budget.rules import Send
 from chalicelib.notification import digests
-from chalicelib.notification.channels import ChannelName, DeliveryResult, Recipient
+from chalicelib.notification.channels import HOOK_CHANNELS, ChannelName, DeliveryResult, Recipient
 
 
 class PageTarget(Protocol):
@@ -50,6 +50,8 @@ def address_of(channel: str, recipient: Recipient) -> str | None:
         return recipient.phone
     if channel == "slack":
         return recipient.slack_user_id
+    if channel in HOOK_CHANNELS:  # a webhook URL is a secret: counted by its contact method
+        return recipient.contact_method_id if recipient.hook_url else None
     return recipient.user_id  # a later channel's address lives with the person
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from chalicelib import emf
 from chalicelib.auth.principal import Principal
 from chalicelib.catalog.service import get_services
 from chalicelib.directory.users import find_user_by_email
@@ -47,7 +48,21 @@ from chalicelib.settings import get_settings
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
-CHANNEL_LABELS: dict[str, str] = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
+CHANNEL_LABELS: dict[str, str] = {
+    "email": "Email",
+    "slack": "Slack",
+    "sms": "SMS",
+    "voice": "Voice call",
+    "teams": "Teams",
+    "mattermost": "Mattermost",
+    "ntfy": "ntfy",
+    "discord": "Discord",
+    "google_chat": "Google Chat",
+    "pushover": "Pushover",
+}
+# How a "Paged ... by" title names a channel: the first four as they always were, the chat and
+# push channels by their product's name ("Paged Ana by Teams").
+PAGED_BY = {name: label for name, label in CHANNEL_LABELS.items() if name not in ("email", "slack", "sms", "voice")}
 RECORD_ATTEMPTS = 3
 RECORD_BACKOFF_SECONDS = 0.05
 
@@ -70,11 +85,19 @@ def should_retry(results: Sequence[DeliveryResult]) -> bool:
 
 def default_channels() -> dict[str, Channel]:
     from chalicelib.notification.email_ses import SesEmailChannel
+    from chalicelib.notification.hooks import hook_channels
     from chalicelib.notification.slack import SlackChannel
     from chalicelib.notification.sms import SnsSmsChannel
     from chalicelib.notification.voice import TwilioVoiceChannel
 
-    return {"email": SesEmailChannel(), "slack": SlackChannel(), "sms": SnsSmsChannel(), "voice": TwilioVoiceChannel()}
+    found: dict[str, Channel] = {
+        "email": SesEmailChannel(),
+        "slack": SlackChannel(),
+        "sms": SnsSmsChannel(),
+        "voice": TwilioVoiceChannel(),
+    }
+    found.update(hook_channels())
+    return found
 
 
 def console_url(incident_number: str) -> str:
@@ -204,6 +227,7 @@ def notify_targets(
     page_budget.settle(admissions, results)
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
+    emf.emit(emf.notification_line(channel=r.channel, sent=r.sent, now=now) for r in results if not r.digested)
     _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
     return results
 
@@ -243,7 +267,7 @@ def timeline_entries(
                 event_type=EVENT_PAGED,
                 now=now,
                 user=actor,
-                title=f"Paged {who} by {', '.join(delivered)}{why}",
+                title=f"Paged {who} by {', '.join(PAGED_BY.get(name, name) for name in delivered)}{why}",
                 description=notification.message,
                 details={"recipient": person, "channels": delivered, "urgency": notification.urgency},
             )

@@ -2,7 +2,9 @@
 
 The contact methods (chalicelib/contact) write the code's hash and publish this message after the
 write; here the code goes out by SMS ("Your Tocsin verification code is 123456. It expires in 10
-minutes.") or by a call that reads it digit by digit, twice. Payload (shared contract):
+minutes."), by a call that reads it digit by digit, twice, or as a message to a webhook-style
+method's URL (Teams, Mattermost, ntfy, Discord, Google Chat: the payload carries the URL sealed,
+`sealed_destination`, opened only here). Payload (shared contract):
 `{"user_id", "contact_method_id", "type": "sms" | "voice", "address": "+15551234567",
 "code": "123456", "expires_at": "<ISO 8601 UTC>", "budget_charged": true}` (the request charged
 the outbound budget: chalicelib/notification/gate.py).
@@ -23,9 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib import clock
+from chalicelib.contact import hooks as contact_hooks
+from chalicelib.contact.tables import user_key
 from chalicelib.notification import deliveries
-from chalicelib.notification.channels import DeliveryResult
+from chalicelib.notification.channels import HOOK_CHANNELS, DeliveryResult
 from chalicelib.notification.gate import CHARGED, send_within_budget
+from chalicelib.notification.hooks import HookChannel
 from chalicelib.notification.sms import SnsSmsChannel, is_phone_number
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
 from chalicelib.queue.consumers import handles
@@ -34,7 +39,7 @@ from chalicelib.queue.messages import Message
 logger = logging.getLogger("tocsin.notification")
 
 SEND_VERIFICATION = "contact.send_verification"
-VERIFICATION_TYPES = ("sms", "voice")
+VERIFICATION_TYPES = ("sms", "voice", *HOOK_CHANNELS)
 _CODE = re.compile(r"^\d{4,10}$")
 
 
@@ -46,6 +51,7 @@ class VerificationRequest:
     address: str
     code: str
     expires_at: datetime
+    sealed_destination: str | None = None  # a webhook-style method's URL, sealed (contact/hooks.py)
 
     def __repr__(self) -> str:  # the code stays out of every log line and traceback
         return f"VerificationRequest(contact_method_id={self.contact_method_id!r}, type={self.method_type!r})"
@@ -65,10 +71,16 @@ def parse_request(payload: dict[str, object]) -> VerificationRequest | None:
             address=str(payload["address"]),
             code=str(payload["code"]),
             expires_at=clock.parse(str(payload["expires_at"])),
+            sealed_destination=str(payload["sealed_destination"]) if payload.get("sealed_destination") else None,
         )
     except (KeyError, ValueError, TypeError):
         return None
-    if request.method_type not in VERIFICATION_TYPES or not is_phone_number(request.address):
+    if request.method_type not in VERIFICATION_TYPES:
+        return None
+    if request.method_type in HOOK_CHANNELS:
+        if request.sealed_destination is None:
+            return None
+    elif not is_phone_number(request.address):
         return None
     if not _CODE.match(request.code) or not request.contact_method_id:
         return None
@@ -95,8 +107,26 @@ def voice_speech(code: str, minutes: int) -> str:
     )
 
 
-def send_code(request: VerificationRequest, now: datetime) -> DeliveryResult:
+def hook_text(code: str, minutes: int) -> str:
+    unit = "minute" if minutes == 1 else "minutes"
+    return (
+        f"Your Tocsin verification code is {code}. Type it in Tocsin to start receiving pages here. "
+        f"It expires in {minutes} {unit}."
+    )
+
+
+def send_code(request: VerificationRequest, now: datetime, organization_id: str = "") -> DeliveryResult:
     minutes = minutes_left(request.expires_at, now)
+    if request.sealed_destination is not None:
+        destination = contact_hooks.unseal(
+            request.sealed_destination,
+            user_key=user_key(organization_id, request.user_id),
+            contact_method_id=request.contact_method_id,
+        )
+        channel = HookChannel(request.method_type)
+        return channel.send_text(
+            destination.url, destination.token, "Tocsin verification code", hook_text(request.code, minutes)
+        )
     if request.method_type == "sms":
         return SnsSmsChannel().send_text(request.address, sms_text(request.code, minutes))
     return TwilioVoiceChannel().call(request.address, say_twiml(voice_speech(request.code, minutes)))
@@ -114,7 +144,7 @@ def send_code_within_budget(
         organization_id=organization_id,
         user_id=request.user_id,
         now=now,
-        deliver=lambda: send_code(request, now),
+        deliver=lambda: send_code(request, now, organization_id),
         charged=charged,
     )
 

@@ -73,10 +73,13 @@ def ical_feed(*, token: str, now: datetime) -> str:
     return render_feed(find_calendar(token), token=token, now=now)
 
 
-def render_feed(stored: StoredSchedule, *, token: str, now: datetime) -> str:
-    """The RFC 5545 feed of the schedule `token` named (`find_calendar`)."""
+def render_feed(stored: StoredSchedule, *, token: str, now: datetime, person: str | None = None) -> str:
+    """The RFC 5545 feed of the schedule `token` named (`find_calendar`); with `person` (a user id),
+    only that person's shifts: the link each member subscribes to for their own time on call."""
     schedule = stored.schedule
     shifts = final_shifts(schedule, now - FEED_PAST, now + FEED_FUTURE)
+    if person:
+        shifts = [shift for shift in shifts if shift.user_id == person]
     users = get_users(organization_id=stored.organization_id, user_ids=[shift.user_id for shift in shifts])
     names = {user_id: user.name or user.email or user_id for user_id, user in users.items()}
     return render_ical(

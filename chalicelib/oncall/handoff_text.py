@@ -106,3 +106,9 @@ def render_notice(handoff: Handoff, *, schedule_name: str, time_zone: str) -> No
         short_template = "Tocsin: you are off call for {name} from " + f"{_short_time(at)} ({time_zone})."
     # The template's own characters are ASCII (zone names are); only the name needs converting.
     return NoticeText(subject, text, _fit_name(short_template, schedule_name))
+
+
+# The same forms for the other notices about a schedule (swap requests, coverage gaps).
+short_time = _short_time
+long_time = _long_time
+fit_short_text = _fit_name

@@ -53,3 +53,8 @@ def subtract(span: Span, covered: list[Span]) -> list[Span]:
 
 def total(spans: Iterable[Span]) -> timedelta:
     return sum((end - start for start, end in union(spans)), timedelta(0))
+
+
+def intersect(first: list[Span], second: list[Span]) -> list[Span]:
+    """The instants in both span lists, as a span list."""
+    return union(piece for span in first for piece in clip(span, second))

@@ -6,6 +6,7 @@ wall-clock times (handoffs, restrictions) are "HH:MM" in the schedule's IANA zon
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -201,6 +202,22 @@ class OverrideV1(ApiModel):
         )
 
 
+COVERAGE_GAPS = (
+    "Every span of the next 14 days (from the answer's time) in which the schedule pages nobody: no shift "
+    "(restrictions, layers not started or ended) or the person on call is deactivated. Overrides fill gaps. "
+    "Computed on read: 14 days of rotation math and one read of the people on call."
+)
+
+
+class CoverageGapV1(ApiModel):
+    start: datetime
+    end: datetime
+
+
+def gaps_v1(gaps: Sequence[tuple[datetime, datetime]]) -> list[CoverageGapV1]:
+    return [CoverageGapV1(start=utc(start), end=utc(end)) for start, end in gaps]
+
+
 class ScheduleV1(ApiModel):
     id: str
     name: str
@@ -214,9 +231,10 @@ class ScheduleV1(ApiModel):
     version: int = Field(description="Bumped by every write; send it back in a PATCH to make the change conditional.")
     created_at: datetime
     updated_at: datetime | None
+    coverage_gaps: list[CoverageGapV1] = Field(description=COVERAGE_GAPS)
 
     @classmethod
-    def of(cls, stored: StoredSchedule) -> ScheduleV1:
+    def of(cls, stored: StoredSchedule, coverage_gaps: Sequence[tuple[datetime, datetime]]) -> ScheduleV1:
         schedule = stored.schedule
         return cls(
             id=schedule.schedule_id,
@@ -229,6 +247,7 @@ class ScheduleV1(ApiModel):
             version=stored.version,
             created_at=stored.created_at,
             updated_at=stored.updated_at,
+            coverage_gaps=gaps_v1(coverage_gaps),
         )
 
 

@@ -7,7 +7,8 @@ organization: layer members and override users must be its active users, a team 
 Every write checks and bumps the record's version: a PATCH naming the version it read gets a 409
 when someone wrote in between; other writes (overrides) re-read and re-apply. Overrides that
 ended more than OVERRIDE_RETENTION ago are pruned on every write. Every write also replans the
-schedule's next handoff notice (chalicelib.oncall.notice_index).
+schedule's next handoff notice (chalicelib.oncall.notice_index) and marks its coverage to be
+checked (chalicelib.oncall.coverage_watch).
 
 Who is on call now (which needs services and escalation policies too) is in
 `chalicelib.paging.on_call`.
@@ -28,6 +29,7 @@ from chalicelib.directory import rules
 from chalicelib.directory.teams import get_team
 from chalicelib.directory.users import User, get_users
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.oncall import coverage_watch
 from chalicelib.oncall.notice_index import check_lead_minutes, lead_of, plan_on_write
 from chalicelib.oncall.rotation import FinalShift, final_shifts
 from chalicelib.oncall.schedule import Layer, Override, Schedule
@@ -147,9 +149,8 @@ def _prune(overrides: Sequence[Override], now: datetime) -> tuple[Override, ...]
     return tuple(override for override in overrides if override.end > now - OVERRIDE_RETENTION)
 
 
-def _write(record: ScheduleRecord, schedule: Schedule, lead_minutes: int, now: datetime) -> bool:
-    """Copy the schedule onto the record and save it, conditional on the version read; False
-    when another writer changed (or deleted) it first."""
+def apply_to_record(record: ScheduleRecord, schedule: Schedule, lead_minutes: int, now: datetime) -> None:
+    """Copy the schedule onto the record read (its notice plan included), ready to be saved."""
     plan_on_write(record, schedule, lead_minutes, now)
     record.handoff_notice_lead_minutes = lead_minutes
     record.name = schedule.name
@@ -158,7 +159,18 @@ def _write(record: ScheduleRecord, schedule: Schedule, lead_minutes: int, now: d
     record.layers = [layer.to_dict() for layer in schedule.layers]
     record.overrides = [override.to_dict() for override in schedule.overrides]
     record.updated_at = now
+
+
+def _write(record: ScheduleRecord, schedule: Schedule, lead_minutes: int, now: datetime) -> bool:
+    """Copy the schedule onto the record and save it, conditional on the version read; False
+    when another writer changed (or deleted) it first."""
+    apply_to_record(record, schedule, lead_minutes, now)
     return save_if(record, ScheduleRecord.schedule_id.exists())
+
+
+def prune_overrides(schedule: Schedule, now: datetime) -> Schedule:
+    """The schedule without the overrides that ended more than OVERRIDE_RETENTION ago."""
+    return replace(schedule, overrides=_prune(schedule.overrides, now))
 
 
 def create_schedule(
@@ -190,6 +202,7 @@ def create_schedule(
     )
     plan_on_write(record, schedule, handoff_notice_lead_minutes, now)
     record.save(condition=ScheduleRecord.schedule_id.does_not_exist())
+    coverage_watch.mark_due(organization_id, "schedule", schedule.schedule_id, now)
     return to_domain(record)
 
 
@@ -243,8 +256,7 @@ def _modify(
         record = get_record(organization_id, schedule_id, consistent=True)
         if expected_version is not None and record.version != expected_version:
             raise _stale(expected_version, int(record.version or 0))
-        changed = change(to_domain(record).schedule)
-        changed = replace(changed, overrides=_prune(changed.overrides, now))
+        changed = prune_overrides(change(to_domain(record).schedule), now)
         validate_schedule(changed)
         if not _write(record, changed, lead_of(record) if lead_minutes is ... else lead_minutes, now):
             if expected_version is not None:
@@ -253,7 +265,9 @@ def _modify(
             raise RetryableConflict()
         return to_domain(record)
 
-    return retry_on_conflict(attempt, what="schedule")
+    stored = retry_on_conflict(attempt, what="schedule")
+    coverage_watch.mark_due(organization_id, "schedule", schedule_id, now)
+    return stored
 
 
 def update_schedule(
@@ -289,20 +303,25 @@ def update_schedule(
     return _modify(organization_id, schedule_id, now, change, expected_version, handoff_notice_lead_minutes)
 
 
-def delete_schedule(*, organization_id: str, schedule_id: str, used_by_policies: Sequence[str]) -> None:
-    """404 when unknown; 409 while an escalation policy targets it (details.policy_ids).
+def delete_schedule(
+    *, organization_id: str, schedule_id: str, used_by_policies: Sequence[str], policy_names: Sequence[str] = ()
+) -> None:
+    """404 when unknown; 409 while an escalation policy targets it (details.policy_ids; the
+    message names them when the caller passes their names).
 
     The caller passes `escalation.service.policies_using_schedule(...)`: policies sit above
     schedules in the import layers, so schedules cannot ask for them (docs/ARCHITECTURE.md)."""
     record = get_record(organization_id, schedule_id)
     users = list(used_by_policies)
     if users:
+        named = f" ({', '.join(policy_names)})" if policy_names else ""
         raise Conflict(
-            "The schedule is a target of escalation policies; remove it from them first.",
+            f"The schedule is a target of escalation policies{named}; remove it from them first.",
             details={"policy_ids": users},
         )
     if not delete_if(record, ScheduleRecord.schedule_id.exists(), add_version_condition=False):
         raise _not_found()
+    coverage_watch.forget(organization_id, "schedule", schedule_id)
 
 
 def add_override(

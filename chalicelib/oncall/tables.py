@@ -8,14 +8,26 @@ the due schedules with one Query on the sparse `notice-index`, however many sche
 
 Layers and overrides are stored as JSON (`Schedule.to_dict()` forms). Every write checks and bumps
 `version` (optimistic locking), so concurrent edits never lose one another.
+
+Swap requests: one item per request in the organization's partition, keyed by schedule then
+request (`<schedule_id>#<swap_id>`), so a schedule's requests are one Query on a key prefix. Every
+write checks and bumps `version`; taking one also requires `status` open, in the same transaction
+as the schedule's override. Items expire SWAP_KEPT_AFTER_END after their span ends.
+
+Coverage watch: one item per schedule or policy whose coverage the check looks at
+(chalicelib.oncall.coverage_watch), found through the sparse `coverage-due-index`.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from pynamodb.attributes import (
     JSONAttribute,
     NumberAttribute,
+    TTLAttribute,
     UnicodeAttribute,
+    UnicodeSetAttribute,
     UTCDateTimeAttribute,
     VersionAttribute,
 )
@@ -55,3 +67,61 @@ class ScheduleRecord(TocsinModel):
     by_next_notice: GlobalSecondaryIndex[ScheduleRecord] = global_index(
         "notice-index", "notice_shard", "next_notice_at", range_type=UTCDateTimeAttribute, keys_only=True
     )
+
+
+SWAP_KEPT_AFTER_END = timedelta(days=90)
+
+
+def swap_key(schedule_id: str, swap_id: str) -> str:
+    return f"{schedule_id}#{swap_id}"
+
+
+@aws.register_model
+class SwapRequestRecord(TocsinModel):
+    class Meta(TocsinModel.Meta):
+        table_name = "swap-requests"
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    swap_key = UnicodeAttribute(range_key=True)  # <schedule_id>#<swap_id>
+    swap_id = UnicodeAttribute()
+    schedule_id = UnicodeAttribute()
+    requester_id = UnicodeAttribute()
+    start = UTCDateTimeAttribute()
+    end = UTCDateTimeAttribute()
+    note = UnicodeAttribute(null=True)
+    status = UnicodeAttribute()  # open | taken | withdrawn | expired
+    created_at = UTCDateTimeAttribute()
+    taken_by = UnicodeAttribute(null=True)
+    taken_at = UTCDateTimeAttribute(null=True)
+    override_id = UnicodeAttribute(null=True)
+    withdrawn_at = UTCDateTimeAttribute(null=True)
+    expired_at = UTCDateTimeAttribute(null=True)
+    expires_at = TTLAttribute(null=True)
+    version = VersionAttribute()
+
+
+COVERAGE_SHARD = "coverage"
+
+
+@aws.register_model
+class CoverageWatchRecord(TocsinModel):
+    class Meta(TocsinModel.Meta):
+        table_name = "coverage-watch"
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    subject = UnicodeAttribute(range_key=True)  # schedule#<id> | policy#<id>
+    due_shard = UnicodeAttribute(null=True)  # COVERAGE_SHARD while watched (the sparse index)
+    check_at = UTCDateTimeAttribute(null=True)  # when the check looks next
+    noticed = UnicodeSetAttribute(null=True)  # the gap ids its owners were told of
+
+    by_check_at: GlobalSecondaryIndex[CoverageWatchRecord] = global_index(
+        "coverage-due-index", "due_shard", "check_at", range_type=UTCDateTimeAttribute, keys_only=True
+    )
+
+    @property
+    def kind(self) -> str:
+        return "policy" if self.subject.startswith("policy#") else "schedule"
+
+    @property
+    def subject_id(self) -> str:
+        return self.subject.split("#", 1)[1]

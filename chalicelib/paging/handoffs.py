@@ -110,9 +110,9 @@ def _send(organization_id: str, notice: HandoffNotice, now: datetime, where: dic
         link_label="Open the schedule",
         sent_at=now,
     )
-    return send_notice(
-        method.type, method.address, words, organization_id=organization_id, user_id=user.user_id, now=now
-    )
+    # A webhook-style method is named by its id: its URL is sealed, its address only a hint.
+    address = method.contact_method_id if method.sealed_destination is not None else method.address
+    return send_notice(method.type, address, words, organization_id=organization_id, user_id=user.user_id, now=now)
 
 
 @handles(HANDOFF_NOTICE)

@@ -106,13 +106,26 @@ def recipient_of(user: User) -> Recipient:
     return Recipient(user.user_id, user.name, user.email, user.slack_user_id, time_zone=user.time_zone)
 
 
-def target_of(user: User, method: ContactMethod) -> Target:
+def target_of(user: User, method: ContactMethod, organization_id: str) -> Target:
     """The person's recipient with the method's address on the method's channel."""
     base = recipient_of(user)
     if method.type == "email":
         address = Recipient(base.user_id, base.name, method.address, None)
     elif method.type == "slack":
         address = Recipient(base.user_id, base.name, None, method.address)
+    elif method.sealed_destination is not None:  # a webhook-style method: its URL, unsealed to send
+        destination = method.destination(organization_id, user.user_id)
+        assert destination is not None
+        address = Recipient(
+            base.user_id,
+            base.name,
+            None,
+            None,
+            time_zone=base.time_zone,
+            contact_method_id=method.contact_method_id,
+            hook_url=destination.url,
+            hook_token=destination.token,
+        )
     else:  # sms, voice: an E.164 number
         address = Recipient(base.user_id, base.name, None, None, phone=method.address)
     return Target(method.type, address)
@@ -222,7 +235,7 @@ def _send(
     results = notify_targets(
         incident=incident,
         recipient=recipient_of(user),
-        targets=[target_of(user, method) for method in methods],
+        targets=[target_of(user, method, organization_id) for method in methods],
         message=reason,
         now=now,
         actor=page.actor,

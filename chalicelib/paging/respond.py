@@ -34,7 +34,18 @@ from chalicelib.paging import escalation_runs
 Action = Literal["acknowledge", "resolve", "escalate"]
 ACTIONS: tuple[Action, ...] = ("acknowledge", "resolve", "escalate")
 # How the timeline names each channel.
-CHANNELS = {"slack": "Slack", "sms": "SMS", "voice": "a phone call", "email": "an email link"}
+CHANNELS = {
+    "slack": "Slack",
+    "sms": "SMS",
+    "voice": "a phone call",
+    "email": "an email link",
+    "teams": "Microsoft Teams",
+    "mattermost": "Mattermost",
+    "ntfy": "ntfy",
+    "discord": "Discord",
+    "google_chat": "Google Chat",
+    "pushover": "Pushover",
+}
 WRITE_SCOPE = "incidents:write"
 
 

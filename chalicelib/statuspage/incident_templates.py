@@ -15,13 +15,13 @@ from datetime import datetime
 from types import EllipsisType
 from typing import Any
 
-from chalicelib.errors import Conflict
+from chalicelib.errors import Conflict, NotFound
 from chalicelib.statuspage import rules
-from chalicelib.statuspage.pages import delete_item
 from chalicelib.statuspage.repository import get_item, require_structure, save_or_retry
 from chalicelib.statuspage.structure import check_components
-from chalicelib.statuspage.tables import TEMPLATE_PREFIX, StatusPageItem
-from chalicelib.store import RetryableConflict, retry_on_conflict
+from chalicelib.statuspage.tables import TEMPLATE_COUNTER_KEY, TEMPLATE_PREFIX, StatusPageItem
+from chalicelib.store import Transaction, TransactionCancelled, retry_on_conflict
+from chalicelib.store.conditions import save_if
 
 # What a template can fill: on a new incident, and on an update (an update has no title).
 FOR_INCIDENT = ("title", "body", "status", "impact", "component_statuses")
@@ -89,9 +89,10 @@ def create_template(
     impact: str | None = None,
     component_statuses: Mapping[str, str] | None = None,
 ) -> StatusPageItem:
+    """One more template, in one transaction with the page's counter, which refuses the 101st however
+    many creates race (a count read before the write let 30 racing creates make 101)."""
     statuses = _check_statuses(page_id, component_statuses or {})
-    if _count(page_id) >= MAX_TEMPLATES:
-        raise Conflict(f"A status page has at most {MAX_TEMPLATES} incident templates; delete one first.")
+    _count_existing_once(page_id)
     item = StatusPageItem(
         page_id,
         TEMPLATE_PREFIX + rules.new_id("tpl", now),
@@ -104,11 +105,32 @@ def create_template(
         created_at=now,
         updated_at=now,
     )
+    unit = Transaction()
+    unit.put("template", item, StatusPageItem.item_key.does_not_exist())
+    unit.update(
+        "counter",
+        StatusPageItem(page_id, TEMPLATE_COUNTER_KEY),
+        [StatusPageItem.template_count.add(1)],
+        StatusPageItem.template_count < MAX_TEMPLATES,
+        check_version=False,
+    )
     try:
-        save_or_retry(item)  # conditional on its absence: a fresh random id
-    except RetryableConflict:
+        unit.commit()
+    except TransactionCancelled as cancelled:
+        if "counter" in cancelled.failed:
+            raise Conflict(f"A status page has at most {MAX_TEMPLATES} incident templates; delete one first.") from None
         raise Conflict("The template could not be created; retry.") from None
     return item
+
+
+def _count_existing_once(page_id: str) -> None:
+    """Start the page's counter at the templates it has (made before there was a counter); once:
+    after that only creates and deletes move it."""
+    counter = StatusPageItem(page_id, TEMPLATE_COUNTER_KEY)
+    if StatusPageItem.count(page_id, StatusPageItem.item_key == TEMPLATE_COUNTER_KEY):
+        return
+    counter.template_count = _count(page_id)
+    save_if(counter, StatusPageItem.item_key.does_not_exist())  # a racing first create counted them already
 
 
 def _count(page_id: str) -> int:
@@ -155,4 +177,19 @@ def update_template(
 
 
 def delete_template(*, page_id: str, template_id: str) -> None:
-    delete_item(get_template(page_id=page_id, template_id=template_id), "Incident template")
+    """Delete it and count it out, together (404 when it went in the meantime)."""
+    template = get_template(page_id=page_id, template_id=template_id)
+    _count_existing_once(page_id)
+    unit = Transaction()
+    unit.delete("template", template, StatusPageItem.item_key.exists(), check_version=False)
+    unit.update(
+        "counter",
+        StatusPageItem(page_id, TEMPLATE_COUNTER_KEY),
+        [StatusPageItem.template_count.add(-1)],
+        StatusPageItem.template_count > 0,
+        check_version=False,
+    )
+    try:
+        unit.commit()
+    except TransactionCancelled:
+        raise NotFound("Incident template not found.") from None

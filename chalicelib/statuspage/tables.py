@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from pynamodb.attributes import (
     JSONAttribute,
+    NumberAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
     VersionAttribute,
@@ -44,6 +45,7 @@ INCIDENT_PREFIX = "INC#"
 MAINTENANCE_PREFIX = "MNT#"
 HISTORY_PREFIX = "HIST#"
 TEMPLATE_PREFIX = "TPL#"
+TEMPLATE_COUNTER_KEY = "TPLCOUNT"  # the page's count of templates (outside the TPL# prefix its list queries)
 SLUG_KEY = "A#SLUG"
 DUE_SHARD = "maintenance"
 
@@ -88,6 +90,7 @@ class StatusPageItem(TocsinModel):
     title = UnicodeAttribute(null=True)  # template: the incident's title
     body = UnicodeAttribute(null=True)  # template: the update's message
     component_statuses = JSONAttribute(null=True)  # template: {component id: status}
+    template_count = NumberAttribute(null=True)  # the template counter item: templates the page has
     created_at = UTCDateTimeAttribute(null=True)
     updated_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()

@@ -19,6 +19,7 @@ first rendering, so this module may import Jinja2 at the top.
 - Times are shown in a reader's zone with the zone named, by two filters (chalicelib/zones.py):
   `{{ moment | console_time(zone) }}` "27 Nov 2026, 14:05 CET" and `{{ moment | message_time(zone) }}`
   "Thu 27 Nov 2026, 14:05 CET". A moment may be a datetime or an RFC 3339 string.
+- Counts read as English: `{{ n | counted("minute") }}` "1 minute", "5 minutes" (words.py).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
 from chalicelib import zones
+from chalicelib.templates.words import counted, minutes_in_words
 
 AUTOESCAPE_BY_SUFFIX = {".html": True, ".xml": True, ".txt": False}
 # `>`/`}` ends an HTML tag or a Jinja tag; `<`/`{` starts one.
@@ -92,4 +94,6 @@ def build_environment(directory: Path) -> jinja2.Environment:
     )
     environment.filters["console_time"] = console_time
     environment.filters["message_time"] = message_time
+    environment.filters["counted"] = counted
+    environment.filters["minutes_in_words"] = minutes_in_words
     return environment

@@ -10,7 +10,9 @@ import chalicelib.notification.digests
 import chalicelib.notification.verification
 import chalicelib.outbound.handlers
 import chalicelib.paging.assignment
+import chalicelib.paging.coverage_notices
 import chalicelib.paging.handlers
 import chalicelib.paging.handoffs
+import chalicelib.paging.swap_notices
 import chalicelib.subscriber.confirmation
 import chalicelib.subscriber.handlers  # noqa: F401

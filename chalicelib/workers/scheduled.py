@@ -37,3 +37,14 @@ def check_heartbeats(_event: Any = None) -> dict[str, int]:
     if run.failed:
         raise HeartbeatCheckFailed(f"heartbeat check failed for {run.failed} heartbeat(s): {run.as_dict()}")
     return run.as_dict()
+
+
+def check_coverage(_event: Any = None) -> dict[str, int]:
+    """Tell owners, once per gap, of the schedules and policies that page nobody for a while ahead."""
+    from chalicelib.paging.coverage_check import CoverageCheckFailed, check_due
+
+    aws.bind_tables()
+    run = check_due(now=clock.now())
+    if run.failed:
+        raise CoverageCheckFailed(f"coverage check failed for {run.failed} schedule(s) or policies: {run.as_dict()}")
+    return run.as_dict()

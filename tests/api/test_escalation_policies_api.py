@@ -16,7 +16,7 @@ from tests.conftest import NOW
 from tests.kit.api import call
 
 BASE = "/api/v1/escalation-policies"
-POLICY_FIELDS = {"id", "name", "levels", "repeat_count", "version", "created_at", "updated_at"}
+POLICY_FIELDS = {"id", "name", "levels", "repeat_count", "version", "created_at", "updated_at", "coverage_gaps"}
 
 
 @pytest.fixture
@@ -122,6 +122,9 @@ def test_deleting_a_policy_in_use_is_409(client, setup):
     status, document = call(client, "DELETE", f"{BASE}/{policy_id}", key)
     assert (status, error_of(document)["code"]) == (409, "CONFLICT")
     assert error_of(document)["details"] == {"service_keys": [service["data"]["service_key"]]}
+    assert error_of(document)["message"] == (
+        "The escalation policy is used by a service: Payments API. Point it at another policy first."
+    )
 
 
 def test_credentials_and_scopes(client, setup, org):

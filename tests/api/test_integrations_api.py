@@ -56,6 +56,7 @@ def test_create_each_type_shows_secrets_once(client: Any, org: Org, services: li
         integrate(client, org, "alertmanager", ip_allowlist=["203.0.113.0/24"]),
         integrate(client, org, "cloudwatch", expected_topic_arn=TOPIC),
         integrate(client, org, "pagerduty", default_service=default),
+        integrate(client, org, "opsgenie", default_service=default),
     ]
     for data in created:
         assert set(data) == LISTED_FIELDS | SHOWN_ONCE
@@ -64,13 +65,13 @@ def test_create_each_type_shows_secrets_once(client: Any, org: Org, services: li
         assert data["routing_key_hint"] == data["routing_key"][:6]
         assert (data["state"], data["revoked_at"]) == ("active", None)
     assert len({data["routing_key"] for data in created}) == len(created)
-    custom, signed, newrelic, sentry, alertmanager, cloudwatch, pagerduty = created
+    custom, signed, newrelic, sentry, alertmanager, cloudwatch, pagerduty, opsgenie = created
     assert custom["default_service"] == default and custom["signing"] is False and custom["signing_secret"] is None
     assert signed["signing"] is True and signed["signing_secret"].startswith("whsec_")
     assert sentry["has_client_secret"] is True and "sentry-client-secret" not in json.dumps(sentry)
     assert alertmanager["ip_allowlist"] == ["203.0.113.0/24"]
     assert cloudwatch["expected_topic_arn"] == TOPIC
-    assert newrelic["default_service"] == pagerduty["default_service"] == default
+    assert newrelic["default_service"] == pagerduty["default_service"] == opsgenie["default_service"] == default
     assert sentry["default_service"] is None and newrelic["signing"] is False
     assert [d["type"] for d in created] == [
         "custom",
@@ -80,12 +81,13 @@ def test_create_each_type_shows_secrets_once(client: Any, org: Org, services: li
         "alertmanager",
         "cloudwatch",
         "pagerduty",
+        "opsgenie",
     ]
 
     # Listing and getting never show the routing key, the URL or a secret again.
     listing = api(client, "get", BASE, org.owner_key)
     assert listing.status_code == 200
-    assert listing.json["data"]["total"] == 7 and listing.json["data"]["has_more"] is False
+    assert listing.json["data"]["total"] == 8 and listing.json["data"]["has_more"] is False
     assert {item["id"] for item in listing.json["data"]["items"]} == {d["id"] for d in created}
     answers = [listing]
     for data in created:
@@ -108,13 +110,14 @@ def test_create_each_type_shows_secrets_once(client: Any, org: Org, services: li
 def test_create_validation_errors(client: Any, org: Org, services: list[Service]) -> None:
     other_org_service = _other_org_service()
     for body, field in (
-        ({"type": "opsgenie", "name": "x"}, "type"),
+        ({"type": "victorops", "name": "x"}, "type"),
         ({"name": "x"}, "type"),
         ({"type": "custom"}, "name"),
         ({"type": "custom", "name": "  "}, "name"),
         ({"type": "custom", "name": "n" * 101}, "name"),
         ({"type": "newrelic", "name": "x", "signing": True}, "signing"),
         ({"type": "pagerduty", "name": "x", "signing": True}, "signing"),
+        ({"type": "opsgenie", "name": "x", "signing": True}, "signing"),
         ({"type": "custom", "name": "x", "client_secret": "sentry-client-secret"}, "client_secret"),
         ({"type": "sentry", "name": "x", "client_secret": "short"}, "client_secret"),
         ({"type": "custom", "name": "x", "ip_allowlist": ["10.0.0.0/33"]}, "ip_allowlist.0"),

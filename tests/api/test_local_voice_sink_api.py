@@ -143,7 +143,14 @@ def test_the_sink_is_documented_as_local_only(client: Any) -> None:
     assert {"201", "400", "401", "404"} <= set(operation["responses"])
     items = document["components"]["schemas"]
     outbox_item = next(schema for name, schema in items.items() if name.startswith("LocalOutboxItemV1"))
-    assert set(outbox_item["properties"]["channel"]["enum"]) == {"email", "slack", "sms", "voice", "webhook"}
+    assert set(outbox_item["properties"]["channel"]["enum"]) == {
+        "email",
+        "slack",
+        "sms",
+        "voice",
+        "webhook",
+        *("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover"),  # the chat and push sink's
+    }
 
 
 # ---------------------------------------------------------------- on the local HTTP server

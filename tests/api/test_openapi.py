@@ -214,10 +214,12 @@ def test_every_operation_documents_rate_limits_and_errors(document: dict[str, An
         headers = responses[successes[0]].get("headers", {})
         for header in ("X-RateLimit-Category", "X-RateLimit-Remaining", "X-RateLimit-Reset"):
             assert header in headers, f"{name}: success response lacks {header}"
-        # The API answers in the error envelope; inbound webhooks in the providers' style, and
-        # PagerDuty's Events API drop-ins (events and change events) as PagerDuty does.
+        # The API answers in the error envelope; inbound webhooks in the providers' style,
+        # PagerDuty's Events API drop-ins (events and change events) as PagerDuty does, and the
+        # Opsgenie Alert API drop-in (alerts and heartbeat pings) as Opsgenie does.
         expected = "WebhookError" if not path.startswith("/api/v1") else "ErrorEnvelope"
         expected = "PagerDutyError" if path in ("/v2/enqueue", "/v2/change/enqueue") else expected
+        expected = "OpsgenieError" if path.startswith(("/v2/alerts", "/v2/heartbeats/")) else expected
         html_page = "text/html" in responses[successes[0]]["content"]
         for code, response in responses.items():
             if code == "304":
@@ -234,6 +236,11 @@ def test_success_responses_use_the_envelope(document: dict[str, Any]) -> None:
         if not path.startswith("/api/v1"):
             continue  # inbound webhooks answer in the providers' own shapes
         [success] = [r for code, r in operation["responses"].items() if code.startswith("2")]
+        if "application/json" not in success["content"]:
+            # An export answers its rows as a file, not in the envelope (docs/EXPORTS.md).
+            assert list(success["content"]) == ["text/csv", "application/x-ndjson"], f"{method.upper()} {path}"
+            assert path == "/api/v1/exports/{kind}" and method == "get"
+            continue
         schema = success["content"]["application/json"]["schema"]
         assert schema["required"] == ["success", "data", "meta"], f"{method.upper()} {path}"
         assert schema["properties"]["meta"] == {"$ref": "#/components/schemas/Meta"}

@@ -115,6 +115,29 @@ def test_the_pagerduty_drop_in_answers_its_documented_error_body(document: dict[
 
 
 @pytest.mark.parametrize(
+    ("method", "path", "body", "status"),
+    [
+        ("POST", "/v2/alerts", b"{}", 401),  # no GenieKey
+        ("GET", "/v2/alerts/x", b"", 401),
+        ("GET", "/v2/heartbeats/nightly/ping", b"", 401),
+        ("DELETE", "/v2/alerts/x", b"", 405),
+    ],
+)
+def test_the_opsgenie_drop_in_answers_its_documented_error_body(
+    document: dict[str, Any], client: Any, method: str, path: str, body: bytes, status: int
+) -> None:
+    """The Opsgenie drop-in answers errors as Opsgenie does ({message, took, requestId}), and the document says so."""
+    response = client.http.request(method, path, body=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == status
+    documented = "post" if method == "POST" else "get"
+    route = "/v2/alerts/{identifier}" if path == "/v2/alerts/x" else path
+    route = "/v2/heartbeats/{name}/ping" if path.startswith("/v2/heartbeats/") else route
+    schema = document["paths"][route][documented]["responses"]["401"]["content"]["application/json"]["schema"]
+    assert schema == {"$ref": "#/components/schemas/OpsgenieError"}
+    Draft202012Validator({**document, **schema}).validate(json.loads(response.body))
+
+
+@pytest.mark.parametrize(
     ("url", "valid"),
     [
         ("https://hooks.example.com/x?a=1", True),

@@ -22,6 +22,7 @@ SCHEDULE_FIELDS = {
     "created_at",
     "updated_at",
     "handoff_notice_lead_minutes",  # added by issue 14 (handoff notices); the spec's fields stay
+    "coverage_gaps",  # added by issue 29 (coverage warnings)
 }
 LAYER_FIELDS = {
     "layer_id",
@@ -277,6 +278,11 @@ def test_calendar_feed_needs_no_bearer(client, setup):
     text = response.body.decode()
     assert text.startswith("BEGIN:VCALENDAR\r\n") and "SUMMARY:On call: Carol" in text
     assert client.http.get(path.removesuffix(".ics")).status_code == 200  # the suffix is optional
+    own = client.http.get(f"{path}?person={people['alice']}")  # one member's own calendar
+    assert own.status_code == 200
+    own_text = own.body.decode()
+    assert "SUMMARY:On call: Alice" in own_text
+    assert "On call: Carol" not in own_text and "On call: Bob" not in own_text
 
     missing = client.http.get("/calendars/not-a-real-token-at-all-0123456789.ics")
     assert missing.status_code == 404
@@ -300,6 +306,7 @@ def test_deleting_a_schedule_in_use_is_409(client, setup):
     status, document = call(client, "DELETE", f"/api/v1/schedules/{schedule_id}", key)
     assert (status, error_of(document)["code"]) == (409, "CONFLICT")
     assert error_of(document)["details"] == {"policy_ids": [made["data"]["id"]]}
+    assert "escalation policies (P)" in error_of(document)["message"]
 
 
 def test_handoff_notice_lead_minutes(client, setup):

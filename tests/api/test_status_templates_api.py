@@ -4,12 +4,16 @@ public incident and on an update: what a template fills, what the request keeps,
 from __future__ import annotations
 
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
+from chalicelib.errors import Conflict
 from chalicelib.statuspage import incident_templates
+from chalicelib.statuspage.tables import TEMPLATE_COUNTER_KEY, StatusPageItem
 from tests.api.test_directory_services import error_of
 from tests.conftest import NOW, make_org
 from tests.kit.api import call
@@ -281,3 +285,44 @@ def test_a_page_holds_at_most_max_templates(client, keys, page, monkeypatch):
     assert call(client, "GET", f"{base}/templates", reader)[1]["data"]["total"] == 2
     assert call(client, "DELETE", f"{base}/templates/{second['id']}", owner)[0] == 200
     make_template(client, owner, base, name="Third")
+
+
+def test_racing_creates_never_pass_the_cap(client, keys, page, monkeypatch):
+    # Issue 27 finding 10: the cap was a count read before the write, and 30 racing creates made 101.
+    owner, reader = keys
+    base, _, _ = page
+    page_id = base.rsplit("/", 1)[1]
+    monkeypatch.setattr(incident_templates, "MAX_TEMPLATES", 4)
+    make_template(client, owner, base, name="Made before")
+    # Every racer has read the count (1) before any of them writes.
+    monkeypatch.setattr(incident_templates, "_count", lambda _page_id: 1)
+    start = threading.Barrier(12)
+
+    def racer(index: int) -> str:
+        start.wait()
+        try:
+            incident_templates.create_template(page_id=page_id, name=f"r{index}", title="t", body="b", now=NOW)
+        except Conflict as refused:
+            return refused.message
+        return "made"
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        outcomes = list(pool.map(racer, range(12)))
+    assert outcomes.count("made") == 3
+    assert all("at most 4" in outcome or "retry" in outcome for outcome in outcomes if outcome != "made")
+    assert call(client, "GET", f"{base}/templates", reader)[1]["data"]["total"] == 4
+
+
+def test_a_page_with_templates_from_before_the_counter_counts_them_first(client, keys, page, monkeypatch):
+    owner, reader = keys
+    base, _, _ = page
+    page_id = base.rsplit("/", 1)[1]
+    monkeypatch.setattr(incident_templates, "MAX_TEMPLATES", 3)
+    for name in ("a", "b"):
+        make_template(client, owner, base, name=name)
+    # As if both were made by a release without the counter.
+    StatusPageItem(page_id, TEMPLATE_COUNTER_KEY).delete(add_version_condition=False)
+    make_template(client, owner, base, name="c")
+    status, refused = call(client, "POST", f"{base}/templates", owner, {"name": "d", "title": "t", "body": "b"})
+    assert (status, error_of(refused)["code"]) == (409, "CONFLICT")
+    assert call(client, "GET", f"{base}/templates", reader)[1]["data"]["total"] == 3

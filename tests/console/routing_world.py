@@ -1,6 +1,7 @@
 """A small people-routing world for the on-call, schedule, policy and service pages: a weekly
 rotation (responder then admin, 09:00 Berlin handoffs), an override for the owner tomorrow, a
-policy paging the schedule then the viewer, a service using it and one without a policy."""
+policy paging the schedule then the owner (a viewer cannot be paged), a service using it and one
+without a policy."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def build_world(org: Org, people: dict[str, Person]) -> World:
         name="Payments escalation",
         levels=[
             Level((Target("schedule", schedule_id),), 5),
-            Level((Target("user", people["viewer"].user_id),), 15),
+            Level((Target("user", people["owner"].user_id),), 15),
         ],
         repeat_count=1,
         now=NOW,

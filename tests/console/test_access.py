@@ -14,6 +14,7 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.integration import admin
 from tests.conftest import Org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
+from tests.kit.console import problem_named
 
 MANAGERS = ("owner", "admin")
 OTHERS = ("responder", "viewer")
@@ -79,14 +80,18 @@ def test_create_shows_the_key_once_and_it_works(
 @pytest.mark.parametrize(
     ("fields", "status", "message"),
     [
-        ([("name", ""), ("kind", "service_account"), ("scopes", "incidents:read")], 400, "name"),
-        ([("name", "No scopes"), ("kind", "service_account")], 400, "scopes"),
-        ([("name", "Odd"), ("kind", "service_account"), ("scopes", "root")], 400, "scopes"),
-        ([("name", "Odd"), ("kind", "robot"), ("scopes", "incidents:read")], 400, "kind"),
+        ([("name", ""), ("kind", "service_account"), ("scopes", "incidents:read")], 400, ("name", "Name")),
+        ([("name", "No scopes"), ("kind", "service_account")], 400, ("scopes", "Scopes")),
+        ([("name", "Odd"), ("kind", "service_account"), ("scopes", "root")], 400, ("scopes", "Scopes")),
+        ([("name", "Odd"), ("kind", "robot"), ("scopes", "incidents:read")], 400, ("kind", "Kind")),
     ],
 )
 def test_bad_key_input_is_shown_on_the_page_and_nothing_is_made(
-    fields: list[tuple[str, str]], status: int, message: str, signed_in: Callable[[str], ConsoleClient], org: Org
+    fields: list[tuple[str, str]],
+    status: int,
+    message: tuple[str, str],
+    signed_in: Callable[[str], ConsoleClient],
+    org: Org,
 ) -> None:
     browser = signed_in("owner")
     browser.get("/app/api-keys")
@@ -94,7 +99,8 @@ def test_bad_key_input_is_shown_on_the_page_and_nothing_is_made(
     answer = browser.post("/app/api-keys", fields)
     assert answer.status == status
     assert answer.dom().find("h1").text() == "API keys"
-    assert message in answer.dom().find(cls="problem").text()
+    assert answer.dom().find(cls="problem").text()
+    assert len(problem_named(answer, *message)) == 1  # once: at its input, or at the top by its label
     assert key_names(org) == before
 
 
@@ -208,22 +214,28 @@ def test_regenerate_and_revoke(signed_in: Callable[[str], ConsoleClient], org: O
 @pytest.mark.parametrize(
     ("fields", "field"),
     [
-        ({"type": "custom", "name": ""}, "name"),
-        ({"type": "carrier-pigeon", "name": "Coo"}, "type"),
-        ({"type": "sentry", "name": "S", "signing": "on"}, "signing"),
-        ({"type": "custom", "name": "C", "client_secret": "abcdefghij"}, "client_secret"),
-        ({"type": "custom", "name": "C", "default_service": "svc_nope"}, "default_service"),
-        ({"type": "custom", "name": "C", "ip_allowlist": "10.0.0.0/8\nnot-an-ip"}, "ip_allowlist"),
+        ({"type": "custom", "name": ""}, ("name", "Name")),
+        ({"type": "carrier-pigeon", "name": "Coo"}, ("type", "Type")),
+        ({"type": "sentry", "name": "S", "signing": "on"}, ("signing", "Require a signature")),
+        ({"type": "custom", "name": "C", "client_secret": "abcdefghij"}, ("client_secret", "Sentry client secret")),
+        ({"type": "custom", "name": "C", "default_service": "svc_nope"}, ("default_service", "Default service")),
+        (
+            {"type": "custom", "name": "C", "ip_allowlist": "10.0.0.0/8\nnot-an-ip"},
+            ("ip_allowlist", "Allowed source addresses (optional), item 2"),
+        ),
     ],
 )
 def test_bad_integration_input_is_shown_on_the_page(
-    fields: dict[str, str], field: str, signed_in: Callable[[str], ConsoleClient], org: Org
+    fields: dict[str, str], field: tuple[str, str], signed_in: Callable[[str], ConsoleClient], org: Org
 ) -> None:
     browser = signed_in("owner")
     browser.get("/app/integrations")
     answer = browser.post("/app/integrations", fields)
     assert answer.status == 400, answer.text()
-    assert field in answer.dom().find(cls="problem").text()
+    assert answer.dom().find(cls="problem").text()
+    name, label = field
+    # Once, by the form's words: at its input, or at the top by its label (never "ip_allowlist.1").
+    assert len(problem_named(answer, name, label)) == 1
     assert admin.list_integrations(organization_id=org.organization_id) == []
 
 

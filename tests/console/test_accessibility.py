@@ -14,11 +14,13 @@ from unittest import mock
 
 import pytest
 
+from chalicelib.directory import teams
 from chalicelib.eventrule import service as rules
 from chalicelib.eventrule.rules import Actions
 from chalicelib.heartbeat import service as heartbeats
 from chalicelib.integration import admin
 from chalicelib.maintenance import service as windows
+from chalicelib.notification import email_links
 from tests.conftest import NOW, Org
 from tests.console.alert_world import event, origin_for
 from tests.console.conftest import ConsoleClient, Person
@@ -176,9 +178,13 @@ def test_every_page_has_the_structure_assistive_technology_needs(
     client: Any,
     org: Org,
     world: World,
+    people: dict[str, Person],
     status_page: StatusPage,  # noqa: F811
 ) -> None:
     number = _incident(client, org, world)
+    team_id = teams.create_team(
+        organization_id=org.organization_id, name="Payments", now=NOW, member_ids=[people["responder"].user_id]
+    ).team_id
     integration_id = _noise_control(org, world)
     event_id = _event(org, integration_id)
     grouped, alert_id, suppressed_id = _alerts(org, world)
@@ -197,7 +203,10 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         "/app/on-call",
         "/app/schedules",
         f"/app/schedules/{world.schedule_id}",
+        "/app/schedules/new",
+        f"/app/schedules/{world.schedule_id}/edit",
         "/app/escalation-policies",
+        "/app/escalation-policies/new",
         f"/app/escalation-policies/{world.policy_id}",
         "/app/services",
         "/app/services/new",
@@ -216,6 +225,12 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         f"/app/integrations/{integration_id}/event-rules",
         f"/app/integrations/{integration_id}/events",
         f"/app/integrations/{integration_id}/events/{event_id}",
+        "/app/incidents?assigned=me&refresh=30",
+        "/app/people",
+        f"/app/people/{people['responder'].user_id}",
+        "/app/teams",
+        f"/app/teams/{team_id}",
+        "/app/settings",
     ]
     report = {}
     for path in paths:
@@ -224,13 +239,70 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         problems = _problems(answer.dom())
         if problems:
             report[path] = problems
+    report.update(_schedule_forms_refused_and_previewed(signed_in, world, people))
+    # Pages that answer a POST: the bulk action's lines, the deactivation's confirmation.
+    answers = {
+        "POST /app/incidents/bulk": browser.post(
+            "/app/incidents/bulk", [("action", "acknowledge"), ("incident", number), ("incident", grouped)]
+        ),
+        "POST /app/people/{id}/deactivate": browser.post(f"/app/people/{people['responder'].user_id}/deactivate"),
+    }
+    for name, answer in answers.items():
+        assert answer.status == 200, (name, answer.status)
+        problems = _problems(answer.dom())
+        if problems:
+            report[name] = problems
     anonymous = ConsoleClient(client.http)
-    for path in ("/app/sign-in", "/app/forgot-password"):
-        page = anonymous.get(path).dom()
+    link = email_links.sign(
+        email_links.new_link(
+            organization_id=org.organization_id,
+            user_id=people["responder"].user_id,
+            incident_number=number,
+            action="resolve",
+            now=NOW,
+        )
+    )
+    email_action = f"/app/email-actions/{link}"
+    signed_out = [("/app/sign-in", anonymous.get("/app/sign-in")), ("/app/forgot-password", None)]
+    signed_out += [(email_action, anonymous.get(email_action))]
+    signed_out += [(email_action + " (done)", anonymous.follow(anonymous.post(email_action)))]
+    for path, shown in signed_out:
+        page = (shown or anonymous.get(path)).dom()
         problems = [p for p in _problems(page) if p != "no <nav>"]  # no menu before signing in
         if problems:
             report[path] = problems
     assert report == {}
+
+
+def _schedule_forms_refused_and_previewed(
+    signed_in: Callable[[str], ConsoleClient], world: World, people: dict[str, Person]
+) -> dict[str, list[str]]:
+    """The pages a form answers with: the editor's preview and its refusal, a cover request on the
+    schedule's page (the responder's, with the ask form) and a refused ask."""
+    from tests.console.test_schedule_editor import _form
+
+    report: dict[str, list[str]] = {}
+    owner = signed_in("owner")
+    owner.get("/app/schedules/new")
+    for label, sent, status in (
+        ("preview", _form(people, op="preview"), 200),
+        ("refused", _form(people, op="save", layer1_start="soon", layer2_rend=["26:00", "17:00"]), 400),
+    ):
+        answer = owner.post("/app/schedules/new", sent)
+        assert answer.status == status, (label, answer.body[:500])
+        if problems := _problems(answer.dom()):
+            report[f"editor {label}"] = problems
+    responder = signed_in("responder")
+    page = f"/app/schedules/{world.schedule_id}"
+    responder.get(page)
+    ask = {"cover_start": "2026-11-22T18:00", "cover_end": "2026-11-22T22:00", "cover_note": ""}
+    assert responder.post(f"{page}/swap-requests", ask).status == 303
+    refused = responder.post(f"{page}/swap-requests", {**ask, "cover_end": "later"})
+    assert refused.status == 400
+    for label, answer in (("with a request", responder.get(page)), ("ask refused", refused)):
+        if problems := _problems(answer.dom()):
+            report[f"schedule {label}"] = problems
+    return report
 
 
 def test_the_reader_finds_each_kind_of_problem() -> None:

@@ -50,7 +50,7 @@ def titles(org: Org, number: str) -> list[str]:
     return [entry.title or "" for entry in repository.get_with_timeline(org.organization_id, number).timeline]
 
 
-def test_opening_a_link_changes_nothing_its_form_acts_and_lands_on_the_incident(
+def test_opening_a_link_changes_nothing_its_form_acts_and_says_what_happened(
     client: Any, org: Org, people: dict[str, Person], world: World
 ) -> None:
     number = world.checkout_down
@@ -66,7 +66,12 @@ def test_opening_a_link_changes_nothing_its_form_acts_and_lands_on_the_incident(
 
     acted = browser.post(links["Acknowledge"])
     assert acted.status == 303
-    assert acted.location == f"/app/incidents/{number}?done=email_acknowledge"
+    assert acted.location == f"{links['Acknowledge']}?done=email_acknowledge"  # the link's page, now its outcome
+    outcome = browser.follow(acted)
+    assert outcome.status == 200
+    assert outcome.dom().find("h1").text() == f"{number} acknowledged"
+    assert f"{number} acknowledged by Responder Person at" in outcome.text()
+    assert "already been used" not in outcome.text()
     incident = incident_via_api(client, org, number)
     assert incident["acknowledged_at"] is not None and incident["assigned_to"]["email"] == "responder@acme.test"
     assert "Acknowledged by responder@acme.test via an email link" in " ".join(titles(org, number))
@@ -84,8 +89,9 @@ def test_a_link_works_once(client: Any, org: Org, people: dict[str, Person], wor
     after = titles(org, world.checkout_down)
     again = browser.post(path)
     assert again.status == 409 and "already been used" in again.text()
-    reopened = browser.get(path)
-    assert reopened.status == 409 and "already been used" in reopened.text()
+    reopened = browser.get(path)  # a spent link's page says what happened, and that it was used
+    assert reopened.status == 200 and "already been used" in reopened.text()
+    assert reopened.dom().find("h1").text() == f"{world.checkout_down} acknowledged"
     assert [form for form in reopened.dom().find_all("form") if form.attrs.get("method") == "post"] == []
     assert titles(org, world.checkout_down) == after
 
@@ -203,3 +209,53 @@ def test_a_failure_while_acting_gives_the_link_back(
     assert browser.get(path).status == 200  # not spent
     assert browser.post(path).status == 303
     assert incident_via_api(client, org, world.checkout_down)["acknowledged_at"] is not None
+
+
+def test_the_outcome_page_needs_no_sign_in_and_shows_the_recipients_time(
+    client: Any, org: Org, people: dict[str, Person], world: World
+) -> None:
+    from chalicelib.directory.users import update_user
+
+    update_user(
+        organization_id=org.organization_id, user_id=people["responder"].user_id, now=NOW, time_zone="Europe/Berlin"
+    )
+    number = world.checkout_down
+    path = link_path(org, people["responder"], number, "acknowledge")
+    browser = ConsoleClient(client.http)  # signed out, as on a phone at 3 am
+    browser.get(path)
+    outcome = browser.follow(browser.post(path))
+    assert outcome.status == 200 and outcome.dom().find("h1").text() == f"{number} acknowledged"
+    # NOW is 12:00 UTC: 13:00 in Berlin, the recipient's zone, named.
+    assert f"{number} acknowledged by Responder Person at 22 Nov 2026, 13:00 CET." in outcome.text()
+    assert "Acknowledged from your email link." in outcome.text()
+    (onward,) = [a for a in outcome.dom().find("main").find_all("a") if "Sign in to open" in a.text()]
+    assert onward.attrs["href"] == f"/app/sign-in?next=%2Fapp%2Fincidents%2F{number}"
+    assert [f for f in outcome.dom().find_all("form") if f.attrs.get("method") == "post"] == []
+
+
+def test_a_signed_in_browser_is_sent_straight_to_the_incident(
+    signed_in: Any, org: Org, people: dict[str, Person], world: World
+) -> None:
+    number = world.search_slow
+    path = link_path(org, people["responder"], number, "resolve")
+    browser = signed_in("responder")
+    browser.get(path)
+    outcome = browser.follow(browser.post(path))
+    assert outcome.dom().find("h1").text() == f"{number} resolved"
+    assert "resolved by Responder Person at" in outcome.text()
+    (onward,) = [a for a in outcome.dom().find("main").find_all("a") if a.text() == f"Open {number}"]
+    assert onward.attrs["href"] == f"/app/incidents/{number}"
+
+
+def test_a_refused_link_says_nothing_changed_and_how_the_incident_stands(
+    client: Any, org: Org, people: dict[str, Person], world: World
+) -> None:
+    path = link_path(org, people["viewer"], world.checkout_down, "acknowledge")
+    browser = ConsoleClient(client.http)
+    browser.get(path)
+    answer = browser.post(path)
+    assert answer.status == 409 and answer.dom().find("h1").text() == "Nothing changed"
+    assert f"{world.checkout_down} is new." in answer.text()
+    later = browser.get(path)
+    assert later.status == 200 and later.dom().find("h1").text() == f"{world.checkout_down} is new"
+    assert "already been used" in later.text()

@@ -34,7 +34,10 @@ def test_every_role_sees_the_open_incidents_newest_first(signed_in: Browser, wor
     assert answer.status == 200
     assert numbers(answer) == [world.search_slow, world.checkout_down]
     assert "1\N{EN DASH}2 of 2 open incidents" in answer.text()
-    assert action_forms(answer) == []  # the filters are a GET form; nothing here changes anything
+    # The filters are a GET form; the one POST form acts on the ticked incidents, for those who may.
+    assert action_forms(answer) == ([] if role == "viewer" else ["/app/incidents/bulk"])
+    boxes = answer.dom().find_all("input", name="incident")
+    assert [b.attrs.get("value") for b in boxes] == ([] if role == "viewer" else numbers(answer))
     new_link = [a for a in answer.dom().find_all("a") if a.attrs.get("href") == "/app/incidents/new"]
     assert bool(new_link) == (role != "viewer")
 
@@ -100,7 +103,7 @@ BAD_FILTERS = (
     ("severity=SEV9", "Severity must be one of SEV0, SEV1, SEV2, SEV3, SEV4"),
     ("created_after=2026-11-22&created_before=2026-11-20", "must not be earlier than created_after"),
     ("created_after=2026-02-30", "must be a day of the calendar, as YYYY-MM-DD"),
-    ("offset=-1", "offset"),
+    ("offset=-1", "Page: Input should be greater than or equal to 0"),  # named in words, not "offset"
     ("assigned_to=not-an-email", "must be an email address"),
 )
 
@@ -195,8 +198,8 @@ def test_opening_an_incident_then_its_page_and_the_api_agrees(
 @pytest.mark.parametrize(
     ("fields", "status", "message"),
     [
-        ([("title", "No service")], 400, "service_ids"),
-        ([("title", ""), ("service_ids", "svc_aaaaaaaaaa")], 400, "title"),
+        ([("title", "No service")], 400, "at least 1 item"),  # at the Services input
+        ([("title", ""), ("service_ids", "svc_aaaaaaaaaa")], 400, "at least 1 character"),  # at Title
         ([("title", "Bad sev"), ("service_ids", "SERVICE"), ("severity", "SEV7")], 400, "Severity must be one of"),
         ([("title", "Gone"), ("service_ids", "svc_zzzzzzzzzz")], 400, "not active services"),
     ],
@@ -209,6 +212,7 @@ def test_a_bad_new_incident_is_refused_on_the_form(
     answer = browser.post("/app/incidents/new", fields)
     assert answer.status == status
     assert message in answer.text()
+    assert answer.text().count(message) == 1  # said once
     assert answer.dom().find("input", name="title").attrs.get("value") == dict(fields)["title"]
     assert api_get(client, org, "/api/v1/incidents")["total"] == 2
 

@@ -142,7 +142,7 @@ def test_an_unknown_incident_is_404_and_a_bad_level_is_400(as_owner: ConsoleClie
     assert as_owner.get(page_path("not-an-incident")).status == 404
     as_owner.get(page_path(incident_number))
     refused = as_owner.post(page_path(incident_number), {"level": "epic"})
-    assert refused.status == 400 and "level" in refused.text()
+    assert refused.status == 400 and "Input should be 'light', 'standard' or 'full'" in refused.text()
 
 
 def test_saving_the_form_updates_the_postmortem_through_the_service(
@@ -276,3 +276,32 @@ def test_a_legacy_html_field_left_blank_is_kept(
     assert as_owner.post(page_path(incident_number) + "/edit", fields).status == 303
     stored = read(client, org, incident_number)
     assert (stored["impact"], stored["summary"]) == ("<p>Old</p>", "Now written")
+
+
+def test_imported_html_is_shown_as_its_text_never_as_markup(
+    as_owner: ConsoleClient, client: Any, org: Org, incident_number: str
+) -> None:
+    # Issue 27 finding 10: a meta refresh in imported HTML sent the reader to a phishing page (the CSP allows it).
+    refresh = '<meta http-equiv="refresh" content="0;url=https://phish.example/login">'
+    body = {
+        "incident_number": incident_number,
+        "status": "draft",
+        "impact_html": f"{refresh}<p>Checkout &amp; payments</p><ul><li>EU</li><li>US</li></ul>",
+        "timeline": f'<form action="https://phish.example"><p>12:00 paged</p></form>{SCRIPT}',
+    }
+    assert api(client, org, "post", "/api/v1/postmortems/import", body)["data"]["incident_number"] == incident_number
+    answer = as_owner.get(page_path(incident_number))
+    for markup in ("http-equiv", "phish.example", "<form action", "<script>alert"):
+        assert markup not in answer.body
+    assert "Checkout &amp; payments\nEU\nUS" in answer.body  # a text paragraph, its lines kept
+    assert "Checkout & payments EU US" in answer.text()
+    assert "12:00 paged" in answer.text()
+
+
+def test_html_as_text_keeps_what_a_reader_sees() -> None:
+    from chalicelib.console.postmortem_form import html_as_text
+
+    assert html_as_text("<p>a <b>b</b></p><p>c&lt;d</p>") == "a b\nc<d"
+    assert html_as_text("<script>x()</script><style>p{}</style>seen") == "seen"
+    assert html_as_text("<head><title>t</title></head>one<br>two") == "one\ntwo"
+    assert html_as_text("   ") == ""

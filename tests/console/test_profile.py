@@ -221,3 +221,21 @@ def test_profile_forms_refuse_a_missing_or_wrong_csrf_token(
     answer = browser.post("/app/profile/contact-methods", {"type": "sms", "address": PHONE}, csrf=csrf)
     assert answer.status == 403
     assert [m.type for m in methods_of(org, people["viewer"])] == ["email"]
+
+
+def test_a_teams_webhook_is_added_and_shown_by_its_hint_only(
+    signed_in: Callable[[str], ConsoleClient], people: dict[str, Person], org: Org, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chalicelib.delivery import targets
+
+    monkeypatch.setattr(targets, "default_resolve", lambda host, port: ["93.184.216.34"])
+    url = "https://acme.webhook.office.com/webhookb2/abc/IncomingWebhook/def/secret-tail"
+    browser = signed_in("responder")
+    browser.get("/app/profile")
+    added = browser.post("/app/profile/contact-methods", {"type": "teams", "address": url})
+    assert added.status == 303 and added.location == "/app/profile?done=profile_method_added_unverified"
+    page = browser.follow(added)
+    assert "Microsoft Teams" in page.text() and "https://acme.webhook.office.com/\u2026tail" in page.text()
+    assert "webhookb2" not in page.text()
+    (teams,) = [m for m in methods_of(org, people["responder"]) if m.type == "teams"]
+    assert f"/app/profile/contact-methods/{teams.contact_method_id}/send-code" in action_forms(page)

@@ -135,7 +135,8 @@ def test_an_admin_creates_a_service_with_support_hours(
             "end",
         ),
         ({"hours_zone": "Europe/Berlin", "hours_start": "09:00", "hours_end": "17:00"}, 400, "hours_days", ""),
-        ({"escalation_policy_id": "pol_nope"}, 400, None, "escalation_policy_id"),
+        # Named at its select (labelled "Escalation policy"), never by the API's path.
+        ({"escalation_policy_id": "pol_nope"}, 400, "escalation_policy_id", "no such escalation policy"),
         ({"default_severity": "SEV9"}, 400, "default_severity", ""),
     ],
 )
@@ -198,13 +199,23 @@ def test_a_bad_edit_names_the_input_once_and_changes_nothing(
     browser.get(f"/app/services/{world.service_key}")
     answer = browser.post(f"/app/services/{world.service_key}", _service_form(name="", hours_start="09:00"))
     assert answer.status == 400
-    problems = answer.dom().find(cls="problem").find_all("li")
-    assert [" ".join(p.text().split()) for p in problems] == [
-        "name: String should have at least 1 character",
-        "hours_zone: Field required",
-        "hours_days: Field required",
-        "hours_end: Field required",
-    ]
+    summary = answer.dom().find(cls="problem")
+    assert summary.find_all("li") == []  # each problem is shown at its input, not repeated at the top
+    assert summary.text() == "Check the 4 fields marked below."
+    fields = answer.dom().find_all("div", cls="field")
+    shown = {
+        name: box.find("p", cls="field-error").text()
+        for box in fields
+        for name in ("name", "hours_zone", "hours_end")
+        if box.find_all(id=f"f-{name}")
+    }
+    assert shown == {
+        "name": "String should have at least 1 character",
+        "hours_zone": "Field required",
+        "hours_end": "Field required",
+    }
+    assert answer.dom().find("fieldset", cls="days").find("p", cls="field-error").text() == "Field required"
+    assert len(answer.dom().find_all("p", cls="field-error")) == 4
     assert answer.dom().find(id="f-name").attrs.get("aria-invalid") == "true"
     assert _api(org, client, f"/api/v1/services/{world.service_key}")[1]["data"]["name"] == "Payments API"
 

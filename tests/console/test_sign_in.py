@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from tests.console.conftest import PASSWORD, ConsoleClient, Person
 
 
@@ -77,3 +79,24 @@ def test_a_person_missing_from_the_directory_is_refused(
     answer = browser.post("/app/sign-in", {"email": "stranger@acme.test", "password": PASSWORD})
     assert answer.status == 403
     assert "no active Tocsin user has this email" in answer.text()
+
+
+@pytest.mark.parametrize(
+    "unsafe",
+    ["/app/incidents\r\nSet-Cookie: x=1", "/app/incidents\u2028", "/app/inc idents", "/app/\x00", "/app/caf\u00e9"],
+)
+def test_a_next_with_control_or_non_ascii_characters_goes_to_the_incident_list(
+    browser: ConsoleClient, people: dict[str, Person], unsafe: str
+) -> None:
+    # Issue 27 finding 10: CR LF in next= answered 500, U+2028 dropped the connection.
+    browser.get("/app/sign-in")
+    answer = browser.post("/app/sign-in", {"email": people["owner"].email, "password": PASSWORD, "next": unsafe})
+    assert answer.status == 303
+    assert answer.location == "/app/incidents"
+
+
+def test_safe_next_keeps_an_encoded_console_path() -> None:
+    from chalicelib.console.visits import safe_next
+
+    assert safe_next("/app/incidents?status=open&q=caf%C3%A9") == "/app/incidents?status=open&q=caf%C3%A9"
+    assert safe_next("/app/incidents\r\n") == "/app/incidents"

@@ -15,6 +15,7 @@ from chalicelib.outbound import subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from tests.conftest import Org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, action_forms
+from tests.kit.console import problems_at
 
 URL = "https://93.184.216.34/hooks/tocsin"
 OTHERS = ("responder", "viewer")
@@ -129,7 +130,8 @@ def test_bad_subscription_input_is_shown_on_the_page(
     answer = browser.post("/app/webhooks", fields)
     assert answer.status == 400, answer.text()
     assert answer.dom().find("h1").text() == "Webhooks"
-    assert field in answer.dom().find(cls="problem").text()
+    assert answer.dom().find(cls="problem").text()
+    assert len(problems_at(answer, field)) == 1  # at its input, once, not repeated at the top
     assert subscription_ids(org) == []
 
 

@@ -94,6 +94,7 @@ def _demo_ids(stack: LocalStack) -> dict[str, list[str]]:
     )
     pages = stack.get("/api/v1/status-pages").json()["data"]["items"]
     integrations = stack.get("/api/v1/integrations").json()["data"]["items"]
+    opsgenie = _opsgenie_alert(stack)
     return {
         "id": [incident.json()["data"]["incident_number"]],
         "page_id": [page["id"] for page in pages],
@@ -106,7 +107,26 @@ def _demo_ids(stack: LocalStack) -> dict[str, list[str]]:
         "integration_id": [integration["id"] for integration in integrations],
         "routing_key": [integration["routing_key"] for integration in demo["integrations"].values()],
         "slug": [demo["status_page"]["slug"]],
+        # The Opsgenie drop-in's: an alert of its own (by id, alias or tiny id), the request that made
+        # it, and the demo heartbeat's name.
+        "identifier": [opsgenie["alertId"], opsgenie["alias"], "1"],
+        "request_id": [opsgenie["requestId"]],
+        "name": [demo["noise_control"]["heartbeat"]["name"]],
     }
+
+
+def _genie_key(stack: LocalStack) -> dict[str, str]:
+    return {"Authorization": f"GenieKey {stack.demo['integrations']['opsgenie']['routing_key']}"}
+
+
+def _opsgenie_alert(stack: LocalStack) -> dict[str, str]:
+    """An alert made through the Opsgenie drop-in: its id and alias, and its request's id."""
+    made = stack.post("/v2/alerts", headers=_genie_key(stack), json={"message": "Contract sweep", "alias": "sweep"})
+    assert made.status_code == 202, made.text
+    request_id = made.json()["requestId"]
+    status = stack.get(f"/v2/alerts/requests/{request_id}", headers=_genie_key(stack))
+    assert status.status_code == 200, status.text
+    return {"requestId": request_id, **status.json()["data"]}
 
 
 def _config(stack: LocalStack, part: int) -> SchemathesisConfig:
@@ -147,6 +167,11 @@ def _config(stack: LocalStack, part: int) -> SchemathesisConfig:
                 "request_model_accepts_valid_input": {"enabled": True},
             },
             "operations": [
+                {
+                    # The Opsgenie drop-in's credential is an Opsgenie integration's key, not the bearer.
+                    "include-tag": "opsgenie",
+                    "headers": _genie_key(stack),
+                },
                 {
                     # Slack's Web API answers every request with 200 and `ok: false` plus an error
                     # name when it cannot use it; the local sink does the same, as documented.

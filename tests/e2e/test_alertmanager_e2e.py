@@ -17,6 +17,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -85,11 +86,18 @@ def _poll(what: str, probe: Callable[[], T | None], extra: Callable[[], str], ti
 
 @pytest.fixture
 def alertmanager(stack: LocalStack, tmp_path: Path) -> Iterator[Alertmanager]:
+    with running_alertmanager(_config(stack.demo["integrations"]["alertmanager"]["url"]), tmp_path) as running:
+        yield running
+
+
+@contextmanager
+def running_alertmanager(config: str, tmp_path: Path) -> Iterator[Alertmanager]:
+    """The real binary on loopback with `config` (YAML), clustering off; stopped on exit."""
     binary = _binary()
     if binary is None:
         pytest.fail(f"{BINARY} is not installed; `make test` installs the Debian package prometheus-alertmanager")
     config_path = tmp_path / "alertmanager.yml"
-    config_path.write_text(_config(stack.demo["integrations"]["alertmanager"]["url"]))
+    config_path.write_text(config)
     storage = tmp_path / "data"
     storage.mkdir()
     port = free_port()

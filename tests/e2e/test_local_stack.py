@@ -30,6 +30,7 @@ def test_demo_file_has_what_the_contract_promises(stack: LocalStack) -> None:
         "alertmanager",
         "cloudwatch",
         "pagerduty",
+        "opsgenie",
         "revoked",
     }
     assert set(demo["integrations"]) >= expected

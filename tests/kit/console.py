@@ -94,3 +94,58 @@ def action_forms(answer: Answer) -> list[str]:
         if (form.attrs.get("method") or "").lower() == "post"
         and not str(form.attrs.get("action")).endswith("/sign-out")
     ]
+
+
+def problems_at(answer: Answer, name: str) -> list[str]:
+    """The problems the page shows next to the form input named `name` (in the field's box, the
+    fieldset or the table cell holding it): where the console puts a refused form's problem, once."""
+    found: list[str] = []
+    for box in answer.dom().iter():
+        if not (box.tag in ("fieldset", "td") or (box.tag == "div" and "field" in box.classes)):
+            continue
+        controls = [e for e in box.iter() if e.tag in ("input", "select", "textarea") and e.attrs.get("name") == name]
+        if controls:
+            found += [p.text() for p in box.find_all("p", cls="field-error") if p.text() not in found]
+    return found
+
+
+def problem_named(answer: Answer, name: str, label: str) -> list[str]:
+    """Every place the page states a problem of the input `name`: next to it (`problems_at`), and
+    in the list at the top, where it is named by the form's label ("Kind: ...": `label` is how the
+    item starts). A refused form states each problem exactly once."""
+    summary = answer.dom().find_all("div", cls="problem")
+    listed = [li.text() for box in summary for li in box.find_all("li") if li.text().startswith(label)]
+    return problems_at(answer, name) + listed
+
+
+def form_values(answer: Answer, action: str) -> list[tuple[str, str]]:
+    """What the browser would send for the POST form whose action ends with `action`, untouched:
+    text, hidden and number inputs, ticked checkboxes and radios, each select's chosen option (the
+    CSRF token left out: `post` adds the page's)."""
+    (form,) = [f for f in answer.dom().find_all("form") if str(f.attrs.get("action") or "").endswith(action)]
+    sent: list[tuple[str, str]] = []
+    for element in form.iter():
+        name = str(element.attrs.get("name") or "")
+        if not name or name == "csrf_token":
+            continue
+        kind = str(element.attrs.get("type") or "text")
+        if element.tag == "input" and kind in ("checkbox", "radio"):
+            if "checked" in element.attrs:
+                sent.append((name, str(element.attrs.get("value") or "on")))
+        elif element.tag == "input" and kind not in ("submit", "button"):
+            sent.append((name, str(element.attrs.get("value") or "")))
+        elif element.tag == "select":
+            options = element.find_all("option")
+            chosen = [o for o in options if "selected" in o.attrs] or options[:1]
+            sent += [(name, str(o.attrs.get("value") or "")) for o in chosen]
+        elif element.tag == "textarea":
+            sent.append((name, element.text()))
+    return sent
+
+
+def replaced(fields: list[tuple[str, str]], **changes: str | list[str]) -> list[tuple[str, str]]:
+    """`fields` with every value of each named field replaced (a list: several values, [] none)."""
+    kept = [(name, value) for name, value in fields if name not in changes]
+    for name, value in changes.items():
+        kept += [(name, v) for v in (value if isinstance(value, list) else [value])]
+    return kept

@@ -46,7 +46,8 @@ def test_a_snapshot_brings_back_items_indexes_ttl_and_delayed_messages(fresh_aws
     assert attributes["ApproximateNumberOfMessagesDelayed"] == "1"
     dynamodb = aws.client("dynamodb")
     incidents = dynamodb.describe_table(TableName=get_settings().table_name("incidents"))["Table"]
-    assert [index["IndexName"] for index in incidents.get("GlobalSecondaryIndexes", [])] == ["list-index"]
+    indexes = sorted(index["IndexName"] for index in incidents.get("GlobalSecondaryIndexes", []))
+    assert indexes == ["list-index", "organization-time-index"]
     ttl = dynamodb.describe_time_to_live(TableName=get_settings().table_name("idempotency"))
     assert ttl["TimeToLiveDescription"]["TimeToLiveStatus"] == "ENABLED"
 

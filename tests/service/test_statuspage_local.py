@@ -111,6 +111,7 @@ def test_start_workers_includes_the_schedules(monkeypatch, aws_env):
         assert [w.config.name for w in schedules] == [
             "move-maintenance-windows",
             "send-handoff-notices",
+            "check-coverage",
             "check-heartbeats",
         ]
         assert schedules[0].interval == 3600

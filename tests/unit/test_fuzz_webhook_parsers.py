@@ -56,6 +56,7 @@ VALID: dict[str, list[dict[str, Any]]] = {
     "sentry": [fixture(f"sentry_{n}.json") for n in ("issue_created", "event_alert", "metric_alert_critical")],
     "alertmanager": [fixture("alertmanager_firing.json"), fixture("grafana_firing.json")],
     "pagerduty": [fixture(f"pagerduty_{n}.json") for n in ("trigger", "resolve", "acknowledge")],
+    "opsgenie": [fixture("opsgenie_create.json"), fixture("opsgenie_alertmanager_create.json")],
 }
 SENTRY_RESOURCES = st.sampled_from(["issue", "event_alert", "metric_alert", "installation", "comment", "", "x"])
 

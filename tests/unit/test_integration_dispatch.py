@@ -110,7 +110,16 @@ def test_programming_errors():
 
 
 def test_source_types():
-    assert set(SOURCE_TYPES) == {"custom", "legacy", "newrelic", "sentry", "alertmanager", "cloudwatch", "pagerduty"}
+    assert set(SOURCE_TYPES) == {
+        "custom",
+        "legacy",
+        "newrelic",
+        "sentry",
+        "alertmanager",
+        "cloudwatch",
+        "pagerduty",
+        "opsgenie",
+    }
 
 
 @pytest.mark.parametrize("source_type", [s for s in SOURCE_TYPES if s != "cloudwatch"])

@@ -24,6 +24,8 @@ LOCAL_PATHS = (
     "/local/webhook-sink/{sink_name}",
     "/local/voice/2010-04-01/Accounts/{account_sid}/Calls.json",
     "/local/voice/calls/{call_sid}/press",
+    "/local/channel-sink/{channel}",
+    "/local/channel-sink/{channel}/messages/{message_id}/press",
 )
 
 

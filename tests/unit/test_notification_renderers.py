@@ -32,7 +32,18 @@ ANA = Recipient("u1", "Ana", "ana@example.com", "U1", "+15551234567")
 
 
 def test_channel_names_and_the_page_operation_s_subset() -> None:
-    assert CONTACT_CHANNELS == ("email", "slack", "sms", "voice")
+    assert CONTACT_CHANNELS == (
+        "email",
+        "slack",
+        "sms",
+        "voice",
+        "teams",
+        "mattermost",
+        "ntfy",
+        "discord",
+        "google_chat",
+        "pushover",
+    )
     assert CHANNEL_NAMES == ("email", "slack")
     assert Recipient("u", None, None, None).phone is None
 

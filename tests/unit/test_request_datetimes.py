@@ -31,6 +31,8 @@ SCHEDULING = {
     ("MaintenanceWindowCreate", "end"),
     ("MaintenanceWindowPatch", "start"),
     ("MaintenanceWindowPatch", "end"),
+    ("SwapRequestCreate", "start"),  # the span of one's shift asked to be covered
+    ("SwapRequestCreate", "end"),
 }
 
 

@@ -1,4 +1,5 @@
-"""A user's contact methods (email, Slack, SMS, voice), their verification, and notification rules.
+"""A user's contact methods (email, Slack, SMS, voice, the chat and push channels), their
+verification, and notification rules.
 
 A person manages their own with any credential of theirs (a personal API key or a session), no
 scope needed; reading someone else's needs `users:read`, changing it `users:write` (owners and
@@ -58,16 +59,19 @@ methods.listing(
 )
 methods.create(
     "createContactMethod",
-    "Add a contact method; sms and voice numbers start unverified",
+    "Add a contact method; phone numbers and webhook URLs start unverified",
     ContactMethodCreate,
     methods.by_key(service.create_method),
     errors=(400, 404, 409),
-    description="409 when the user already has this (type, address) or has 20 methods.",
+    description="409 when the user already has this (type, address) or has 20 methods. A webhook-style "
+    "method (teams, mattermost, ntfy, discord, google_chat) is a URL checked as outbound webhooks' are (https "
+    "to a public address; 400 naming `address` otherwise), a pushover method a user key; either is a secret, "
+    "answered only as a hint.",
 )
 methods.get("getContactMethod", "Get a contact method", service.get_method)
 methods.update(
     "updateContactMethod",
-    "Change a contact method's label or address (a new phone number must be verified again)",
+    "Change a contact method's label or address (a new phone number or webhook URL must be verified again)",
     ContactMethodPatch,
     service.update_method,
 )
@@ -81,7 +85,8 @@ methods.act(
     "POST",
     "/send-verification",
     "sendContactMethodVerification",
-    "Send a 6-digit code to an sms or voice number (valid 10 minutes; a new one voids the last)",
+    "Send a 6-digit code to an sms or voice number or a webhook-style method (valid 10 minutes; a new one voids "
+    "the last)",
     verification.send_verification,
     response=VerificationSentV1,
     present=lambda _call, sent: VerificationSentV1.of(sent),
@@ -98,7 +103,7 @@ methods.act(
     "POST",
     "/verify",
     "verifyContactMethod",
-    "Verify an sms or voice number with the code sent to it",
+    "Verify an sms or voice number or a webhook-style method with the code sent to it",
     verification.verify,
     body=VerificationCode,
     errors=(400, 404, 409),

@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
-from chalicelib.api.operation import OperationGroup
-from chalicelib.api.resource import Resource, each
+from collections.abc import Sequence
+
+from chalicelib.api.operation import Call, OperationGroup
+from chalicelib.api.resource import Resource
 from chalicelib.catalog import service as catalog
 from chalicelib.escalation import service
+from chalicelib.escalation.coverage_read import policies_gaps
 from chalicelib.escalation.models import EscalationPolicyCreate, EscalationPolicyPatch, EscalationPolicyV1
+from chalicelib.escalation.service import StoredPolicy
+from chalicelib.oncall.coverage import coverage_window
 
 api = OperationGroup(__name__, tag="escalation-policies")
+
+
+def present(call: Call, found: Sequence[StoredPolicy]) -> list[EscalationPolicyV1]:
+    """The policies with their coverage gaps over the next 14 days (two reads for all of them)."""
+    gaps = policies_gaps(
+        organization_id=call.principal.organization_id,
+        policies=[stored.policy for stored in found],
+        window=coverage_window(call.now),
+    )
+    return [EscalationPolicyV1.of(stored, gaps[stored.policy_id]) for stored in found]
+
+
 policies = Resource(
     api,
     "/api/v1/escalation-policies",
     "policy_id",
     EscalationPolicyV1,
-    each(EscalationPolicyV1.of),
+    present,
     read="oncall:read",
     write="oncall:write",
 )
@@ -22,13 +39,20 @@ _POLICY_RULES = (
     "When an incident triggers, its service's policy is snapshotted onto it and level 1 is notified; unless "
     "it is acknowledged or resolved, each next level is notified after the current level's delay_minutes "
     "(1 to 1440). After the last level the policy starts over at level 1 repeat_count (0 to 9) more times. "
-    "Targets: active users of the organization, or its schedules (whoever is on call at the time)."
+    "Targets: active users of the organization who can respond (owners, admins, responders: a viewer or a "
+    "deactivated person is a 400 naming the target), or its schedules (whoever is on call at the time). "
+    "Answers carry coverage_gaps: the spans of the next 14 days in which a level reaches nobody."
 )
 
 
 def _delete(*, organization_id: str, policy_id: str) -> None:
-    used_by = catalog.services_using_policy(organization_id=organization_id, policy_id=policy_id)
-    service.delete_policy(organization_id=organization_id, policy_id=policy_id, used_by_services=used_by)
+    used_by = catalog.services_of_policy(organization_id=organization_id, policy_id=policy_id)
+    service.delete_policy(
+        organization_id=organization_id,
+        policy_id=policy_id,
+        used_by_services=[s.service_key for s in used_by],
+        service_names=[s.name for s in used_by],
+    )
 
 
 policies.listing(
@@ -54,7 +78,7 @@ policies.update(
 )
 policies.delete(
     "deleteEscalationPolicy",
-    "Delete an escalation policy (409 while a service points at it)",
+    "Delete an escalation policy (409 naming the services that point at it)",
     _delete,
     errors=(404, 409),
 )

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from chalice.app import Response
 
 from chalicelib.api.capability_tokens import CALENDAR_FEED_TOKEN, CalendarFeed
 from chalicelib.api.error_render import ErrorFamily
-from chalicelib.api.operation import Call, OperationGroup, per_address
-from chalicelib.api.resource import Resource, each
+from chalicelib.api.operation import Call, OperationGroup, per_address, query_lists
+from chalicelib.api.resource import Resource
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import feed, service
+from chalicelib.oncall.coverage import coverage_window
+from chalicelib.oncall.coverage_read import load_gaps
 from chalicelib.oncall.models import (
     IcalUrlV1,
     OverrideCreate,
@@ -23,11 +26,24 @@ from chalicelib.oncall.models import (
     ShiftsQuery,
     ShiftsV1,
 )
+from chalicelib.oncall.service import StoredSchedule
 
 logger = logging.getLogger("tocsin.schedules")
 api = OperationGroup(__name__, tag="schedules")
+
+
+def present(call: Call, found: Sequence[StoredSchedule]) -> list[ScheduleV1]:
+    """The schedules with their coverage gaps over the next 14 days (one read of the people on call)."""
+    loaded = load_gaps(
+        organization_id=call.principal.organization_id,
+        schedules=[stored.schedule for stored in found],
+        window=coverage_window(call.now),
+    )
+    return [ScheduleV1.of(stored, loaded.gaps[stored.schedule_id]) for stored in found]
+
+
 schedules = Resource(
-    api, "/api/v1/schedules", "schedule_id", ScheduleV1, each(ScheduleV1.of), read="oncall:read", write="oncall:write"
+    api, "/api/v1/schedules", "schedule_id", ScheduleV1, present, read="oncall:read", write="oncall:write"
 )
 ITEM = schedules.item
 _SCHEDULE_RULES = (
@@ -35,13 +51,19 @@ _SCHEDULE_RULES = (
     "layer. Handoffs are wall-clock times in the schedule's zone (a daily 09:00 handoff stays 09:00 across DST). "
     "Rotations: hourly, daily, weekly (on the weekday of the layer's start) or custom (rotation_hours). "
     "Layer members must be active users of the organization; team_id must name one of its teams. "
-    "People are told when they go on call or come off call, handoff_notice_lead_minutes ahead."
+    "People are told when they go on call or come off call, handoff_notice_lead_minutes ahead. "
+    "Answers carry coverage_gaps: the spans of the next 14 days in which the schedule pages nobody."
 )
 
 
 def _delete(*, organization_id: str, schedule_id: str) -> None:
-    used_by = policies.policies_using_schedule(organization_id=organization_id, schedule_id=schedule_id)
-    service.delete_schedule(organization_id=organization_id, schedule_id=schedule_id, used_by_policies=used_by)
+    used_by = policies.policies_of_schedule(organization_id=organization_id, schedule_id=schedule_id)
+    service.delete_schedule(
+        organization_id=organization_id,
+        schedule_id=schedule_id,
+        used_by_policies=[p.policy_id for p in used_by],
+        policy_names=[p.policy.name for p in used_by],
+    )
 
 
 schedules.listing(
@@ -145,6 +167,12 @@ schedules.act(
 # --- the public feed ---------------------------------------------------------------------------
 
 
+def _person(call: Call) -> str | None:
+    """The `person` query parameter: a user id whose shifts alone the feed keeps."""
+    values = query_lists(call.request).get("person") or [""]
+    return values[0] or None
+
+
 @api.raw(
     "GET",
     "/calendars/{token}",
@@ -158,13 +186,14 @@ schedules.act(
     description="No bearer credential: calendar apps cannot send one; the token in the URL (from "
     "GET /api/v1/schedules/{schedule_id}/ical-url) is the credential. The path is the token followed by "
     "`.ics`. The answer is `text/calendar`: the schedule's final shifts from 14 days ago to 93 days ahead, "
-    "times in UTC. 404 NOT_FOUND for an unknown (or rotated) token; 429 RATE_LIMITED per client address.",
+    "times in UTC. `?person=<user_id>` keeps only that person's shifts (each member's own calendar). "
+    "404 NOT_FOUND for an unknown (or rotated) token; 429 RATE_LIMITED per client address.",
     errors=(404, 429),
 )
 def calendar_feed(call: Call) -> Response:
     calendar: CalendarFeed = call.credential
     return Response(
-        body=feed.render_feed(calendar.schedule, token=calendar.token, now=call.now),
+        body=feed.render_feed(calendar.schedule, token=calendar.token, now=call.now, person=_person(call)),
         status_code=200,
         headers={
             "Content-Type": "text/calendar; charset=utf-8",

@@ -4,6 +4,12 @@ The list reads through `incident.listing.list_incidents` with the API's own `Inc
 so a filter means what it means on GET /api/v1/incidents (and is refused with the same words).
 Two differences are only about the form: the created range is given as whole days in the viewer's
 zone (a date input), and no ticked status means the API's default, the open incidents.
+
+Two views ride on the list, kept by its page links: `assigned=me` (the incidents assigned to the
+viewer: the API's assigned_to filter with their email) and `refresh=<seconds>`, an opt-in meta
+refresh (30, 60, 120 or 300 s). Opt-in, not always: the list carries checkboxes for acknowledging
+or resolving several incidents at once (console/pages/incident_bulk.py), and a refresh that
+arrived mid-selection would clear it; a responder watching a storm turns it on with one link.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 from chalicelib import clock
 from chalicelib.catalog import service as catalog
 from chalicelib.console import list_links
+from chalicelib.console.form_problems import headline, labelled
 from chalicelib.console.form_times import day_end, day_start
 from chalicelib.console.visits import app_path
 from chalicelib.console.web import ConsolePages, Ctx, Page, Redirect
@@ -37,6 +44,20 @@ LIST_LIMIT = 25
 MULTI_FILTERS = ("status", "severity", "urgency")
 SINGLE_FILTERS = ("team_name", "assigned_to", "created_after", "created_before")
 URGENCIES = ("high", "low")
+REFRESH_CHOICES = (30, 60, 120, 300)
+# The selection form's inputs, as its problems name them (console/pages/incident_bulk.py).
+LABELS = {"incident": "Incidents to act on", "action": "Action"}
+FILTER_LABELS = {
+    "status": "Status",
+    "severity": "Severity",
+    "urgency": "Urgency",
+    "team_name": "Team",
+    "assigned_to": "Assignee",
+    "created_after": "Created from",
+    "created_before": "Created to",
+    "offset": "Page",
+}
+DEFAULT_REFRESH = 30
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -75,9 +96,35 @@ def list_query(ctx: Ctx, filters: dict[str, list[str]]) -> IncidentListQuery:
     return ctx.model(IncidentListQuery, data)
 
 
-def page_link(filters: dict[str, list[str]], offset: int) -> str:
+def list_view_of(ctx: Ctx) -> dict[str, str]:
+    """The list's view options as asked for (`assigned=me`, a known `refresh`), to keep in its links."""
+    view: dict[str, str] = {}
+    if ctx.arg("assigned") == "me":
+        view["assigned"] = "me"
+    refresh = ctx.arg("refresh")
+    if refresh.isdigit() and int(refresh) in REFRESH_CHOICES:
+        view["refresh"] = refresh
+    return view
+
+
+def page_link(filters: dict[str, list[str]], offset: int, view: dict[str, str] | None = None) -> str:
     pairs = [(name, value) for name, values in filters.items() for value in values]
+    pairs += list((view or {}).items())
     return list_links.page_link(app_path("/incidents"), pairs, offset)
+
+
+def _view_links(filters: dict[str, list[str]], view: dict[str, str]) -> dict[str, str]:
+    """The list's links: all or mine (filters kept), refresh on or off (everything else kept)."""
+    mine = {**view, "assigned": "me"}
+    everyone = {key: value for key, value in view.items() if key != "assigned"}
+    with_refresh = {**view, "refresh": str(DEFAULT_REFRESH)}
+    without_refresh = {key: value for key, value in view.items() if key != "refresh"}
+    return {
+        "all": page_link(filters, 0, everyone),
+        "mine": page_link(filters, 0, mine),
+        "refresh_on": page_link(filters, 0, with_refresh),
+        "refresh_off": page_link(filters, 0, without_refresh),
+    }
 
 
 @console.page("/incidents")
@@ -85,8 +132,18 @@ def incident_list(ctx: Ctx) -> Page:
     """The incident list: open incidents by default, filtered as the API's list."""
     organization_id = ctx.organization_id
     filters = filters_of(ctx)
+    view = list_view_of(ctx)
+    mine = view.get("assigned") == "me"
+    if mine:  # the viewer's own incidents: the API's assignee filter with their email (it wins over a chosen one)
+        filters = {**filters, "assigned_to": [(ctx.user.email or "") if ctx.user else ""]}
+    title = "Assigned to me" if mine else "Incidents"
     context: dict[str, Any] = {
-        "filters": filters,
+        "mine": mine,
+        "view": view,
+        "view_links": _view_links(_shown(filters, mine), view),
+        "refresh_seconds": int(view["refresh"]) if "refresh" in view else None,
+        "back": page_link(_shown(filters, mine), 0, view),  # where the selection's answer links back to
+        "filters": _shown(filters, mine),  # "mine" shows as the view, not as a chosen assignee
         "statuses": incident_settings(organization_id=organization_id).workflow.status_names,
         "severities": SEVERITIES,
         "urgencies": URGENCIES,
@@ -109,16 +166,27 @@ def incident_list(ctx: Ctx) -> Page:
         if problem.status != 400:
             raise
         details = problem.details if isinstance(problem.details, dict) else {}
-        context.update(filter_problem=problem.message, filter_fields=list(details.get("fields") or []))
-        return Page("console/incidents/list.html", "Incidents", section="incidents", context=context, status=400)
+        fields = labelled(details.get("fields") or [], FILTER_LABELS)
+        # The filters say it at their inputs; the message only when it is more than a field's problem.
+        context.update(
+            filter_problem=headline(problem, fields) or "Check the filters marked below.", filter_fields=fields
+        )
+        return Page(
+            "console/incidents/list.html", title, section="incidents", context=context, status=400, labels=LABELS
+        )
     context.update(
         incidents=found.items,
         total=found.total,
         first=query.offset + 1,
-        newer_link=page_link(filters, max(query.offset - LIST_LIMIT, 0)) if query.offset else None,
-        older_link=page_link(filters, found.next_offset) if found.next_offset is not None else None,
+        newer_link=page_link(_shown(filters, mine), max(query.offset - LIST_LIMIT, 0), view) if query.offset else None,
+        older_link=page_link(_shown(filters, mine), found.next_offset, view) if found.next_offset is not None else None,
     )
-    return Page("console/incidents/list.html", "Incidents", section="incidents", context=context)
+    return Page("console/incidents/list.html", title, section="incidents", context=context, labels=LABELS)
+
+
+def _shown(filters: dict[str, list[str]], mine: bool) -> dict[str, list[str]]:
+    """The filters a link carries: "mine" is carried by the view, not as an assignee."""
+    return {name: values for name, values in filters.items() if not (mine and name == "assigned_to")}
 
 
 def people_choices(organization_id: str) -> list[dict[str, str]]:

@@ -28,6 +28,7 @@ TYPE_NAMES = {
     "alertmanager": "Prometheus Alertmanager",
     "cloudwatch": "Amazon CloudWatch (SNS)",
     "pagerduty": "PagerDuty Events API v2",
+    "opsgenie": "Opsgenie Alert API",
 }
 
 

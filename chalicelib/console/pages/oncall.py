@@ -6,7 +6,9 @@ each action calls the service function its API operation calls, with the same sc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
+from typing import Any
 
 from chalicelib.console.schedule_view import (
     DAYS_SHOWN,
@@ -19,12 +21,21 @@ from chalicelib.console.schedule_view import (
 )
 from chalicelib.console.visits import app_path
 from chalicelib.console.web import Confirmation, ConsolePages, Ctx, Page, Redirect
+from chalicelib.directory.rules import can_respond
 from chalicelib.directory.teams import get_teams
 from chalicelib.directory.users import get_users, list_users
 from chalicelib.errors import ValidationFailed
-from chalicelib.oncall import service
+from chalicelib.escalation import service as policy_service
+from chalicelib.escalation.coverage import PolicyGap
+from chalicelib.escalation.coverage_read import policies_gaps
+from chalicelib.oncall import service, swaps
+from chalicelib.oncall.coverage import coverage_window
+from chalicelib.oncall.coverage_read import load_gaps
+from chalicelib.oncall.feed import calendar_url
 from chalicelib.oncall.models import OverrideCreate
-from chalicelib.oncall.rotation import on_call_at
+from chalicelib.oncall.rotation import FinalShift, on_call_at
+from chalicelib.oncall.schedule import Schedule
+from chalicelib.oncall.swap_rules import SwapRequest, members_of
 from chalicelib.oncall.wallclock import zone_for
 from chalicelib.paging import on_call
 from chalicelib.paging.models import OnCallQuery
@@ -50,8 +61,42 @@ def show_on_call(ctx: Ctx) -> Page:
         "console/oncall/on_call.html",
         "On call now",
         section="oncall",
-        context={"view": view, "team": ctx.arg("team")},
+        context={"view": view, "team": ctx.arg("team"), **coverage_warnings(ctx)},
     )
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    """A schedule or policy with gaps in the next 14 days, for the on-call page."""
+
+    kind: str  # schedule | policy
+    subject_id: str
+    name: str
+    gaps: list[PolicyGap]
+
+
+def coverage_warnings(ctx: Ctx) -> dict[str, Any]:
+    """Every schedule and policy of the organization that pages nobody some time in the next 14
+    days: two Queries and three BatchGets, whatever the history."""
+    organization_id, window = ctx.organization_id, coverage_window(ctx.now)
+    found_schedules = service.list_schedules(organization_id=organization_id)
+    found_policies = policy_service.list_policies(organization_id=organization_id)
+    loaded = load_gaps(organization_id=organization_id, schedules=[s.schedule for s in found_schedules], window=window)
+    by_policy = policies_gaps(
+        organization_id=organization_id, policies=[p.policy for p in found_policies], window=window
+    )
+    uncovered = [
+        Uncovered(
+            "schedule", s.schedule_id, s.schedule.name, [PolicyGap(a, b, ()) for a, b in loaded.gaps[s.schedule_id]]
+        )
+        for s in found_schedules
+        if loaded.gaps[s.schedule_id]
+    ] + [
+        Uncovered("policy", p.policy_id, p.policy.name, by_policy[p.policy_id])
+        for p in found_policies
+        if by_policy[p.policy_id]
+    ]
+    return {"uncovered": uncovered, "uncovered_policies": {u.subject_id for u in uncovered if u.kind == "policy"}}
 
 
 @console.page("/schedules")
@@ -64,6 +109,9 @@ def show_schedules(ctx: Ctx) -> Page:
     )
     team_ids = [stored.schedule.team_id for stored in found if stored.schedule.team_id]
     teams = get_teams(organization_id=ctx.organization_id, team_ids=team_ids) if team_ids else {}
+    loaded = load_gaps(
+        organization_id=ctx.organization_id, schedules=[s.schedule for s in found], window=coverage_window(ctx.now)
+    )
     return Page(
         "console/oncall/schedules.html",
         "Schedules",
@@ -73,6 +121,7 @@ def show_schedules(ctx: Ctx) -> Page:
             "now_on": now_on,
             "names": names_of(people),
             "team_names": {team_id: team.name for team_id, team in teams.items()},
+            "gap_counts": {schedule_id: len(gaps) for schedule_id, gaps in loaded.gaps.items()},
         },
     )
 
@@ -100,14 +149,21 @@ def schedule_page(ctx: Ctx) -> Page:
     shifts = service.schedule_shifts(organization_id=organization_id, schedule_id=schedule_id, since=since, until=until)
     upcoming = [override for override in schedule.overrides if override.end > ctx.now]
     members = {member for layer in schedule.layers for member in layer.members}
-    wanted = members | {override.user_id for override in upcoming}
+    requests = swaps.list_swap_requests(organization_id=organization_id, schedule_id=schedule_id, now=ctx.now)
+    asked = {r.requester_id for r in requests} | {r.taken_by for r in requests if r.taken_by}
+    wanted = members | asked | {override.user_id for override in upcoming}
     people = {**get_users(organization_id=organization_id, user_ids=sorted(wanted)), **shifts.users}
     choices = list_users(organization_id=organization_id, is_active=True) if ctx.can("oncall:write") else []
+    loaded = load_gaps(organization_id=organization_id, schedules=[schedule], window=coverage_window(ctx.now))
     return Page(
         "console/oncall/schedule.html",
         schedule.name,
         section="schedules",
         context={
+            **swap_context(ctx, schedule, requests, shifts.shifts, zone),
+            "gaps": [PolicyGap(start, end, ()) for start, end in loaded.gaps[schedule_id]],
+            "feed_url": calendar_url(stored.ical_token),
+            "feed_people": sorted((names_of(people).get(m, m), m) for m in members),
             "stored": stored,
             "zone": zone,
             "shown_zone": zone_name,
@@ -129,9 +185,45 @@ def schedule_page(ctx: Ctx) -> Page:
     )
 
 
+@dataclass(frozen=True)
+class SwapView:
+    request: SwapRequest
+    status: str
+    can_take: bool
+    can_withdraw: bool
+
+
+def swap_context(
+    ctx: Ctx, schedule: Schedule, requests: list[SwapRequest], shifts: list[FinalShift], zone: tzinfo
+) -> dict[str, Any]:
+    """The schedule's cover requests with what the viewer may do to each, and the ask form
+    (prefilled with the viewer's next shift shown, when they can respond and have one)."""
+    me = ctx.user.user_id if ctx.user else ""
+    responds = ctx.user is not None and can_respond(ctx.user.role, ctx.user.is_active)
+    rotation = set(members_of(schedule))
+    views = [
+        SwapView(
+            request,
+            request.status_at(ctx.now),
+            request.is_open(ctx.now) and responds and me in rotation and me != request.requester_id,
+            request.is_open(ctx.now) and (me == request.requester_id or ctx.can("oncall:write")),
+        )
+        for request in requests
+    ]
+    mine = next((shift for shift in shifts if shift.user_id == me and shift.end > ctx.now), None)
+    if ctx.request.method == "POST" and "cover_end" in ctx.form:
+        ask = {name: ctx.value(f"cover_{name}") for name in ("start", "end", "note")}
+    elif mine is not None:
+        start = max(mine.start, ctx.now.replace(second=0, microsecond=0))
+        ask = {"start": local_input(start, zone), "end": local_input(mine.end, zone), "note": ""}
+    else:
+        ask = {}
+    return {"swaps": views, "ask": ask if responds else {}, "in_rotation": me in rotation}
+
+
 def _override_form(ctx: Ctx, zone: tzinfo) -> dict[str, str]:
     """The override form's values: what was sent (to correct it), else now to an hour from now."""
-    if ctx.request.method == "POST":
+    if ctx.request.method == "POST" and "user_id" in ctx.form:
         return {name: ctx.value(name) for name in ("user_id", "start", "end")}
     start = ctx.now.replace(second=0, microsecond=0)
     return {

@@ -37,7 +37,8 @@ console = ConsolePages(
 
 # The select's value for "no zone of my own": the person follows the organization's.
 ORGANIZATION_ZONE = ""
-TYPE_NAMES = {"email": "Email", "slack": "Slack", "sms": "SMS", "voice": "Voice call"}
+# Every type a person may add (the chat and push types by their product's name).
+TYPE_NAMES = dict(rules.DEFAULT_LABELS)
 URGENCY_NAMES = {"high": "High urgency", "low": "Low urgency"}
 
 
@@ -70,7 +71,7 @@ def profile_page(ctx: Ctx) -> Page:
             "rules": rules_now,
             "urgencies": URGENCY_NAMES,
             "type_names": TYPE_NAMES,
-            "phone_types": rules.PHONE_TYPES,
+            "phone_types": (*rules.PHONE_TYPES, *rules.HOOK_TYPES),  # the types a code proves
             "max_delay": rules.MAX_DELAY_MINUTES,
             "typed": typed,
             "zone_choices": _zone_choices(typed["time_zone"], organization_time_zone(organization_id)),

@@ -11,6 +11,8 @@ webhook's, Sentry's) are checked once, by the integration gate (`integration/gat
   (a frozen test clock would reject emulator certificates); call `sns.verify_sns_message(..., now=...)`
   directly for that check;
 - sentry, newrelic, alertmanager, pagerduty: nothing beyond the gate.
+- opsgenie: an Opsgenie create-alert body (the drop-in's `/v2/alerts` reads it with its own
+  fields, chalicelib.integration.parsers.opsgenie); its field problems are INVALID_PAYLOAD here.
 Everything raises a `DeliveryRejected` (chalicelib.errors) for a bad delivery; a ValueError only for a programming error
 (unknown source type, a missing `fetch_certificate`).
 """
@@ -21,11 +23,13 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
+from chalicelib.errors import InvalidFields, InvalidPayload
 from chalicelib.integration.normalized import NormalizedAlert, Source
 from chalicelib.integration.parsers.alertmanager import parse_alertmanager
 from chalicelib.integration.parsers.cloudwatch import parse_cloudwatch
 from chalicelib.integration.parsers.custom import parse_custom
 from chalicelib.integration.parsers.newrelic import parse_newrelic
+from chalicelib.integration.parsers.opsgenie import parse_create
 from chalicelib.integration.parsers.pagerduty import parse_pagerduty
 from chalicelib.integration.parsers.sentry import parse_sentry
 from chalicelib.integration.parsers.sns import DEFAULT_CERT_HOST_PATTERN, CertificateFetcher
@@ -38,6 +42,7 @@ SOURCE_TYPES: Final[tuple[Source, ...]] = (
     "alertmanager",
     "cloudwatch",
     "pagerduty",
+    "opsgenie",
 )
 
 __all__ = ["DEFAULT_CERT_HOST_PATTERN", "SOURCE_TYPES", "CertificateFetcher", "parse"]
@@ -75,4 +80,9 @@ def parse(
         )
     if source_type == "pagerduty":
         return parse_pagerduty(body)
+    if source_type == "opsgenie":
+        try:
+            return parse_create(body).alert
+        except InvalidFields as invalid:  # the webhook URL answers every refusal as INVALID_PAYLOAD
+            raise InvalidPayload.from_problems(invalid.details) from None
     raise ValueError(f"unknown integration source type {source_type!r}")
