@@ -71,3 +71,31 @@ def test_only_a_credential_with_metrics_read_may_read(client: Any, org: Org) -> 
     reply = call(client, "GET", "/metrics", session_jwt(org.organization_id, viewer.user_id, "viewer"))
     assert reply.status == 403
     assert scrape(client, org.owner_key).status_code == 200
+
+
+def test_prometheus_clients_own_parsers_read_both_formats(client: Any, org: Org) -> None:
+    """prometheus_client (the Prometheus project's Python client) judges the text: its strict
+    OpenMetrics parser and its 0.0.4 text parser read the same figures."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families as read_openmetrics
+    from prometheus_client.parser import text_string_to_metric_families as read_text
+
+    ana = make.person(org, "Ana")
+    svc = make.service(org, "Checkout")
+    made = make.incident(org, svc, severity="SEV2", now=NOW - timedelta(hours=1))
+    acknowledge(org.organization_id, made.incident_number, ana, NOW - timedelta(minutes=59))
+    feed_rollups(times=2)
+    key = make.api_key(org, "metrics:read")
+
+    def samples(families: Any) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        return {(s.name, tuple(sorted(s.labels.items()))): s.value for family in families for s in family.samples}
+
+    strict = samples(read_openmetrics(scrape(client, key, "application/openmetrics-text").body.decode()))
+    classic = samples(read_text(scrape(client, key).body.decode()))
+    labels = (("service", svc.service_key), ("severity", "SEV2"))
+    assert strict[("tocsin_incidents_opened_total", labels)] == 1
+    assert strict[("tocsin_incident_time_to_acknowledge_seconds_count", labels)] == 1
+    assert strict[("tocsin_incident_time_to_acknowledge_seconds_sum", labels)] == 60
+    assert {name: v for name, v in classic.items() if name in strict} == {
+        name: v for name, v in strict.items() if name in classic
+    }
+    assert ("tocsin_incidents_opened_total", labels) in classic
