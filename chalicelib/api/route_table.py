@@ -256,6 +256,8 @@ _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("GET", "/app/incidents", "chalicelib.console.pages.incidents", "console"),
     ("GET", "/app/incidents/new", "chalicelib.console.pages.incidents", "console"),
     ("POST", "/app/incidents/new", "chalicelib.console.pages.incidents", "console"),
+    ("GET", "/app/insights", "chalicelib.console.pages.insights", "console"),
+    ("POST", "/app/insights/exports/{kind}", "chalicelib.console.pages.insights", "console"),
     ("GET", "/app/integrations/{integration_id}/events", "chalicelib.console.pages.integration_events", "console"),
     ("GET", "/app/integrations/{integration_id}/events/{event_id}", "chalicelib.console.pages.integration_events", "console"),
     ("POST", "/app/integrations/{integration_id}/events/{event_id}/replay", "chalicelib.console.pages.integration_events", "console"),
