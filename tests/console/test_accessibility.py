@@ -231,6 +231,7 @@ def test_every_page_has_the_structure_assistive_technology_needs(
         "/app/teams",
         f"/app/teams/{team_id}",
         "/app/settings",
+        "/app/insights",
     ]
     report = {}
     for path in paths:

@@ -249,3 +249,15 @@ def test_a_download_of_a_range_longer_than_an_export_takes_is_named_at_to(
     assert answer.status == 400
     assert problems_at(answer, "to") == ["must be at most 366 days after since"]
     assert answer.dom().find_all("div", cls="problem")  # the page's problem box, the field marked
+
+
+def test_the_page_with_figures_and_refused_has_the_structure_assistive_technology_needs(
+    signed_in: Callable[[str], ConsoleClient], history: dict[str, Any]
+) -> None:
+    from tests.console.test_accessibility import _problems
+
+    browser = signed_in("owner")
+    shown = browser.get(f"/app/insights?{RANGE}")
+    refused = browser.get("/app/insights?range=custom&from=2026-11-17&to=2026-11-16")
+    assert (shown.status, refused.status) == (200, 400)
+    assert {"shown": _problems(shown.dom()), "refused": _problems(refused.dom())} == {"shown": [], "refused": []}
