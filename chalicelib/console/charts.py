@@ -11,9 +11,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-VIEW_WIDTH = 400.0
+VIEW_WIDTH = 360.0  # about a phone's width in CSS pixels, so 12-unit text reads at 11-12 px there
 PLOT_HEIGHT = 160.0
-LEFT = 44.0  # room for the value axis' labels
+LEFT = 48.0  # room for the value axis' labels
 TOP = 12.0
 BOTTOM = 28.0  # room for the category labels under the plot
 RIGHT = 8.0

@@ -21,7 +21,7 @@ PRESETS = ("7", "30", "90")
 CUSTOM = "custom"
 DAY_BUCKETS_UP_TO = timedelta(days=31)
 TOP_PEOPLE = 12
-NIGHT_LABEL_WIDTH = 84.0  # "12 · 3 asleep" after each person's bar: the night count in words, not colour alone
+NIGHT_LABEL_WIDTH = 96.0  # "12 · 3 asleep" after each person's bar: the night count in words, not colour alone
 BANDS = (("working", "Working hours"), ("evening", "Evening"), ("sleep", "Sleep hours"))
 
 

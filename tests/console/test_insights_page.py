@@ -237,6 +237,7 @@ def test_a_bad_range_is_named_at_its_field(
     assert answer.status == 400
     assert problems_at(answer, field) == [message]
     assert answer.dom().find_all("figure", cls="chart") == []
+    assert action_forms(answer) == []  # no download of a range that is not one
 
 
 def test_a_download_of_a_range_longer_than_an_export_takes_is_named_at_to(

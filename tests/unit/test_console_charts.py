@@ -99,9 +99,9 @@ def test_at_most_six_category_labels_the_last_always_among_them(count: int, show
     ("values", "path"),
     [
         ([None, None], ""),
-        ([60.0], "M218 12"),
-        ([60.0, None, 30.0], "M102 12 M334 92"),  # the bucket without a measure breaks the line
-        ([0.0, 60.0], "M131 172 L305 12"),
+        ([60.0], "M200 12"),
+        ([60.0, None, 30.0], "M98.67 12 M301.33 92"),  # the bucket without a measure breaks the line
+        ([0.0, 60.0], "M124 172 L276 12"),
     ],
 )
 def test_lines_join_measured_buckets_and_break_at_gaps(values: list[float | None], path: str) -> None:
@@ -124,8 +124,8 @@ def test_two_series_share_one_scale_and_keep_their_style() -> None:
     [
         ([], []),
         ([("Ana", [0.0, 0.0, 0.0])], [[0.0, 0.0, 0.0]]),
-        ([("Ana", [2.0, 1.0, 1.0]), ("Bo", [0.0, 0.0, 2.0])], [[126.0, 63.0, 63.0], [0.0, 0.0, 126.0]]),
-        ([("Ana", [10_000.0, 0.0, 1.0])], [[251.97, 0.0, 1.0]]),  # one night page beside ten thousand still shows
+        ([("Ana", [2.0, 1.0, 1.0]), ("Bo", [0.0, 0.0, 2.0])], [[106.0, 53.0, 53.0], [0.0, 0.0, 106.0]]),
+        ([("Ana", [10_000.0, 0.0, 1.0])], [[211.98, 0.0, 1.0]]),  # one night page beside ten thousand still shows
     ],
 )
 def test_row_segments_stack_in_proportion(rows: list[tuple[str, list[float]]], widths: list[list[float]]) -> None:

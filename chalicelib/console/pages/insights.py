@@ -89,8 +89,9 @@ def insights_page(ctx: Ctx) -> Page:
     span: view.Span | None = None
     try:
         _check_team(asked, choices)
-        span = view.span_of(asked, zone=ctx.zone, now=ctx.now)
-        figures = _figures(ctx, asked, span)
+        resolved = view.span_of(asked, zone=ctx.zone, now=ctx.now)
+        figures = _figures(ctx, asked, resolved)
+        span = resolved  # only a range the service took: the page offers its downloads
     except ValidationFailed as error:
         details = on_the_form(error, view.field_on_form).details
         problems = list(details["fields"]) if isinstance(details, dict) else []
