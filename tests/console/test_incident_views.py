@@ -181,8 +181,8 @@ def test_every_page_carries_the_whole_menu_in_a_disclosure(role: str, signed_in:
     assert menu.find("summary").text().startswith("Menu")
     phone = [a.text() for a in menu.find("nav").find_all("a")]
     wide = [a.text() for a in page.find("nav", cls="menu-wide").find_all("a")]
-    assert phone == wide and len(phone) == (17 if role in ("owner", "admin") else 16)
-    assert {"People", "Teams", "Incidents", "Event rules"} <= set(phone)
+    assert phone == wide and len(phone) == (18 if role in ("owner", "admin") else 17)
+    assert {"People", "Teams", "Incidents", "Event rules", "Insights"} <= set(phone)
     assert ("Settings" in phone) == (role in ("owner", "admin"))
     current = [a.text() for a in menu.find_all("a") if a.attrs.get("aria-current") == "page"]
     assert current == ["Incidents"] and "· Incidents" in menu.find("summary").text()
