@@ -262,3 +262,29 @@ def test_the_page_with_figures_and_refused_has_the_structure_assistive_technolog
     refused = browser.get("/app/insights?range=custom&from=2026-11-17&to=2026-11-16")
     assert (shown.status, refused.status) == (200, 400)
     assert {"shown": _problems(shown.dom()), "refused": _problems(refused.dom())} == {"shown": [], "refused": []}
+
+
+def test_a_team_narrows_the_figures_as_the_apis_team_ids_do(
+    signed_in: Callable[[str], ConsoleClient], client: Any, org: Org, people: dict[str, Person], history: dict
+) -> None:
+    team = teams.create_team(
+        organization_id=org.organization_id, name="Payments", now=NOW, member_ids=[people["responder"].user_id]
+    )
+    answer = signed_in("viewer").get(f"/app/insights?{RANGE}&team={team.team_id}")
+    assert answer.status == 200, answer.body[:1000]
+    page = answer.dom()
+    query = f"/api/v1/insights/responders?{API_RANGE}&team_ids={team.team_id}"
+    status, document = call(client, "GET", query, org.owner_key)
+    assert status == 200, document
+    [person] = document["data"]["people"]
+    assert person["user"]["id"] == people["responder"].user_id
+    assert [row[0] for row in _table(_chart(page, "load"))] == [person["user"]["name"]]
+    status, document = call(
+        client, "GET", f"/api/v1/insights/incidents?{API_RANGE}&team_ids={team.team_id}", org.owner_key
+    )
+    assert status == 200, document
+    assert _figures(page)["Incidents"] == str(document["data"]["totals"]["count"]) == "0"  # no incident is the team's
+    assert _figures(page)["Night interruptions"] == "1 of 2 pages"
+    assert "Payments" in page.find("main").text()
+    selected = [o for o in page.find("select", name="team").find_all("option") if "selected" in o.attrs]
+    assert [o.attrs["value"] for o in selected] == [team.team_id]
