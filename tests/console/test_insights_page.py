@@ -288,3 +288,22 @@ def test_a_team_narrows_the_figures_as_the_apis_team_ids_do(
     assert "Payments" in page.find("main").text()
     selected = [o for o in page.find("select", name="team").find_all("option") if "selected" in o.attrs]
     assert [o.attrs["value"] for o in selected] == [team.team_id]
+
+
+@pytest.mark.parametrize(
+    ("query", "rows", "first", "last", "said"),
+    [
+        ("range=7", 7, "16 Nov", "22 Nov", "16 Nov 2026 to 22 Nov 2026, all teams, by day."),
+        ("", 30, "24 Oct", "22 Nov", "24 Oct 2026 to 22 Nov 2026, all teams, by day."),
+        ("range=90", 13, "wk 24 Aug", "wk 16 Nov", "25 Aug 2026 to 22 Nov 2026, all teams, by week."),
+        ("range=custom&from=2026-11-22&to=2026-11-22", 1, "22 Nov", "22 Nov", "22 Nov 2026, all teams, by day."),
+    ],
+)
+def test_presets_are_whole_local_days_up_to_today_by_day_or_week(
+    signed_in: Callable[[str], ConsoleClient], query: str, rows: int, first: str, last: str, said: str
+) -> None:
+    answer = signed_in("viewer").get(f"/app/insights?{query}")
+    assert answer.status == 200, answer.body[:1000]
+    table = _table(_chart(answer.dom(), "incidents"))
+    assert (len(table), table[0][0], table[-1][0]) == (rows, first, last)
+    assert said in " ".join(answer.dom().find("main").text().split())
