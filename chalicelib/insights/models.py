@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, Strict, StringConstraints
 
 from chalicelib.incident.models import UtcDateTime
 from chalicelib.model_base import ApiModel, RequestModel, SingleLine
@@ -176,12 +176,20 @@ class AlertInsightsV1(ApiModel):
     top_keys: list[AlertKeyV1]
 
 
+# Whole numbers only: JSON true/false is not an hour (pydantic would read it as 1/0).
+WholeNumber = Annotated[int, Strict()]
+
+
 class BandsIn(RequestModel):
-    working_start_hour: int | None = Field(default=None, description="0-24; default 9.")
-    working_end_hour: int | None = Field(default=None, description="0-24, exclusive; default 18.")
-    sleep_start_hour: int | None = Field(default=None, description="0-24; default 23.")
-    sleep_end_hour: int | None = Field(default=None, description="0-24, exclusive; default 7 (sleep crosses midnight).")
-    working_days: list[int] | None = Field(default=None, description="0 (Monday) to 6; default Monday to Friday.")
+    working_start_hour: WholeNumber | None = Field(default=None, description="0-24; default 9.")
+    working_end_hour: WholeNumber | None = Field(default=None, description="0-24, exclusive; default 18.")
+    sleep_start_hour: WholeNumber | None = Field(default=None, description="0-24; default 23.")
+    sleep_end_hour: WholeNumber | None = Field(
+        default=None, description="0-24, exclusive; default 7 (sleep crosses midnight)."
+    )
+    working_days: list[WholeNumber] | None = Field(
+        default=None, description="0 (Monday) to 6; default Monday to Friday."
+    )
 
 
 class InsightsSettingsIn(RequestModel):

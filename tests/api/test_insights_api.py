@@ -187,5 +187,9 @@ def test_an_admin_sets_the_bands_and_the_figures_follow(client: Any, org: Org, h
     assert document["data"]["totals"]["opened_outside_working_hours"] == 1
     reply = call(client, "PUT", "/api/v1/insights/settings", org.owner_key, {"bands": {"sleep_end_hour": 30}})
     assert reply.status == 400 and "sleep_end_hour" in reply.fields
+    # JSON true/false is not an hour, nor a day (the contract sweep sent false and it was taken as 0).
+    for bands in ({"sleep_end_hour": False}, {"working_start_hour": True}, {"working_days": [False, 1]}):
+        reply = call(client, "PUT", "/api/v1/insights/settings", org.owner_key, {"bands": bands})
+        assert reply.status == 400, bands
     reply = call(client, "PUT", "/api/v1/insights/settings", make.api_key(org, "insights:read"), {"bands": {}})
     assert reply.status == 403

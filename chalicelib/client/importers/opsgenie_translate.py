@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from chalicelib.client import document as doc
-from chalicelib.client.importers import opsgenie_intake, opsgenie_schedules
+from chalicelib.client.importers import opsgenie_intake, opsgenie_schedules, paged_roles
 from chalicelib.client.importers.accounts import OpsgenieAccount
 from chalicelib.client.importers.context import Context, Translation, clean_name
 
@@ -206,6 +206,7 @@ def translate(account: OpsgenieAccount, ctx: Context) -> Translation:
     integrations = intake.integrations()
     heartbeats = intake.heartbeats()
     windows = intake.maintenance_windows()
+    users = paged_roles.responders_where_paged(users, policies, ctx.notes)
     translation.document = doc.Document(
         version=1,
         users=users,

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from chalicelib.client import document as doc
-from chalicelib.client.importers import integrations, pagerduty_schedules, pagerduty_services, phase
+from chalicelib.client.importers import integrations, paged_roles, pagerduty_schedules, pagerduty_services, phase
 from chalicelib.client.importers.accounts import PagerDutyAccount
 from chalicelib.client.importers.context import Context, Intake, Translation, clean_name
 from chalicelib.client.importers.timezones import iana
@@ -278,6 +278,7 @@ def translate(account: PagerDutyAccount, ctx: Context) -> Translation:
     services = [_service(raw, ctx, policy_teams) for raw in account.services]
     intakes = [item for raw in account.services for item in _integrations(raw, ctx, translation)]
     windows = [w for raw in account.maintenance_windows if (w := _window(raw, ctx)) is not None]
+    users = paged_roles.responders_where_paged(users, policies, ctx.notes)
     translation.document = doc.Document(
         version=1,
         users=users,
