@@ -28,7 +28,11 @@ LocalTime = Annotated[str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$", descripti
 TimeZone = Annotated[str, Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/Berlin.")]
 Severity = Literal["SEV0", "SEV1", "SEV2", "SEV3", "SEV4"]
 Role = Literal["owner", "admin", "responder", "viewer"]
-ContactType = Literal["email", "slack", "sms", "voice"]
+# The chat and push channels' addresses are secrets: the server answers (and an export writes) only a
+# hint of them, which names the method in the document; a new one is added with its real URL.
+ContactType = Literal[
+    "email", "slack", "sms", "voice", "teams", "mattermost", "ntfy", "pushover", "discord", "google_chat"
+]
 ComponentStatus = Literal[
     "operational", "degraded_performance", "partial_outage", "major_outage", "under_maintenance", "unknown"
 ]
@@ -72,8 +76,10 @@ class Named(Keyed):
 class ContactMethod(Part):
     type: ContactType
     address: Annotated[str, Field(min_length=1, max_length=254)] = Field(
-        description="email: an address; slack: a Slack user id; sms and voice: an E.164 number (+15551234567). "
-        "A phone number is added unverified: its owner verifies it before it is paged."
+        description="email: an address; slack: a Slack user id; sms and voice: an E.164 number (+15551234567); "
+        "teams, mattermost, ntfy, discord, google_chat: the webhook or topic URL (an export writes the hint the "
+        "server shows, which names the existing method); pushover: the user key. "
+        "A phone number or URL is added unverified: its owner verifies it before it is paged."
     )
     label: Annotated[str, Field(max_length=100)] | None = Field(default=None, description="Default: the type's name.")
 
