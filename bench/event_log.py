@@ -40,13 +40,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._support import DynamoCounter, Measurement, configure_environment, moto_account, table  # noqa: E402
+
+if TYPE_CHECKING:
+    from chalicelib.settings import Settings
 
 START = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 DELIVERY_SLOTS = 30  # chalicelib.eventlog.slots.DELIVERY_SLOTS (not imported before the environment is set)
@@ -169,8 +172,8 @@ def run(requests: int) -> list[Kind]:
         run_id = uuid.uuid4().hex[:8]
         real_limit = buckets.limit_for
 
-        def limit_for(category: str) -> int:
-            return 1 if category == "webhook" and limiting else real_limit(category)
+        def limit_for(category: str, *, settings: Settings) -> int:
+            return 1 if category == "webhook" and limiting else real_limit(category, settings=settings)
 
         limiting = False
         buckets.limit_for = limit_for

@@ -43,7 +43,6 @@ from chalicelib.errors import InvalidPayload, InvalidSignature, SignatureExpired
 from chalicelib.notification import slack
 from chalicelib.paging import action_once
 from chalicelib.paging.respond import ACTIONS, Action, Outcome, respond
-from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.slack")
 
@@ -70,10 +69,11 @@ def signature_of(secret: str, timestamp: str, body: bytes) -> str:
     return f"{VERSION}=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
 
 
-def verify_signature(*, body: bytes, timestamp: str | None, signature: str | None, now: datetime) -> None:
+def verify_signature(
+    *, body: bytes, timestamp: str | None, signature: str | None, now: datetime, secret: str | None
+) -> None:
     """Raises InvalidSignature (missing, forged, or no signing secret configured) or
     SignatureExpired (timestamp more than 5 minutes from now, either way)."""
-    secret = get_settings().slack_signing_key()
     if not secret:
         raise InvalidSignature("Slack requests cannot be verified: no Slack signing secret is configured.")
     if not timestamp or not signature:
@@ -177,18 +177,17 @@ def _person_in(click: Click, linked: list[User]) -> User | str:
     return NOT_A_MEMBER
 
 
-def from_our_workspace(click: Click) -> bool:
-    """False when the click names a Slack workspace other than the configured one(s)."""
-    teams = get_settings().slack_teams()
+def from_our_workspace(click: Click, teams: frozenset[str]) -> bool:
+    """False when the click names a Slack workspace other than the configured one(s) (`teams`)."""
     return not teams or click.team_id is None or click.team_id in teams
 
 
-def handle_click(click: Click, now: datetime) -> Outcome:
+def handle_click(click: Click, now: datetime, *, teams: frozenset[str]) -> Outcome:
     """Act for the Slack user who clicked, once per click, then tell them. Never raises for
     their mistakes; a replay is answered as the first click was and tells nobody anything."""
     person = (
         _person_in(click, find_users_by_slack_user_id(click.slack_user_id))
-        if from_our_workspace(click)
+        if from_our_workspace(click, teams)
         else OTHER_WORKSPACE
     )
     if isinstance(person, str):

@@ -73,7 +73,7 @@ def _verify_link(inbound: Inbound) -> Verified:
     except LinkRefused as refused:
         page = _refused(refused.reason)
         error = NotFound(refused.reason) if page.status == 404 else Conflict(refused.reason)
-        answer = render_page(ctx_of(inbound.request, inbound.path, inbound.now, visit), page)
+        answer = render_page(ctx_of(inbound.request, inbound.path, inbound.now, inbound.settings, visit), page)
         raise Refused(error, bucket=verified.bucket, answer=answer) from None
     return Verified(verified.principal, visit, verified.bucket)
 

@@ -111,6 +111,7 @@ def replay_integration_event(ctx: Ctx) -> Redirect:
         event_id=ctx.path["event_id"],
         principal=ctx.signed_in,
         now=ctx.now,
+        settings=ctx.settings,
     )
     return Redirect(f"{_here(found.integration.integration_id)}/{found.event.event_id}", notice="event_replayed")
 
