@@ -70,6 +70,7 @@ def _twilio(inbound: Inbound) -> Verified:
 def _sns_sms_topic(inbound: Inbound) -> Verified:
     from chalicelib.integration import fetch
     from chalicelib.integration.parsers.sns import verify_sns_message
+
     settings = inbound.settings
     if not settings.sms_inbound_topic_arn:
         raise NotFound("SMS replies are not configured (no SMS_INBOUND_TOPIC_ARN).")

@@ -22,7 +22,7 @@ from chalicelib.identity import cognito, memberships
 from chalicelib.organization.service import find_organization
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings, get_settings
 
 logger = logging.getLogger("tocsin.directory")
 INVITATION_SUBJECT = "{organization_name} added you to Tocsin"
@@ -51,7 +51,7 @@ def send_invitation_email(*, email: str, organization_name: str) -> None:
 
 
 @handles(USER_CREATED)
-def invite_to_console(message: Message) -> None:
+def invite_to_console(message: Message, settings: Settings) -> None:
     if not get_settings().cognito_user_pool_id:
         return
     email = str(message.payload.get("email") or "")

@@ -34,7 +34,7 @@ from chalicelib.notification.deliveries import KEEP_FOR, DeliveryRecord
 from chalicelib.notification.notices import send_notice
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, due_in_seconds, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings, get_settings
 from chalicelib.store import best_effort, update_if
 
 logger = logging.getLogger("tocsin.notification")
@@ -146,7 +146,7 @@ def send_digest(key: str, organization_id: str, now: datetime) -> DeliveryResult
 
 
 @handles(PAGE_DIGEST)
-def on_page_digest(message: Message) -> None:
+def on_page_digest(message: Message, settings: Settings) -> None:
     now = clock.now()
     payload: dict[str, Any] = message.payload
     due_at = clock.parse(str(payload["due_at"]))

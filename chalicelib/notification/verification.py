@@ -35,6 +35,7 @@ from chalicelib.notification.sms import SnsSmsChannel, is_phone_number
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -150,7 +151,7 @@ def send_code_within_budget(
 
 
 @handles(SEND_VERIFICATION)
-def on_send_verification(message: Message) -> None:
+def on_send_verification(message: Message, settings: Settings) -> None:
     now = clock.now()
     request = parse_request(message.payload)
     where = {"organization_id": message.organization_id, "message_id": message.message_id}

@@ -25,6 +25,7 @@ from chalicelib.notification.webhook_notice import DisabledSubscription, send_di
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 
 DELIVER = "webhook.deliver"
 SUBSCRIPTION_DISABLED = "webhook.subscription_disabled"
@@ -98,7 +99,7 @@ class SubscriptionDelivery(ScheduledDelivery[WebhookDeliveryRecord, WebhookSubsc
         publish(Message(SUBSCRIPTION_DISABLED, self.organization_id, payload))
 
 
-def handle(message: Message) -> None:
+def handle(message: Message, settings: Settings) -> None:
     payload = message.payload
     delivery = SubscriptionDelivery(
         message.organization_id, str(payload["subscription_id"]), str(payload["delivery_key"])
@@ -121,7 +122,7 @@ def _get_subscription(organization_id: str, subscription_id: str) -> WebhookSubs
 # ---------------------------------------------------------------- the owner's notice
 
 
-def notify_owner(message: Message) -> None:
+def notify_owner(message: Message, settings: Settings) -> None:
     """Email the owner of a subscription failed deliveries disabled; SES failing raises (SQS retries)."""
 
     subscription = _get_subscription(message.organization_id, str(message.payload["subscription_id"]))

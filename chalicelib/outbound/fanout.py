@@ -38,6 +38,7 @@ from chalicelib.outbound.delivery import DELIVER, SubscriptionDelivery
 from chalicelib.outbound.events import PlannedEvent
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 
 # DELIVER: the message type of every first attempt published here.
 __all__ = ["DELIVER", "DELIVERY_LIFETIME", "FanOutResult", "fan_out", "handle", "wanted_by"]
@@ -155,5 +156,5 @@ def _begin_delivery(
     return attempts.begin(delivery, record)
 
 
-def handle(message: Message) -> None:
+def handle(message: Message, settings: Settings) -> None:
     fan_out(message, now=clock.now())

@@ -23,7 +23,7 @@ from chalicelib.paging.coverage_check import COVERAGE_NOTICE
 from chalicelib.paging.handoffs import method_for
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings, get_settings
 
 logger = logging.getLogger("tocsin.paging")
 
@@ -35,7 +35,7 @@ def _url(kind: str, subject_id: str) -> str:
 
 
 @handles(COVERAGE_NOTICE)
-def on_coverage_notice(message: Message) -> None:
+def on_coverage_notice(message: Message, settings: Settings) -> None:
     now = clock.now()
     payload = message.payload
     where: dict[str, Any] = {"organization_id": message.organization_id, "message_id": message.message_id}

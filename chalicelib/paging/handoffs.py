@@ -34,6 +34,7 @@ from chalicelib.oncall.handoff_notices import HANDOFF_NOTICE, MAX_LATENESS
 from chalicelib.paging.reach import account_email_step, usable_steps
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.paging")
 
@@ -116,7 +117,7 @@ def _send(organization_id: str, notice: HandoffNotice, now: datetime, where: dic
 
 
 @handles(HANDOFF_NOTICE)
-def on_handoff_notice(message: Message) -> None:
+def on_handoff_notice(message: Message, settings: Settings) -> None:
     now = clock.now()
     where: dict[str, Any] = {"organization_id": message.organization_id, "message_id": message.message_id}
     notice = parse_notice(message.payload)

@@ -33,6 +33,7 @@ from chalicelib.oncall.swap_text import SwapNoticeKind, render_swap_notice
 from chalicelib.paging.handoffs import method_for
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import MAX_DELAY_SECONDS, Message, publish
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.paging")
 
@@ -100,7 +101,7 @@ def _load(message: Message) -> tuple[SwapRequest, StoredSchedule] | None:
 
 
 @handles(swaps.SWAP_REQUESTED)
-def on_swap_requested(message: Message) -> None:
+def on_swap_requested(message: Message, settings: Settings) -> None:
     now = clock.now()
     loaded = _load(message)
     if loaded is None or not loaded[0].is_open(now):
@@ -130,14 +131,14 @@ def _tell_requester(kind: SwapNoticeKind, request: SwapRequest, stored: StoredSc
 
 
 @handles(swaps.SWAP_TAKEN)
-def on_swap_taken(message: Message) -> None:
+def on_swap_taken(message: Message, settings: Settings) -> None:
     loaded = _load(message)
     if loaded is not None and loaded[0].status == "taken":
         _tell_requester("taken", *loaded, message)
 
 
 @handles(swaps.SWAP_EXPIRY)
-def on_swap_expiry(message: Message) -> None:
+def on_swap_expiry(message: Message, settings: Settings) -> None:
     now = clock.now()
     payload = message.payload
     try:

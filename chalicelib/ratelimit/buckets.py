@@ -47,7 +47,9 @@ class Bucket:
 
 
 def charge_bucket(bucket: Bucket, now: datetime, *, settings: Settings) -> RateLimitDecision:
-    return charge(category=bucket.category, identity=bucket.identity, now=now, message=bucket.refusal, settings=settings)
+    return charge(
+        category=bucket.category, identity=bucket.identity, now=now, message=bucket.refusal, settings=settings
+    )
 
 
 def charge(

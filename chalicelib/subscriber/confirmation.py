@@ -25,7 +25,7 @@ from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
 from chalicelib.notification.gate import send_within_budget
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings, get_settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.repository import load_structure
 from chalicelib.subscriber import repository, rules
@@ -109,7 +109,7 @@ def send_email(address: str, email: ConfirmationEmail, client: Any | None = None
 
 
 @handles(CONFIRMATION_REQUESTED)
-def on_confirmation_requested(message: Message) -> None:
+def on_confirmation_requested(message: Message, settings: Settings) -> None:
     now = clock.now()
     page_id = str(message.payload.get("page_id") or "")
     subscriber_id = str(message.payload.get("subscriber_id") or "")

@@ -28,7 +28,7 @@ from chalicelib.budget.rules import Send
 from chalicelib.delivery import attempts, http_post, webhook
 from chalicelib.delivery.attempts import AttemptFields, Outcome, ScheduledDelivery, Unsent
 from chalicelib.queue.messages import Message, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings, get_settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.repository import load_structure
 from chalicelib.store import Transaction, TransactionCancelled, delete_if
@@ -113,7 +113,7 @@ class FollowerWebhook(ScheduledDelivery[SubscriberItem, SubscriberItem]):
             _remove(self.organization_id, subscriber, record)
 
 
-def handle(message: Message) -> None:
+def handle(message: Message, settings: Settings) -> None:
     payload = message.payload
     page_id, notice_id, subscriber_id = (
         str(payload["page_id"]),
@@ -163,7 +163,7 @@ def _remove(organization_id: str, subscriber: SubscriberItem, record: Subscriber
     logger.info("webhook subscriber removed after failures", extra={"subscriber_id": subscriber.subscriber_id})
 
 
-def notify_removed(message: Message) -> None:
+def notify_removed(message: Message, settings: Settings) -> None:
     """Email the address of a removed webhook subscriber, within the outbound budget (a refusal is
     logged); SES failing raises (SQS retries)."""
     payload = message.payload

@@ -32,6 +32,7 @@ from chalicelib.delivery import attempts
 from chalicelib.delivery.claims import Claim, run_once
 from chalicelib.delivery.schedule import OnceStep, Verdict, after_once
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 from chalicelib.statuspage.announcements import (
     STATUS_PAGE_INCIDENT_UPDATED_MESSAGE,
     STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE,
@@ -242,9 +243,9 @@ def _queue_webhook(organization_id: str, notice: Notice, subscriber: SubscriberI
     return attempts.begin(delivery, _notice_claim(notice, subscriber, now, **fields)).created
 
 
-def handle_change(message: Message) -> None:
+def handle_change(message: Message, settings: Settings) -> None:
     fan_out(message)
 
 
-def handle_batch(message: Message) -> None:
+def handle_batch(message: Message, settings: Settings) -> None:
     send_batch(message)
