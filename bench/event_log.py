@@ -133,6 +133,7 @@ def run(requests: int) -> list[Kind]:
             name="bench",
             now=now,
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         locked = create_integration(
             organization_id=org_id,
@@ -141,6 +142,7 @@ def run(requests: int) -> list[Kind]:
             now=now,
             ip_allowlist=["203.0.113.0/24"],
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         limited = create_integration(
             organization_id=org_id,
@@ -148,6 +150,7 @@ def run(requests: int) -> list[Kind]:
             name="limited",
             now=now,
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         pagerduty = create_integration(
             organization_id=org_id,
@@ -155,6 +158,7 @@ def run(requests: int) -> list[Kind]:
             name="pd",
             now=now,
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         create_rule(
             organization_id=org_id,

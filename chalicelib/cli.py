@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from chalicelib.auth.scopes import ALL_SCOPES
+from chalicelib.settings import get_settings
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -170,6 +171,7 @@ def cmd_create_org(args: argparse.Namespace) -> Any:
         user_name=owner.name if owner is not None else None,
         created_by="cli",
         now=now,
+        settings=get_settings(),
     )
     result["key_id"] = key.key_id
     result["key"] = plaintext
@@ -205,6 +207,7 @@ def cmd_create_key(args: argparse.Namespace) -> Any:
         user_name=user_name,
         created_by="cli",
         now=_now(),
+        settings=get_settings(),
     )
     return {**_key_json(key), "key": plaintext}
 

@@ -112,7 +112,9 @@ def _bearer(inbound: Inbound) -> Verified:
     from chalicelib.api.credentials import authenticate
 
     try:
-        principal = authenticate(authorization=inbound.header("authorization"), now=inbound.now)
+        principal = authenticate(
+            authorization=inbound.header("authorization"), now=inbound.now, settings=inbound.settings
+        )
     except Unauthorized as error:
         # Requests without a valid credential share a per-address bucket, which also slows key guessing.
         raise Refused(error, bucket=address_bucket(ANONYMOUS_BUCKET, inbound)) from None

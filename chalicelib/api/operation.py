@@ -64,8 +64,9 @@ class Idempotent:
 
 
 # An operation's own answer to an error, before its family's (None: the family's): the status
-# page's subscribe form answers HTML pages where its JSON callers get JSON.
-ErrorPage = Callable[[Request, Mapping[str, str], AppError], Response | None]
+# page's subscribe form answers HTML pages where its JSON callers get JSON. It gets the request's
+# settings too (the pipeline's, read once).
+ErrorPage = Callable[[Request, Mapping[str, str], AppError, Settings], Response | None]
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def _run_handler(entry: BoundOperation, call: Call) -> Any:
 def _render(operation: Operation, inbound: Inbound, error: AppError) -> Response:
     path_params = dict(inbound.path)
     if operation.error_page is not None:
-        own = operation.error_page(inbound.request, path_params, error)
+        own = operation.error_page(inbound.request, path_params, error, inbound.settings)
         if own is not None:
             return own
     return render(operation.family, error, path_params, app_url=inbound.settings.app_url())

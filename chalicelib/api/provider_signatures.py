@@ -81,7 +81,7 @@ def _sns_sms_topic(inbound: Inbound) -> Verified:
         message = verify_sns_message(
             dict(inbound.request.headers),
             body,
-            fetch_certificate=fetch.fetch_certificate,
+            fetch_certificate=lambda url: fetch.fetch_certificate(url, settings=settings),
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
             expected_topic_arn=settings.sms_inbound_topic_arn,

@@ -163,7 +163,7 @@ def render_page(ctx: Ctx, page: Page, *, error: AppError | None = None, status: 
             role=ctx.principal.role if ctx.principal else None,
             can=ctx.can,
             csrf_token=ctx.csrf_token,
-            app=app_path(),
+            app=app_path(settings=ctx.settings),
             notice=NOTICES.get(notice_key) if notice_key else None,
             error=error,
             # Each with its `label`; the form's fields mark the ones they show, the layout lists the rest.
@@ -327,7 +327,7 @@ def _answer(call: Call, handler: Handler, *, on_error: Handler | None, confirm: 
 def _confirmation_page(ctx: Ctx, confirm: Confirmation) -> Page:
     """The question, the posted fields again (hidden) with confirm=yes, and a way back."""
     referer = urlsplit(str(ctx.request.headers.get("referer") or ""))
-    back = safe_next(referer.path + ("?" + referer.query if referer.query else ""))
+    back = safe_next(referer.path + ("?" + referer.query if referer.query else ""), settings=ctx.settings)
     fields = [
         (name, value)
         for name, values in ctx.form.items()
@@ -338,7 +338,7 @@ def _confirmation_page(ctx: Ctx, confirm: Confirmation) -> Page:
     return Page(
         "console/confirm.html",
         confirm.question,
-        context={"confirm": confirm, "action": app_path(action), "fields": fields, "back": back},
+        context={"confirm": confirm, "action": app_path(action, settings=ctx.settings), "fields": fields, "back": back},
     )
 
 

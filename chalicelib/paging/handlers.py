@@ -73,6 +73,7 @@ def on_escalation_timer(message: Message, settings: Settings) -> None:
         incident_number=str(message.payload["incident_number"]),
         token=str(message.payload["token"]),
         now=clock.now(),
+        settings=settings,
     )
 
 
@@ -102,6 +103,7 @@ def on_deliver_notification(message: Message, settings: Settings) -> None:
             page=paged,
             now=now,
             final_attempt=message.final_attempt,
+            settings=settings,
         )
 
     def settle(outcome: reach.PageResult) -> bool:
@@ -145,6 +147,7 @@ def on_rule_step(message: Message, settings: Settings) -> None:
             payload=payload,
             now=now,
             final_attempt=message.final_attempt,
+            settings=settings,
         )
 
     try:

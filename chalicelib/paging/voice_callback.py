@@ -104,6 +104,7 @@ def answer_press(target: CallbackTarget, form: Sequence[tuple[str, str]], now: d
             person=person,
             channel="voice",
             now=now,
+            settings=settings,
         ),
     )
     return say_twiml(f"{outcome.message} Goodbye.")

@@ -28,6 +28,7 @@ from chalicelib.notification import email_links, hooks
 from chalicelib.notification import verification as sender
 from chalicelib.paging import escalation_runs, handlers, link_actions
 from chalicelib.queue.messages import MAX_RECEIVE_COUNT, Message
+from chalicelib.settings import Settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_escalation_runtime import _UndelayedSqs, drain
 
@@ -42,7 +43,7 @@ class FakeProviders:
     posts: list[dict[str, Any]] = field(default_factory=list)
     status: int = 200
 
-    def __call__(self, url: str, body: bytes, headers: dict[str, str], allow_local: bool) -> Answer:
+    def __call__(self, url: str, body: bytes, headers: dict[str, str], allow_local: bool, settings: Settings) -> Answer:
         self.posts.append({"url": url, "body": json.loads(body), "headers": headers, "allow_local": allow_local})
         return from_response(self.status)
 
@@ -351,7 +352,7 @@ def test_a_pushover_emergency_keeps_its_receipt_and_its_callback_acknowledges_on
     from chalicelib.catalog import service as services
     from chalicelib.escalation import service as policies
 
-    def answer(url: str, body: bytes, headers: dict[str, str], allow_local: bool) -> Answer:
+    def answer(url: str, body: bytes, headers: dict[str, str], allow_local: bool, settings: Settings) -> Answer:
         providers.posts.append({"url": url, "form": dict(urllib.parse.parse_qsl(body.decode())), "headers": headers})
         return from_response(200, "", b'{"status":1,"request":"r1","receipt":"rcpt-123"}')
 

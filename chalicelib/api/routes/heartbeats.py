@@ -118,7 +118,7 @@ def _message(pinged: Pinged) -> str:
 
 
 def _ping(call: Call) -> Response:
-    pinged = record_ping(record=call.credential, now=call.now)
+    pinged = record_ping(record=call.credential, now=call.now, settings=call.settings)
     beat = pinged.beat
     body = HeartbeatPingV1(
         id=pinged.heartbeat_id,

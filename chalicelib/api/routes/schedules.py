@@ -193,7 +193,9 @@ def _person(call: Call) -> str | None:
 def calendar_feed(call: Call) -> Response:
     calendar: CalendarFeed = call.credential
     return Response(
-        body=feed.render_feed(calendar.schedule, token=calendar.token, now=call.now, person=_person(call)),
+        body=feed.render_feed(
+            calendar.schedule, token=calendar.token, now=call.now, person=_person(call), settings=call.settings
+        ),
         status_code=200,
         headers={
             "Content-Type": "text/calendar; charset=utf-8",

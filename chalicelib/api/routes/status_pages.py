@@ -74,7 +74,15 @@ def under_page(path: str, id_param: str, response: type[BaseModel], of: Callable
     return Resource(api, PAGE + path, id_param, response, each(of), read=READ, write=WRITE, key=on_page)
 
 
-status_pages = Resource(api, BASE, "page_id", StatusPageV1, each(StatusPageV1.of), read=READ, write=WRITE)
+status_pages = Resource(
+    api,
+    BASE,
+    "page_id",
+    StatusPageV1,
+    lambda call, items: [StatusPageV1.of(item, settings=call.settings) for item in items],
+    read=READ,
+    write=WRITE,
+)
 status_pages.listing(
     "listStatusPages",
     "List status pages, newest first",

@@ -119,14 +119,14 @@ def _set_enabled(ctx: Ctx, enabled: bool) -> None:
 def pause_heartbeat(ctx: Ctx) -> Redirect:
     """Pause a heartbeat: pings are accepted and ignored, no outage opens."""
     _set_enabled(ctx, False)
-    return Redirect(app_path("/heartbeats"), notice="heartbeat_paused")
+    return Redirect(app_path("/heartbeats", settings=ctx.settings), notice="heartbeat_paused")
 
 
 @console.action("/heartbeats/{heartbeat_id}/resume", scope=WRITE, on_error=heartbeats_page)
 def resume_heartbeat(ctx: Ctx) -> Redirect:
     """Resume a heartbeat: a new wait for a ping starts now."""
     _set_enabled(ctx, True)
-    return Redirect(app_path("/heartbeats"), notice="heartbeat_resumed")
+    return Redirect(app_path("/heartbeats", settings=ctx.settings), notice="heartbeat_resumed")
 
 
 @console.action(
@@ -160,4 +160,4 @@ def regenerate_heartbeat_url(ctx: Ctx) -> Page:
 def delete_heartbeat(ctx: Ctx) -> Redirect:
     """Delete a heartbeat; its ping URL answers 404 from now on."""
     heartbeats.delete_heartbeat(**ctx.item)
-    return Redirect(app_path("/heartbeats"), notice="heartbeat_deleted")
+    return Redirect(app_path("/heartbeats", settings=ctx.settings), notice="heartbeat_deleted")

@@ -130,4 +130,4 @@ def regenerate_integration_url(ctx: Ctx) -> Page:
 def revoke_integration(ctx: Ctx) -> Redirect:
     """Revoke an integration: its URL answers 410 from now on."""
     admin.revoke_integration(**ctx.item, now=ctx.now)
-    return Redirect(app_path("/integrations"), notice="integration_revoked")
+    return Redirect(app_path("/integrations", settings=ctx.settings), notice="integration_revoked")

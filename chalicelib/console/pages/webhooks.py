@@ -137,14 +137,18 @@ def _set_enabled(ctx: Ctx, enabled: bool) -> None:
 def disable_webhook(ctx: Ctx) -> Redirect:
     """Stop sending events to a subscription (it stays, with its deliveries)."""
     _set_enabled(ctx, False)
-    return Redirect(app_path(f"/webhooks/{ctx.path['subscription_id']}"), notice="webhook_disabled")
+    return Redirect(
+        app_path(f"/webhooks/{ctx.path['subscription_id']}", settings=ctx.settings), notice="webhook_disabled"
+    )
 
 
 @console.action("/webhooks/{subscription_id}/enable", scope=SCOPE, on_error=subscription_page)
 def enable_webhook(ctx: Ctx) -> Redirect:
     """Send events to a disabled subscription again."""
     _set_enabled(ctx, True)
-    return Redirect(app_path(f"/webhooks/{ctx.path['subscription_id']}"), notice="webhook_enabled")
+    return Redirect(
+        app_path(f"/webhooks/{ctx.path['subscription_id']}", settings=ctx.settings), notice="webhook_enabled"
+    )
 
 
 @console.action(
@@ -176,4 +180,4 @@ def rotate_webhook_secret(ctx: Ctx) -> Page:
 def delete_webhook(ctx: Ctx) -> Redirect:
     """Delete a subscription; queued retries stop."""
     subscriptions.delete_subscription(**ctx.item)
-    return Redirect(app_path("/webhooks"), notice="webhook_deleted")
+    return Redirect(app_path("/webhooks", settings=ctx.settings), notice="webhook_deleted")
