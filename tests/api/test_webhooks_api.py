@@ -20,6 +20,7 @@ from chalicelib import aws, clock
 from chalicelib.catalog.service import Service
 from chalicelib.integration import fetch
 from chalicelib.integration.parsers import sns
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.conftest import reconfigure as _reconfigure
 
@@ -291,7 +292,7 @@ def test_rate_limit_per_routing_key(client: Any, org: Org, services: list[Servic
         response = post(client, locked["routing_key"], body)
         assert_error(response, "IP_NOT_ALLOWED")
         assert "X-RateLimit-Remaining" not in response.headers
-    decision = buckets.charge(category="webhook", identity=locked["id"], now=NOW)
+    decision = buckets.charge(category="webhook", identity=locked["id"], now=NOW, settings=get_settings())
     assert decision.remaining == 2  # only this charge was counted
 
 
