@@ -89,7 +89,7 @@ def _decide(incident: IncidentRecord, policy_name: str, step: Step, now: datetim
     return [], nobody.nobody_to_page(incident, now=now, level=step.level, reason=reason)
 
 
-def begin(*, organization_id: str, incident_number: str, now: datetime) -> Step | None:
+def begin(*, organization_id: str, incident_number: str, now: datetime, settings: Settings) -> Step | None:
     """Snapshot the service's policy onto a new incident and notify level 1 (idempotent). Without a
     policy, or when level 1 reaches nobody, say so and page the fallback contacts."""
 
@@ -103,7 +103,7 @@ def begin(*, organization_id: str, incident_number: str, now: datetime) -> Step 
             incident.paging = decision.paging
             repository.commit(incident, decision.entries)
             return incident, None, [], decision
-        state, step = steps.start(policy, now, uuid.uuid4().hex)
+        state, step = steps.start(policy, now, uuid.uuid4().hex, settings=settings)
         people, decision = _decide(incident, policy.name, step, now)
         incident.escalation = state.to_dict()
         incident.paging = decision.paging

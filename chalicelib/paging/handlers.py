@@ -39,7 +39,7 @@ def on_incident_created(message: Message, settings: Settings) -> None:
     except NotFound:
         return
     _auto_assign(incident, now)
-    escalation_runs.begin(organization_id=message.organization_id, incident_number=number, now=now)
+    escalation_runs.begin(organization_id=message.organization_id, incident_number=number, now=now, settings=settings)
     due = (incident.sla or {}).get("acknowledge_due_at")
     if due:
         _schedule_sla_check(message.organization_id, number, str(due), now)

@@ -254,7 +254,7 @@ def escalating(org: Org) -> str:
         actor="seed",
         settings=get_settings(),
     ).incident_number
-    escalation_runs.begin(organization_id=org.organization_id, incident_number=number, now=NOW)
+    escalation_runs.begin(organization_id=org.organization_id, incident_number=number, now=NOW, settings=get_settings())
     return number
 
 

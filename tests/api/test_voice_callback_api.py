@@ -188,7 +188,7 @@ def test_a_key_press_replayed_four_times_escalates_once(world: dict[str, Any]) -
         actor="seed",
         settings=get_settings(),
     ).incident_number
-    escalation_runs.begin(organization_id=organization_id, incident_number=number, now=NOW)
+    escalation_runs.begin(organization_id=organization_id, incident_number=number, now=NOW, settings=get_settings())
     url = _url(world, number=number)
     answers = [said(press(world, url, "8")) for _ in range(4)]
     assert answers == [f"{number} escalated by grace@acme.test. Goodbye."] * 4

@@ -148,6 +148,7 @@ schedules.get(
     "getScheduleIcalUrl",
     "The schedule's calendar feed URL (iCalendar), to subscribe to from a calendar app",
     feed.ical_url,
+    with_settings=True,
     suffix="/ical-url",
     response=IcalUrlV1,
     present=_ical_url_v1,
@@ -159,6 +160,7 @@ schedules.act(
     "rotateScheduleIcalUrl",
     "Issue a new calendar feed URL; the old one stops working",
     feed.rotate_ical_token,
+    with_settings=True,
     response=IcalUrlV1,
     present=_ical_url_v1,
 )

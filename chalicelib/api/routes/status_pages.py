@@ -204,6 +204,7 @@ public_incidents.act(
     "Post an update to a public incident (it sets the incident's status)",
     incidents.add_update,
     body=IncidentUpdateCreate,
+    with_settings=True,
     status=201,
     errors=WRITE_ERRORS,
     description=_INCIDENT_RULES,
@@ -220,7 +221,7 @@ windows.create(
     "createStatusMaintenance",
     "Schedule a maintenance window",
     MaintenanceCreate,
-    windows.by_key(scheduled_maintenance.create_window),
+    windows.by_key(scheduled_maintenance.create_window, with_settings=True),
     errors=WRITE_ERRORS,
     description=_MAINTENANCE_RULES,
 )
@@ -231,5 +232,6 @@ windows.update(
     MaintenancePatch,
     scheduled_maintenance.update_window,
     errors=WRITE_ERRORS,
+    with_settings=True,
     description=_MAINTENANCE_RULES,
 )

@@ -142,7 +142,7 @@ def resume_heartbeat(ctx: Ctx) -> Redirect:
 )
 def regenerate_heartbeat_url(ctx: Ctx) -> Page:
     """A new ping URL for a heartbeat, shown once; the old one stops working at once."""
-    issued = heartbeats.regenerate_ping_url(**ctx.item, now=ctx.now)
+    issued = heartbeats.regenerate_ping_url(**ctx.item, now=ctx.now, settings=ctx.settings)
     return _issued_page(ctx, issued, regenerated=True)
 
 

@@ -112,7 +112,7 @@ def create_integration(ctx: Ctx) -> Page:
 )
 def regenerate_integration_url(ctx: Ctx) -> Page:
     """A new URL for an integration; the old one stops working at once."""
-    issued = admin.regenerate_url(**ctx.item, now=ctx.now)
+    issued = admin.regenerate_url(**ctx.item, now=ctx.now, settings=ctx.settings)
     return _issued_page(issued, regenerated=True)
 
 

@@ -213,7 +213,9 @@ def post_update(ctx: Ctx) -> Redirect:
         # A blank status keeps the incident's own, as a blank impact does: a note changes nothing else.
         data["status"] = incidents.get_incident(page_id=page.page_id, incident_id=ctx.path["incident_id"]).status
     body = ctx.model(IncidentUpdateCreate, data)
-    incidents.add_update(page_id=page.page_id, incident_id=ctx.path["incident_id"], now=ctx.now, **dict(body))
+    incidents.add_update(
+        page_id=page.page_id, incident_id=ctx.path["incident_id"], now=ctx.now, settings=ctx.settings, **dict(body)
+    )
     return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_update_posted")
 
 

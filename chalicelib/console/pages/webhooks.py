@@ -123,14 +123,18 @@ def create_webhook(ctx: Ctx) -> Page:
     }
     body = ctx.model(SubscriptionCreate, fields)
     created = subscriptions.create_subscription(
-        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
+        organization_id=ctx.organization_id,
+        now=ctx.now,
+        created_by=ctx.signed_in.actor,
+        settings=ctx.settings,
+        **body.arguments(),
     )
     return _issued_page(created, rotated=False)
 
 
 def _set_enabled(ctx: Ctx, enabled: bool) -> None:
     body = ctx.model(SubscriptionPatch, {"enabled": enabled, "version": ctx.value("version") or None})
-    subscriptions.update_subscription(**ctx.item, now=ctx.now, **body.arguments())
+    subscriptions.update_subscription(**ctx.item, now=ctx.now, settings=ctx.settings, **body.arguments())
 
 
 @console.action("/webhooks/{subscription_id}/disable", scope=SCOPE, on_error=subscription_page)
@@ -163,7 +167,7 @@ def enable_webhook(ctx: Ctx) -> Redirect:
 )
 def rotate_webhook_secret(ctx: Ctx) -> Page:
     """A new signing secret, shown once; the old one stops signing at once."""
-    rotated = subscriptions.rotate_secret(**ctx.item, now=ctx.now)
+    rotated = subscriptions.rotate_secret(**ctx.item, now=ctx.now, settings=ctx.settings)
     return _issued_page(rotated, rotated=True)
 
 
