@@ -47,11 +47,11 @@ def test_the_gate_sends_charges_once_and_refunds_a_provider_failure(org: Org) ->
         return DeliveryResult.delivered("email", "m-1")
 
     where = {"channel": "email", "destination": "ops@x.io", "purpose": "notice", "organization_id": org.organization_id}
-    assert not send_within_budget(**where, now=NOW, deliver=failing).sent  # type: ignore[arg-type]
-    assert send_within_budget(**where, now=NOW, deliver=working).sent  # type: ignore[arg-type]
-    refused = send_within_budget(**where, now=NOW, deliver=working)  # type: ignore[arg-type]
+    assert not send_within_budget(**where, now=NOW, deliver=failing, settings=get_settings()).sent  # type: ignore[arg-type]
+    assert send_within_budget(**where, now=NOW, deliver=working, settings=get_settings()).sent  # type: ignore[arg-type]
+    refused = send_within_budget(**where, now=NOW, deliver=working, settings=get_settings())  # type: ignore[arg-type]
     assert (refused.sent, refused.over_budget, refused.error_code) == (False, True, "OVER_BUDGET")
     assert refused.retry_after is not None and refused.retry_after > 0
     assert sent == ["try", "sent"]
     # A request that charged already passes without a second charge.
-    assert send_within_budget(**where, now=NOW, deliver=working, charged=True).sent  # type: ignore[arg-type]
+    assert send_within_budget(**where, now=NOW, deliver=working, charged=True, settings=get_settings()).sent  # type: ignore[arg-type]

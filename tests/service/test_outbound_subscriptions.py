@@ -37,7 +37,7 @@ LATER = NOW + timedelta(minutes=5)
 
 def create(org: Org, **fields: Any) -> subscriptions.CreatedSubscription:
     values: dict[str, Any] = {"url": URL, "event_types": ["incident.triggered"], **fields}
-    return create_subscription(organization_id=org.organization_id, now=NOW, **values)
+    return create_subscription(organization_id=org.organization_id, now=NOW, **values, settings=get_settings())
 
 
 def stored(org: Org, subscription_id: str) -> WebhookSubscriptionRecord:
@@ -262,7 +262,9 @@ def test_invalid_updates_change_nothing(org: Org, monkeypatch: pytest.MonkeyPatc
         {"sync_integration_id": "missing"},
     ):
         with pytest.raises(ValidationFailed):
-            update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, **changes)
+            update_subscription(
+                organization_id=org.organization_id, subscription_id=sid, now=LATER, **changes, settings=get_settings()
+            )
     assert stored(org, sid).version == 1
 
 
@@ -270,8 +272,8 @@ def every_operation(organization_id: str, subscription_id: str) -> list[Callable
     ids = {"organization_id": organization_id, "subscription_id": subscription_id}
     return [
         lambda: subscriptions.get_subscription(**ids),
-        lambda: update_subscription(**ids, now=LATER, description="x"),
-        lambda: subscriptions.rotate_secret(**ids, now=LATER),
+        lambda: update_subscription(**ids, now=LATER, description="x", settings=get_settings()),
+        lambda: subscriptions.rotate_secret(**ids, now=LATER, settings=get_settings()),
         lambda: subscriptions.delete_subscription(**ids),
         lambda: list_deliveries(**ids, now=NOW),
     ]
@@ -389,7 +391,9 @@ def test_racing_patches_of_different_fields_all_land(org: Org) -> None:
 
     def patch(change: dict[str, Any]) -> WebhookSubscriptionRecord:
         barrier.wait()
-        return update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, **change)
+        return update_subscription(
+            organization_id=org.organization_id, subscription_id=sid, now=LATER, **change, settings=get_settings()
+        )
 
     with ThreadPoolExecutor(max_workers=len(changes)) as pool:
         results = list(pool.map(patch, changes))

@@ -102,7 +102,9 @@ def phone_method(org: Org, user: User, method_type: str = "sms", *, verified: bo
     if not verified:
         return method
     where = {"organization_id": org.organization_id, "user_id": user.user_id}
-    phone_verification.send_verification(**where, contact_method_id=method.contact_method_id, now=NOW)
+    phone_verification.send_verification(
+        **where, contact_method_id=method.contact_method_id, now=NOW, settings=get_settings()
+    )
     [code] = [
         Message.from_json(record["body"]).payload["code"]
         for record in drain()
