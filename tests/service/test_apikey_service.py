@@ -35,7 +35,7 @@ def create(org_id: str, **overrides: Any) -> tuple[apikeys.ApiKey, str]:
         "now": NOW,
     }
     arguments.update(overrides)
-    return apikeys.create_api_key(**arguments)
+    return apikeys.create_api_key(**arguments, settings=get_settings())
 
 
 def stored_items() -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from chalicelib.delivery.http_post import Answer
 from chalicelib.delivery.schedule import RetrySchedule
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from chalicelib.queue.messages import Message
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings, get_settings
 from tests.conftest import NOW
 from tests.service.outbound_fakes import RecordingSqs, record_published_messages
 
@@ -60,7 +60,7 @@ class Scripted(ScheduledDelivery[WebhookDeliveryRecord, str]):
     def recipient(self, record: WebhookDeliveryRecord) -> str | Unsent:
         return "the receiver" if self.here else Unsent("the receiver left")
 
-    def send(self, record: WebhookDeliveryRecord, recipient: str, attempt: int) -> Answer:
+    def send(self, record: WebhookDeliveryRecord, recipient: str, attempt: int, *, settings: Settings) -> Answer:
         with self.lock:
             self.sent.append(attempt)
             return self.answers.pop(0) if self.answers else FAILED

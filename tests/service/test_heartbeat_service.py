@@ -45,6 +45,7 @@ def make(org: Org, svc: Any, *, interval: int = 300, grace: int = 60, **fields: 
         grace_seconds=grace,
         now=fields.pop("now", NOW),
         **fields,
+        settings=get_settings(),
     )
     return issued.record.heartbeat_id, issued.ping_url.rsplit("/", 1)[1]
 

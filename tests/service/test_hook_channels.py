@@ -97,7 +97,7 @@ def test_a_webhook_method_is_sealed_hinted_and_unverified(org: Org, providers: F
         user_key(org.organization_id, ada.user_id), method_item_key(method.contact_method_id), consistent_read=True
     )
     assert TEAMS_URL not in json.dumps(stored.attribute_values, default=str)  # sealed, never in clear
-    assert method.destination(org.organization_id, ada.user_id).url == TEAMS_URL
+    assert method.destination(org.organization_id, ada.user_id, settings=get_settings()).url == TEAMS_URL
     with pytest.raises(Conflict):
         _method(org, ada, "teams", TEAMS_URL)
     # Same hint, another URL: not a duplicate (compared by the URL's HMAC).

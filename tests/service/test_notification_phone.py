@@ -186,13 +186,11 @@ def test_the_auth_token_never_reaches_logs_or_results(twilio: FakeTwilio, caplog
 
 
 def test_outside_the_local_stage_without_credentials_nothing_is_called(twilio: FakeTwilio) -> None:
-    from unittest import mock
 
     from chalicelib.settings import from_environment
 
     prod = from_environment({"TOCSIN_STAGE": "prod", "API_KEY_HMAC_SECRET": "x"})
-    with mock.patch("chalicelib.notification.voice.get_settings", return_value=prod):
-        result = TwilioVoiceChannel(base_url=twilio.base_url, settings=get_settings()).send(NOTE, ADA)
+    result = TwilioVoiceChannel(base_url=twilio.base_url, settings=prod).send(NOTE, ADA)
     assert (result.sent, result.provider_failure, result.error_code) == (False, True, "VOICE_NOT_CONFIGURED")
     assert twilio.requests == []
 

@@ -205,12 +205,10 @@ def test_local_defaults_point_at_the_sink_and_other_stages_at_slack() -> None:
 
 
 def test_without_a_token_outside_the_local_stage_nothing_is_sent(fake_slack: FakeSlack) -> None:
-    from unittest import mock
 
     from chalicelib.settings import from_environment
 
     prod = from_environment({"TOCSIN_STAGE": "prod", "API_KEY_HMAC_SECRET": "x"})
-    with mock.patch("chalicelib.notification.slack.get_settings", return_value=prod):
-        result = SlackChannel(base_url=fake_slack.base_url, settings=get_settings()).send(NOTE, ANA)
+    result = SlackChannel(base_url=fake_slack.base_url, settings=prod).send(NOTE, ANA)
     assert (result.sent, result.provider_failure, result.error_code) == (False, True, "SLACK_NOT_CONFIGURED")
     assert fake_slack.requests == []

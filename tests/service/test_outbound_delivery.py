@@ -262,10 +262,23 @@ def test_messages_for_other_attempts_or_organizations_do_nothing(
 ) -> None:
     message = first_attempt(sqs)
     arguments = {"subscription_id": subscribed.subscription_id, "delivery_key": message.payload["delivery_key"]}
-    assert delivery.deliver(organization_id=message.organization_id, attempt=3, now=NOW, **arguments) == "stale"
-    assert delivery.deliver(organization_id="another-org", attempt=1, now=NOW, **arguments) == "gone"
+    assert (
+        delivery.deliver(
+            organization_id=message.organization_id, attempt=3, now=NOW, **arguments, settings=get_settings()
+        )
+        == "stale"
+    )
+    assert (
+        delivery.deliver(organization_id="another-org", attempt=1, now=NOW, **arguments, settings=get_settings())
+        == "gone"
+    )
     missing = {**arguments, "delivery_key": "2026-11-22T12:00:00.000Z#evt_missing"}
-    assert delivery.deliver(organization_id=message.organization_id, attempt=1, now=NOW, **missing) == "gone"
+    assert (
+        delivery.deliver(
+            organization_id=message.organization_id, attempt=1, now=NOW, **missing, settings=get_settings()
+        )
+        == "gone"
+    )
     assert receiver.requests == []
 
 

@@ -110,7 +110,9 @@ def phone_method(org: Org, user: User, method_type: str = "sms", *, verified: bo
         for record in drain()
         if Message.from_json(record["body"]).message_type == phone_verification.SEND_VERIFICATION
     ]
-    return phone_verification.verify(**where, contact_method_id=method.contact_method_id, code=code, now=NOW)
+    return phone_verification.verify(
+        **where, contact_method_id=method.contact_method_id, code=code, now=NOW, settings=get_settings()
+    )
 
 
 def low_rules(org: Org, user: User, *steps: tuple[ContactMethod | str, int]) -> None:
