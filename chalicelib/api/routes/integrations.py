@@ -28,6 +28,7 @@ def create_integration(call: Call) -> IntegrationIssuedV1:
         now=call.now,
         created_by=call.principal.actor,
         **body.arguments(),
+        settings=call.settings,
     )
     return IntegrationIssuedV1.issued(issued)
 

@@ -191,7 +191,11 @@ public_incidents.create(
     "Open a public incident",
     StatusIncidentCreate,
     lambda call, body: incidents.create_incident(
-        organization_id=call.principal.organization_id, **on_page(call), now=call.now, **body.arguments()
+        organization_id=call.principal.organization_id,
+        **on_page(call),
+        now=call.now,
+        **body.arguments(),
+        settings=call.settings,
     ),
     errors=WRITE_ERRORS,
     description=_INCIDENT_RULES + " incident_number must name an internal incident (400).",

@@ -105,7 +105,11 @@ def create_heartbeat(ctx: Ctx) -> Page:
         data["description"] = ctx.value("description")
     body = ctx.model(HeartbeatCreate, data)
     issued = heartbeats.create_heartbeat(
-        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
+        organization_id=ctx.organization_id,
+        now=ctx.now,
+        created_by=ctx.signed_in.actor,
+        **body.arguments(),
+        settings=ctx.settings,
     )
     return _issued_page(ctx, issued, regenerated=False)
 

@@ -94,7 +94,11 @@ def create_integration(ctx: Ctx) -> Page:
     }
     body = ctx.model(IntegrationCreate, fields)
     issued = admin.create_integration(
-        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
+        organization_id=ctx.organization_id,
+        now=ctx.now,
+        created_by=ctx.signed_in.actor,
+        **body.arguments(),
+        settings=ctx.settings,
     )
     return _issued_page(issued, regenerated=False)
 

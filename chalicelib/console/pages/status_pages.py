@@ -200,7 +200,9 @@ def open_public_incident(ctx: Ctx) -> Redirect:
     if ctx.value("incident_number"):
         data["incident_number"] = ctx.value("incident_number")
     body = ctx.model(StatusIncidentCreate, data)
-    incidents.create_incident(organization_id=ctx.organization_id, page_id=page.page_id, now=ctx.now, **dict(body))
+    incidents.create_incident(
+        organization_id=ctx.organization_id, page_id=page.page_id, now=ctx.now, **dict(body), settings=ctx.settings
+    )
     return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_incident_opened")
 
 
@@ -230,7 +232,7 @@ def schedule_maintenance(ctx: Ctx) -> Redirect:
         "component_ids": ctx.values("component_ids"),
     }
     body = ctx.model(MaintenanceCreate, data)
-    scheduled_maintenance.create_window(page_id=page.page_id, now=ctx.now, **dict(body))
+    scheduled_maintenance.create_window(page_id=page.page_id, now=ctx.now, **dict(body), settings=ctx.settings)
     return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_maintenance_scheduled")
 
 
@@ -240,6 +242,10 @@ def move_maintenance(ctx: Ctx) -> Redirect:
     page = page_item(ctx)
     body = ctx.model(MaintenancePatch, {"status": ctx.value("status")})
     scheduled_maintenance.update_window(
-        page_id=page.page_id, maintenance_id=ctx.path["maintenance_id"], now=ctx.now, **body.changes()
+        page_id=page.page_id,
+        maintenance_id=ctx.path["maintenance_id"],
+        now=ctx.now,
+        **body.changes(),
+        settings=ctx.settings,
     )
     return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_maintenance_moved")
