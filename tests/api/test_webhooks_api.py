@@ -167,7 +167,7 @@ def services(org: Org) -> list[Service]:
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """SNS certificates and confirmations never leave the process."""
     sns.clear_certificate_cache()
-    monkeypatch.setattr(fetch, "fetch_certificate", lambda url: b"not a certificate")
+    monkeypatch.setattr(fetch, "fetch_certificate", lambda url, settings: b"not a certificate")
     monkeypatch.setattr(fetch, "confirm_subscription", lambda url: None)
 
 
