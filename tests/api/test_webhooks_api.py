@@ -168,7 +168,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """SNS certificates and confirmations never leave the process."""
     sns.clear_certificate_cache()
     monkeypatch.setattr(fetch, "fetch_certificate", lambda url, settings: b"not a certificate")
-    monkeypatch.setattr(fetch, "confirm_subscription", lambda url: None)
+    monkeypatch.setattr(fetch, "confirm_subscription", lambda url, settings: None)
 
 
 def signed_trigger(service: Service, **fields: Any) -> dict[str, Any]:
