@@ -201,11 +201,7 @@ def create_method(
         )
         method_id = str(uuid.uuid4())
         key = user_key(organization_id, user.user_id)
-        sealed = (
-            hooks.seal(destination, user_key=key, contact_method_id=method_id, settings=settings)
-            if destination
-            else None
-        )
+        sealed = destination and hooks.seal(destination, user_key=key, contact_method_id=method_id, settings=settings)
         record = ContactRecord(
             user_key(organization_id, user.user_id),
             method_item_key(method_id),
@@ -252,7 +248,7 @@ def update_method(
         if label is not ...:
             actions.append(assign(ContactRecord.label, rules.clean_label(label, kind)))
         if rules.is_hook(kind) and address is not ...:
-            return _new_destination(partition, record, kind, address, actions, settings=settings)
+            return _new_destination(partition, record, kind, address, actions)
         new_address = None if address is ... else rules.normalize_address(kind, address)
         current = to_method(record, user).address
         if new_address is None or new_address == current:
@@ -282,13 +278,7 @@ def update_method(
         return to_method(_query(organization_id, user.user_id).methods[contact_method_id], user)
 
     def _new_destination(
-        partition: Partition,
-        record: ContactRecord,
-        kind: str,
-        address: str,
-        actions: list[Action],
-        *,
-        settings: Settings,
+        partition: Partition, record: ContactRecord, kind: str, address: str, actions: list[Action]
     ) -> ContactMethod:
         """A hook method's new URL: sealed anew and unverified again (the code proves the new one)."""
         destination = hooks.parse(kind, address, None, settings=settings)
@@ -297,13 +287,11 @@ def update_method(
             if not update_if(record, actions, ContactRecord.item_key.exists()):
                 raise RetryableConflict()
             return to_method(record, user)
-        mine = to_method(record, user)
-        others = [m.same_as for m in partition.profile(organization_id, user).methods if m != mine]
+        others = [m.same_as for m in partition.profile(organization_id, user).methods if m != to_method(record, user)]
         shown = hooks.hint(kind, destination)
         rules.check_can_add(others, kind, identity, count=0, shown=shown)
-        sealed = hooks.seal(
-            destination, user_key=str(record.user_key), contact_method_id=contact_method_id, settings=settings
-        )
+        key = str(record.user_key)
+        sealed = hooks.seal(destination, user_key=key, contact_method_id=contact_method_id, settings=settings)
         actions += [
             assign(ContactRecord.address, shown),
             assign(ContactRecord.sealed_destination, sealed),

@@ -234,10 +234,8 @@ def notify_targets(
     page_budget.settle(admissions, results)
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
-    emf.emit(
-        (emf.notification_line(channel=r.channel, sent=r.sent, now=now) for r in results if not r.digested),
-        enabled=settings.emf_enabled,
-    )
+    lines = (emf.notification_line(channel=r.channel, sent=r.sent, now=now) for r in results if not r.digested)
+    emf.emit(lines, enabled=settings.emf_enabled)
     _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
     return results
 
