@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from chalicelib.auth.scopes import ALL_SCOPES
-from chalicelib.settings import get_settings
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -127,6 +126,7 @@ def cmd_provision(args: argparse.Namespace) -> Any:
 def cmd_create_org(args: argparse.Namespace) -> Any:
     from chalicelib.apikey import service as apikeys
     from chalicelib.organization.service import create_organization
+    from chalicelib.settings import get_settings
 
     name = _require_text(args.name, "--name")
     if args.owner_name is not None and args.owner_email is None:
@@ -181,6 +181,7 @@ def cmd_create_org(args: argparse.Namespace) -> Any:
 
 def cmd_create_key(args: argparse.Namespace) -> Any:
     from chalicelib.apikey import service as apikeys
+    from chalicelib.settings import get_settings
 
     _require_organization(args.org)
     name = _require_text(args.name, "--name", max_length=100)
