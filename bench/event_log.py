@@ -40,13 +40,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._support import DynamoCounter, Measurement, configure_environment, moto_account, table  # noqa: E402
+
+if TYPE_CHECKING:
+    from chalicelib.settings import Settings
 
 START = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 DELIVERY_SLOTS = 30  # chalicelib.eventlog.slots.DELIVERY_SLOTS (not imported before the environment is set)
@@ -130,6 +133,7 @@ def run(requests: int) -> list[Kind]:
             name="bench",
             now=now,
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         locked = create_integration(
             organization_id=org_id,
@@ -138,6 +142,7 @@ def run(requests: int) -> list[Kind]:
             now=now,
             ip_allowlist=["203.0.113.0/24"],
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         limited = create_integration(
             organization_id=org_id,
@@ -145,6 +150,7 @@ def run(requests: int) -> list[Kind]:
             name="limited",
             now=now,
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         pagerduty = create_integration(
             organization_id=org_id,
@@ -152,6 +158,7 @@ def run(requests: int) -> list[Kind]:
             name="pd",
             now=now,
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         create_rule(
             organization_id=org_id,
@@ -169,8 +176,8 @@ def run(requests: int) -> list[Kind]:
         run_id = uuid.uuid4().hex[:8]
         real_limit = buckets.limit_for
 
-        def limit_for(category: str) -> int:
-            return 1 if category == "webhook" and limiting else real_limit(category)
+        def limit_for(category: str, *, settings: Settings) -> int:
+            return 1 if category == "webhook" and limiting else real_limit(category, settings=settings)
 
         limiting = False
         buckets.limit_for = limit_for

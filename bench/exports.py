@@ -33,6 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._support import DynamoCounter, configure_environment, moto_account, table  # noqa: E402
+from chalicelib.settings import get_settings  # noqa: E402
 
 ORGANIZATION = "org_bench_exports"
 YEAR = timedelta(days=365)
@@ -123,7 +124,7 @@ def export_year(limit: int, export_format: str, counter: DynamoCounter) -> list[
     began = time.perf_counter()
     while True:
         with counter.measure() as measurement:
-            page = export_page(request, cursor=cursor, limit=limit)
+            page = export_page(request, cursor=cursor, limit=limit, settings=get_settings())
         text = render("csv" if export_format == "csv" else "ndjson", COLUMNS["incidents"], page.rows)
         queries += sum(1 for call in measurement.calls if call.operation == "Query")
         largest = max(largest, len(text.encode()))

@@ -534,6 +534,7 @@ def in_process_round_trips(runs: int) -> list[RoundTrips]:
             name="bench",
             now=now,
             default_service_key=service.service_key,
+            settings=get_settings(),
         )
         get_settings()  # cached outside a test-client call (during one, the Chalice stage's variables apply)
 

@@ -42,6 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import _stack  # noqa: E402
+from chalicelib.settings import get_settings  # noqa: E402
 
 INCIDENTS = 199  # coprime with the mix of 20: every incident gets every kind of message
 # Of every 20 messages: 5 page emails, 2 notices (raw), 5 SMS, 4 Slack, 2 calls, 2 webhooks.
@@ -70,10 +71,10 @@ class Sender:
 
         self.base_url = base_url
         self.channels: dict[str, Any] = {
-            "email": SesEmailChannel(),
-            "sms": SnsSmsChannel(),
-            "slack": SlackChannel(),
-            "voice": TwilioVoiceChannel(),
+            "email": SesEmailChannel(settings=get_settings()),
+            "sms": SnsSmsChannel(settings=get_settings()),
+            "slack": SlackChannel(settings=get_settings()),
+            "voice": TwilioVoiceChannel(settings=get_settings()),
         }
 
     def send(self, n: int) -> bool:
@@ -122,7 +123,10 @@ class Sender:
         }
         notice = read_notice(kind="incident", message_id=f"m{n}", occurred_at=START.isoformat(), payload=payload)
         outcome = notice_email.send_notice(
-            notice, to=f"reader{n % 50}@example.com", unsubscribe_url=f"{self.base_url}/status/acme/unsubscribe"
+            notice,
+            to=f"reader{n % 50}@example.com",
+            unsubscribe_url=f"{self.base_url}/status/acme/unsubscribe",
+            settings=get_settings(),
         )
         return outcome.result == "sent"
 

@@ -35,6 +35,7 @@ from bench._support import (  # noqa: E402
     moto_account,
     table,
 )
+from chalicelib.settings import get_settings  # noqa: E402
 
 DEFAULT_RUNS = 3  # warm runs per operation, after the first (cold) one
 AUTH_PLUS_RATE_LIMIT_TARGET = 2
@@ -107,7 +108,12 @@ def make_fixture() -> Fixture:
     organization = create_organization(name="Bench Org", now=now)
     org_id = organization.organization_id
     _, owner_key = create_api_key(
-        organization_id=org_id, name="owner", kind="service_account", scopes=list(ALL_SCOPES), now=now
+        organization_id=org_id,
+        name="owner",
+        kind="service_account",
+        scopes=list(ALL_SCOPES),
+        now=now,
+        settings=get_settings(),
     )
     team = create_team(organization_id=org_id, name="Payments", now=now)
     service = create_service(
@@ -122,6 +128,7 @@ def make_fixture() -> Fixture:
         user_id=alice.user_id,
         user_email=alice.email,
         now=now,
+        settings=get_settings(),
     )
     return Fixture(org_id, owner_key, personal_key, service.service_key, str(alice.email))
 
@@ -147,6 +154,7 @@ def new_incident(fixture: Fixture, title: str = "Checkout errors") -> str:
         request=service.NewIncident(title=title, service_keys=[fixture.service_key]),
         now=_now(),
         actor="bench",
+        settings=get_settings(),
     )
     return str(record.incident_number)
 

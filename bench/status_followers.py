@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:
 
 from bench._support import configure_environment, moto_account, table  # noqa: E402
 from chalicelib.queue.messages import Message  # noqa: E402
+from chalicelib.settings import get_settings  # noqa: E402
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 STATUSES = ("degraded_performance", "operational", "partial_outage", "operational", "major_outage", "operational")
@@ -111,6 +112,7 @@ def notices(followers: int) -> list[list[str]]:
             component_ids=[component_id],
             incident_number=None,
             now=NOW,
+            settings=get_settings(),
         )
     (change,) = _take("status_page.incident_updated")
     started = time.perf_counter()
@@ -118,10 +120,10 @@ def notices(followers: int) -> list[list[str]]:
     fan_out = _seconds(started)
     published = _take(notice_service.NOTICE_BATCH)
     started = time.perf_counter()
-    result = notice_service.send_batch(published[0], now=NOW)
+    result = notice_service.send_batch(published[0], now=NOW, settings=get_settings())
     one_batch = _seconds(started)
     started = time.perf_counter()
-    again = notice_service.send_batch(published[0], now=NOW)
+    again = notice_service.send_batch(published[0], now=NOW, settings=get_settings())
     redelivery = _seconds(started)
     return [
         [f"fan-out of {followers} followers", f"{fan_out:.3f} s", f"{batches} batch messages"],

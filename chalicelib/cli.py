@@ -126,6 +126,7 @@ def cmd_provision(args: argparse.Namespace) -> Any:
 def cmd_create_org(args: argparse.Namespace) -> Any:
     from chalicelib.apikey import service as apikeys
     from chalicelib.organization.service import create_organization
+    from chalicelib.settings import get_settings
 
     name = _require_text(args.name, "--name")
     if args.owner_name is not None and args.owner_email is None:
@@ -170,6 +171,7 @@ def cmd_create_org(args: argparse.Namespace) -> Any:
         user_name=owner.name if owner is not None else None,
         created_by="cli",
         now=now,
+        settings=get_settings(),
     )
     result["key_id"] = key.key_id
     result["key"] = plaintext
@@ -179,6 +181,7 @@ def cmd_create_org(args: argparse.Namespace) -> Any:
 
 def cmd_create_key(args: argparse.Namespace) -> Any:
     from chalicelib.apikey import service as apikeys
+    from chalicelib.settings import get_settings
 
     _require_organization(args.org)
     name = _require_text(args.name, "--name", max_length=100)
@@ -205,6 +208,7 @@ def cmd_create_key(args: argparse.Namespace) -> Any:
         user_name=user_name,
         created_by="cli",
         now=_now(),
+        settings=get_settings(),
     )
     return {**_key_json(key), "key": plaintext}
 

@@ -30,13 +30,11 @@ def frozen(moment: datetime) -> Iterator[None]:
         freeze(previous)
 
 
-def scaled(duration: timedelta) -> timedelta:
+def scaled(duration: timedelta, *, scale: float) -> timedelta:
     """A wait the workers schedule (an escalation level's delay, an SLA target, a webhook retry's
-    delay) divided by the TIME_SCALE setting: always 1 outside the local and test stages, where a
-    time-driven end-to-end test raises it to wait seconds instead of minutes."""
-    from chalicelib.settings import get_settings  # here: `import app` stays free of pydantic
-
-    scale = get_settings().effective_time_scale
+    delay) divided by `scale`, the TIME_SCALE setting's effective value (Settings.effective_time_scale):
+    always 1 outside the local and test stages, where a time-driven end-to-end test raises it to
+    wait seconds instead of minutes."""
     return duration if scale == 1 else duration / scale
 
 

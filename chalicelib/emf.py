@@ -20,8 +20,6 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from chalicelib.settings import get_settings
-
 NAMESPACE = "Tocsin"
 Unit = Literal["Count", "Seconds"]
 MetricLine = dict[str, Any]
@@ -90,9 +88,9 @@ def inbound_line(*, source: str, outcome: str, now: datetime) -> MetricLine:
     )
 
 
-def emit(lines: Iterable[MetricLine]) -> None:
-    """Log each line (one JSON object per line) when EMF is on; nothing otherwise."""
-    if not get_settings().emf_enabled:
+def emit(lines: Iterable[MetricLine], *, enabled: bool) -> None:
+    """Log each line (one JSON object per line) when EMF is on (`enabled`: EMF_ENABLED); nothing otherwise."""
+    if not enabled:
         return
     for line in lines:
         logger.info("metrics", extra=line)

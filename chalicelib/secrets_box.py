@@ -11,13 +11,12 @@ import base64
 import hashlib
 import os
 
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 _VERSION = "v1"
 
 
-def _key() -> bytes:
-    settings = get_settings()
+def _key(*, settings: Settings) -> bytes:
     if settings.secrets_encryption_key:
         key = base64.b64decode(settings.secrets_encryption_key)
         if len(key) != 32:
@@ -28,19 +27,19 @@ def _key() -> bytes:
     return hashlib.sha256(("tocsin-local-secrets:" + settings.api_key_hmac_secret).encode()).digest()
 
 
-def seal(plaintext: str, *, context: str) -> str:
+def seal(plaintext: str, *, context: str, settings: Settings) -> str:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     nonce = os.urandom(12)
-    sealed = AESGCM(_key()).encrypt(nonce, plaintext.encode(), context.encode())
+    sealed = AESGCM(_key(settings=settings)).encrypt(nonce, plaintext.encode(), context.encode())
     return f"{_VERSION}:{base64.b64encode(nonce + sealed).decode()}"
 
 
-def unseal(token: str, *, context: str) -> str:
+def unseal(token: str, *, context: str, settings: Settings) -> str:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     version, _, payload = token.partition(":")
     if version != _VERSION:
         raise ValueError("unknown sealed-secret version")
     raw = base64.b64decode(payload)
-    return AESGCM(_key()).decrypt(raw[:12], raw[12:], context.encode()).decode()
+    return AESGCM(_key(settings=settings)).decrypt(raw[:12], raw[12:], context.encode()).decode()

@@ -4,7 +4,7 @@ A token carries a few text fields (joined by a newline, never inside an id) and 
 over its version and body, keyed for one purpose (`purpose_key`), so a token signed for one use
 (a page email's one-click link, an export's download link, an export's cursor) is never valid as
 another. `unsign` answers the fields or raises `BadToken`; what the fields mean, and whether they
-expired, is the caller's business. Pure apart from `purpose_key` reading the settings.
+expired, is the caller's business. Pure: the caller hands in the secret it was given.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 
-from chalicelib.settings import get_settings
-
 SEPARATOR = "\n"
 
 
@@ -24,9 +22,9 @@ class BadToken(Exception):
     """A token that is malformed, too long, of another version, or not signed with this key."""
 
 
-def purpose_key(purpose: bytes) -> bytes:
-    """A key for `purpose` alone, derived from API_KEY_HMAC_SECRET."""
-    return hmac.new(get_settings().api_key_hmac_secret.encode(), purpose, hashlib.sha256).digest()
+def purpose_key(purpose: bytes, *, secret: str) -> bytes:
+    """A key for `purpose` alone, derived from `secret` (API_KEY_HMAC_SECRET)."""
+    return hmac.new(secret.encode(), purpose, hashlib.sha256).digest()
 
 
 def b64(data: bytes) -> str:

@@ -10,11 +10,12 @@ from chalicelib.alert.tables import TRIGGERED, AlertRecord
 from chalicelib.incident.workflow import DONE_CATEGORIES
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 from chalicelib.store import ConditionFailed, conditional
 
 
 @handles("incident.status_changed")
-def resolve_alerts_of_closed_incident(message: Message) -> None:
+def resolve_alerts_of_closed_incident(message: Message, settings: Settings) -> None:
     payload = message.payload
     if payload.get("category") not in DONE_CATEGORIES:
         return

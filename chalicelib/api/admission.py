@@ -28,6 +28,7 @@ from chalicelib.api.operation import Operation
 from chalicelib.auth.principal import Principal
 from chalicelib.ratelimit.buckets import Bucket, charge_bucket
 from chalicelib.ratelimit.window import RateLimitDecision
+from chalicelib.settings import Settings
 
 
 @dataclass
@@ -42,7 +43,7 @@ class Admission:
     named: Any = None
 
     def charge(self, bucket: Bucket) -> None:
-        self.decision = charge_bucket(bucket, self.inbound.now)
+        self.decision = charge_bucket(bucket, self.inbound.now, settings=self.inbound.settings)
 
     def rate_headers(self) -> dict[str, str]:
         return self.decision.headers() if self.decision is not None else {}
@@ -72,9 +73,9 @@ def admit(operation: Operation, admission: Admission) -> Response | None:
     return None
 
 
-def charge_unrouted(request: Request, now: datetime) -> RateLimitDecision:
+def charge_unrouted(request: Request, now: datetime, *, settings: Settings) -> RateLimitDecision:
     """Answers no operation gave (404, 405) count against the caller's address."""
-    return charge_bucket(address_bucket(ANONYMOUS_BUCKET, Inbound(request, {}, now)), now)
+    return charge_bucket(address_bucket(ANONYMOUS_BUCKET, Inbound(request, {}, now, settings)), now, settings=settings)
 
 
 def _acting_on_self(operation: Operation, principal: Principal, path_params: Mapping[str, str]) -> bool:

@@ -35,7 +35,9 @@ class CalendarFeed:
 def _heartbeat_ping(inbound: Inbound) -> Verified:
     from chalicelib.heartbeat import ping
 
-    record = ping.admit(token=inbound.path["token"], forwarded_proto=inbound.header("x-forwarded-proto"))
+    record = ping.admit(
+        token=inbound.path["token"], forwarded_proto=inbound.header("x-forwarded-proto"), settings=inbound.settings
+    )
     return Verified(subject=record, bucket=ping.bucket(record.heartbeat_id))
 
 
@@ -49,7 +51,7 @@ def _calendar_feed(inbound: Inbound) -> Verified:
 def _export_link(inbound: Inbound) -> Verified:
     from chalicelib.exports import links
 
-    return Verified(subject=links.verify(inbound.path["token"], now=inbound.now))
+    return Verified(subject=links.verify(inbound.path["token"], now=inbound.now, settings=inbound.settings))
 
 
 HEARTBEAT_PING_TOKEN = CredentialKind("heartbeat_ping_token", _heartbeat_ping)

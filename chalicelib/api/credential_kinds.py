@@ -27,6 +27,7 @@ from chalice.app import Request, Response
 from chalicelib.auth.principal import Principal
 from chalicelib.errors import AppError, Unauthorized
 from chalicelib.ratelimit.buckets import Bucket
+from chalicelib.settings import Settings
 
 ANONYMOUS_BUCKET = "anonymous"
 ANONYMOUS = Principal(organization_id="", credential_kind="anonymous", scopes=frozenset())
@@ -39,6 +40,7 @@ class Inbound:
     request: Request
     path: Mapping[str, str]
     now: datetime
+    settings: Settings  # read once per request by the entry point that built this Inbound
 
     @property
     def raw_body(self) -> bytes:
@@ -110,7 +112,9 @@ def _bearer(inbound: Inbound) -> Verified:
     from chalicelib.api.credentials import authenticate
 
     try:
-        principal = authenticate(authorization=inbound.header("authorization"), now=inbound.now)
+        principal = authenticate(
+            authorization=inbound.header("authorization"), now=inbound.now, settings=inbound.settings
+        )
     except Unauthorized as error:
         # Requests without a valid credential share a per-address bucket, which also slows key guessing.
         raise Refused(error, bucket=address_bucket(ANONYMOUS_BUCKET, inbound)) from None

@@ -25,6 +25,7 @@ from chalicelib.auth.scopes import ROLE_SCOPES, ROLES, lower_role
 from chalicelib.auth.sessions import authenticate_session, looks_like_jwt
 from chalicelib.directory.users import User, find_user_by_email, get_user
 from chalicelib.errors import NotFound, Unauthorized
+from chalicelib.settings import Settings
 
 
 def bearer_credential(authorization: str | None) -> str:
@@ -36,12 +37,12 @@ def bearer_credential(authorization: str | None) -> str:
     return credential.strip()
 
 
-def authenticate(*, authorization: str | None, now: datetime) -> Principal:
+def authenticate(*, authorization: str | None, now: datetime, settings: Settings) -> Principal:
     credential = bearer_credential(authorization)
     if credential.startswith(KEY_PREFIX):
-        return authenticate_key(key=credential, now=now)
+        return authenticate_key(key=credential, now=now, settings=settings)
     if looks_like_jwt(credential):
-        return _checked_against_directory(authenticate_session(token=credential))
+        return _checked_against_directory(authenticate_session(token=credential, settings=settings))
     raise Unauthorized("The bearer credential is neither an API key nor a session token.")
 
 

@@ -56,8 +56,13 @@ JSON_CONTENT_TYPE = "application/json"
 HTML_CONTENT_TYPE = "text/html; charset=utf-8"
 
 
-def render(family: ErrorFamily, error: AppError, path_params: Mapping[str, str] | None = None) -> Response:
-    """The response `error` gets on a route of `family` (`path_params`: the route's, e.g. a slug)."""
+def render(
+    family: ErrorFamily, error: AppError, path_params: Mapping[str, str] | None = None, *, app_url: str
+) -> Response:
+    """The response `error` gets on a route of `family` (`path_params`: the route's, e.g. a slug;
+    `app_url`: the console's root, which its error page links back to)."""
+    if family is ErrorFamily.CONSOLE:
+        return _console(error, app_url)
     return _RENDERERS[family](error, path_params or {})
 
 
@@ -194,9 +199,8 @@ CONSOLE_TITLES = {
 }
 
 
-def _console(error: AppError, _: Mapping[str, str]) -> Response:
+def _console(error: AppError, app_url: str) -> Response:
     from chalicelib import templates
-    from chalicelib.settings import get_settings
 
     title = CONSOLE_TITLES.get(error.status, "Something went wrong")
     page = templates.render(
@@ -204,7 +208,7 @@ def _console(error: AppError, _: Mapping[str, str]) -> Response:
         title=title,
         message=error.message,
         status=error.status,
-        app=_console_root(get_settings().app_url()),
+        app=_console_root(app_url),
     )
     return Response(body=page, status_code=error.status, headers={**error.headers, **console_headers()})
 
@@ -222,5 +226,4 @@ _RENDERERS: dict[ErrorFamily, Renderer] = {
     ErrorFamily.OPSGENIE: _opsgenie,
     ErrorFamily.PUBLIC_JSON: _public_json,
     ErrorFamily.PUBLIC_HTML: _public_html,
-    ErrorFamily.CONSOLE: _console,
 }

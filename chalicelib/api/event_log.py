@@ -31,7 +31,6 @@ from chalicelib.eventlog.capture import SignatureState
 from chalicelib.eventlog.outcome import Outcome
 from chalicelib.integration.gate import DELIVERY_BUCKET, Admitted
 from chalicelib.integration.tables import IntegrationRecord
-from chalicelib.settings import get_settings
 
 logger = logging.getLogger("tocsin.eventlog")
 _DECLARED: set[ErrorFamily] = set()
@@ -56,7 +55,7 @@ def record_request(answered: Answered) -> None:
         admission.inbound.now,
         hits=_delivery_hits(admission),
         rate_limited=isinstance(error, RateLimited),
-        window_seconds=get_settings().rate_limit_window_seconds,
+        window_seconds=admission.inbound.settings.rate_limit_window_seconds,
     )
     try:
         service.record(received, answer, slot)

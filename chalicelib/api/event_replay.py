@@ -28,10 +28,17 @@ from chalicelib.errors import AppError, Conflict
 from chalicelib.eventlog import capture, replay, service, slots
 from chalicelib.eventlog.outcome import Outcome
 from chalicelib.eventlog.tables import IntegrationEventRecord
+from chalicelib.settings import Settings
 
 
 def replay_event(
-    *, organization_id: str, integration_id: str, event_id: str, principal: Principal, now: datetime
+    *,
+    organization_id: str,
+    integration_id: str,
+    event_id: str,
+    principal: Principal,
+    now: datetime,
+    settings: Settings,
 ) -> service.FoundEvent:
     """The new event the replay recorded; 409 (with the reason) when the event may not be replayed."""
     found = service.get_event(
@@ -49,7 +56,7 @@ def replay_event(
         raise Conflict("This event is being replayed right now, or was just replayed.")
     try:
         request = _request_of(event)
-        answer = _deliver(entry, Inbound(request, {}, now), integration, principal)
+        answer = _deliver(entry, Inbound(request, {}, now, settings), integration, principal)
         received = service.Received(
             integration_id=integration.integration_id,
             organization_id=organization_id,
@@ -100,7 +107,7 @@ def _deliver(entry: BoundOperation, inbound: Inbound, integration: Any, principa
     except Exception as unexpected:
         error = unexpected_error(operation.operation_id, unexpected, message=operation.unexpected)
     if error is not None:
-        response = render(operation.family, error, {})
+        response = render(operation.family, error, {}, app_url=inbound.settings.app_url())
     handled: Outcome | None = call.outcome if call is not None else None
     return answer_of(response, error, handled)
 

@@ -13,12 +13,16 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from chalice.app import Request, Response
 
 from chalicelib.api.context import accept_or_generate_request_id, set_current_request, set_request_id
 from chalicelib.api.error_render import ErrorFamily, render
 from chalicelib.errors import AppError, InternalError, MethodNotAllowed, NotFound, RateLimited, ValidationFailed
+
+if TYPE_CHECKING:
+    from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.access")
 
@@ -65,9 +69,9 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
             replacement = NotFound(f"No route matches {path}.")
         else:
             replacement = replacement.with_headers(_keep_allow(response))
-        response = render(_family_of(resource), replacement)
+        response = render(_family_of(resource), replacement, app_url=_settings().app_url())
     if "X-RateLimit-Category" not in response.headers and response.status_code in (404, 405):
-        response = _charge_unrouted(event, response)
+        response = _charge_unrouted(event, response, _settings())
     response.headers.setdefault("X-Request-Id", request_id)
     logger.info(
         "request",
@@ -82,6 +86,15 @@ def http_middleware(event: Request, get_response: Callable[[Request], Response])
     return response
 
 
+def _settings() -> Settings:
+    """Chalice's own answers and unrouted requests never reach the pipeline: this middleware is
+    their entry point, so it reads the settings for them (imported here: `import app` stays free
+    of pydantic)."""
+    from chalicelib.settings import get_settings
+
+    return get_settings()
+
+
 def _family_of(resource_path: str) -> ErrorFamily:
     """How the operations of a route answer errors, from its row (the API envelope when no row has it)."""
     from chalicelib.api import lazy
@@ -90,16 +103,16 @@ def _family_of(resource_path: str) -> ErrorFamily:
     return ErrorFamily(row.family) if row is not None else ErrorFamily.API
 
 
-def _charge_unrouted(event: Request, response: Response) -> Response:
+def _charge_unrouted(event: Request, response: Response, settings: Settings) -> Response:
     """Answers the operation pipeline did not count (404, 405) count against the caller's address,
     so they carry the rate-limit headers too."""
     from chalicelib import clock
     from chalicelib.api.admission import charge_unrouted
 
     try:
-        decision = charge_unrouted(event, clock.now())
+        decision = charge_unrouted(event, clock.now(), settings=settings)
     except RateLimited as limited:
-        return render(ErrorFamily.API, limited)
+        return render(ErrorFamily.API, limited, app_url=settings.app_url())
     response.headers.update(decision.headers())
     return response
 

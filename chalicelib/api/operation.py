@@ -26,6 +26,7 @@ from chalicelib.api.credential_kinds import API_KEY_OR_SESSION, CredentialKind
 from chalicelib.api.error_render import ErrorFamily
 from chalicelib.auth.principal import Principal
 from chalicelib.errors import AppError
+from chalicelib.settings import Settings
 
 
 class Envelope(StrEnum):
@@ -63,8 +64,9 @@ class Idempotent:
 
 
 # An operation's own answer to an error, before its family's (None: the family's): the status
-# page's subscribe form answers HTML pages where its JSON callers get JSON.
-ErrorPage = Callable[[Request, Mapping[str, str], AppError], Response | None]
+# page's subscribe form answers HTML pages where its JSON callers get JSON. It gets the request's
+# settings too (the pipeline's, read once).
+ErrorPage = Callable[[Request, Mapping[str, str], AppError, Settings], Response | None]
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,9 @@ class Call:
     path: dict[str, str]
     request: Request
     now: datetime
+    # Read once per request where the pipeline built the call: handlers pass what they need of it
+    # down, so no domain function reads the settings itself.
+    settings: Settings
     credential: Any = None  # what the credential kind verified (an integration, a heartbeat...)
     # What the handler leaves for the family's after-answer steps (an inbound delivery's outcome,
     # chalicelib.eventlog.outcome.Outcome), also when it raises after learning it.

@@ -30,7 +30,11 @@ MAX_PUSHOVER_FORM_BYTES = 8 * 1024  # the callback is a handful of short fields
 def _page_action_link(inbound: Inbound) -> Verified:
     from chalicelib.paging.link_actions import TAP_CHANNELS, verify_link
 
-    return Verified(subject=verify_link(inbound.path.get("token", ""), channels=TAP_CHANNELS, now=inbound.now))
+    return Verified(
+        subject=verify_link(
+            inbound.path.get("token", ""), channels=TAP_CHANNELS, now=inbound.now, settings=inbound.settings
+        )
+    )
 
 
 def _mattermost(inbound: Inbound) -> Verified:
@@ -45,7 +49,7 @@ def _mattermost(inbound: Inbound) -> Verified:
         raise InvalidPayload("The body is not JSON.") from None
     if not isinstance(document, dict):
         raise InvalidPayload("The body is not a JSON object.")
-    return Verified(subject=verify_mattermost(document.get("context"), now=inbound.now))
+    return Verified(subject=verify_mattermost(document.get("context"), now=inbound.now, settings=inbound.settings))
 
 
 def _pushover_callback(inbound: Inbound) -> Verified:
@@ -58,7 +62,9 @@ def _pushover_callback(inbound: Inbound) -> Verified:
         fields = urllib.parse.parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
     except (UnicodeDecodeError, ValueError):
         raise InvalidPayload("The callback is not UTF-8 form-encoded fields.") from None
-    return Verified(subject=verify_pushover(inbound.path.get("token", ""), dict(fields), now=inbound.now))
+    return Verified(
+        subject=verify_pushover(inbound.path.get("token", ""), dict(fields), now=inbound.now, settings=inbound.settings)
+    )
 
 
 PAGE_ACTION_LINK = CredentialKind("page_action_link", _page_action_link)

@@ -33,6 +33,7 @@ from chalicelib.api.error_render import ErrorFamily, render
 from chalicelib.api.operation import BoundOperation, Call, Envelope, Operation, Result, query_lists
 from chalicelib.api.validation import check_no_body, parse_body, parse_query
 from chalicelib.errors import AppError, InternalError, ServiceUnavailable, ValidationFailed
+from chalicelib.settings import get_settings
 from chalicelib.store import throttled
 
 logger = logging.getLogger("tocsin.api")
@@ -67,7 +68,8 @@ def after_answer(*families: ErrorFamily) -> Callable[[AfterAnswer], AfterAnswer]
 
 def answer(entry: BoundOperation, request: Request, path_params: dict[str, str]) -> Response:
     operation = entry.operation
-    admission = Admission(Inbound(request, path_params, clock.now()))
+    # The request's entry point: the clock and the settings are read once here and handed down.
+    admission = Admission(Inbound(request, path_params, clock.now(), get_settings()))
     error: AppError | None = None
     call: Call | None = None  # the handler's, once admitted: it may leave an outcome for step 7
     try:
@@ -78,7 +80,7 @@ def answer(entry: BoundOperation, request: Request, path_params: dict[str, str])
         error = unexpected_error(operation.operation_id, unexpected, message=operation.unexpected)
     if error is not None:
         error = error.with_headers(admission.rate_headers())
-        response = _render(operation, request, path_params, error)
+        response = _render(operation, admission.inbound, error)
     else:
         response.headers.update(admission.rate_headers())
     _run_after_answer(Answered(operation, admission, response, error, call.outcome if call is not None else None))
@@ -106,6 +108,7 @@ def call_of(admission: Admission) -> Call:
         path=dict(inbound.path),
         request=inbound.request,
         now=inbound.now,
+        settings=inbound.settings,
         credential=admission.credential,
     )
 
@@ -148,12 +151,13 @@ def _run_handler(entry: BoundOperation, call: Call) -> Any:
     return create_once(call, entry.operation, lambda: envelope.to_jsonable(entry.handler(call)))
 
 
-def _render(operation: Operation, request: Request, path_params: dict[str, str], error: AppError) -> Response:
+def _render(operation: Operation, inbound: Inbound, error: AppError) -> Response:
+    path_params = dict(inbound.path)
     if operation.error_page is not None:
-        own = operation.error_page(request, path_params, error)
+        own = operation.error_page(inbound.request, path_params, error, inbound.settings)
         if own is not None:
             return own
-    return render(operation.family, error, path_params)
+    return render(operation.family, error, path_params, app_url=inbound.settings.app_url())
 
 
 def _run_after_answer(answered: Answered) -> None:

@@ -41,6 +41,7 @@ def _slack_v0(inbound: Inbound) -> Verified:
         timestamp=inbound.header("x-slack-request-timestamp"),
         signature=inbound.header("x-slack-signature"),
         now=inbound.now,
+        secret=inbound.settings.slack_signing_key(),
     )
     return Verified()
 
@@ -62,16 +63,15 @@ def _twilio(inbound: Inbound) -> Verified:
     form = _voice_form(inbound.raw_body)
     query = {name: str(value) for name, value in (inbound.request.query_params or {}).items()}
     signature = inbound.header("x-twilio-signature") or ""
-    target = verify_callback(query=query, form=form, signature=signature, now=inbound.now)
+    target = verify_callback(query=query, form=form, signature=signature, now=inbound.now, settings=inbound.settings)
     return Verified(subject=VoiceCallback(target, form))
 
 
 def _sns_sms_topic(inbound: Inbound) -> Verified:
     from chalicelib.integration import fetch
     from chalicelib.integration.parsers.sns import verify_sns_message
-    from chalicelib.settings import get_settings
 
-    settings = get_settings()
+    settings = inbound.settings
     if not settings.sms_inbound_topic_arn:
         raise NotFound("SMS replies are not configured (no SMS_INBOUND_TOPIC_ARN).")
     body = inbound.raw_body
@@ -81,7 +81,7 @@ def _sns_sms_topic(inbound: Inbound) -> Verified:
         message = verify_sns_message(
             dict(inbound.request.headers),
             body,
-            fetch_certificate=fetch.fetch_certificate,
+            fetch_certificate=lambda url: fetch.fetch_certificate(url, settings=settings),
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
             expected_topic_arn=settings.sms_inbound_topic_arn,

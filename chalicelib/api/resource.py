@@ -42,6 +42,11 @@ Make = Callable[[Call, Any], Any]  # the created item, from the call and its par
 ByKey = Callable[..., Any]  # a domain function called with the item's key (and `now`, arguments)
 
 
+def settings_of(call: Call, wanted: bool) -> dict[str, Any]:
+    """`settings=` the request's settings (`Call.settings`) for a domain function that takes them."""
+    return {"settings": call.settings} if wanted else {}
+
+
 def by_organization(call: Call) -> dict[str, Any]:
     """The caller's organization and every path parameter, named as the domain functions name them."""
     return {"organization_id": call.principal.organization_id, **call.path}
@@ -71,14 +76,15 @@ class Resource:
     def one(self, call: Call, item: Any) -> Any:
         return self.present(call, [item])[0]
 
-    def by_key(self, create: ByKey, *, actor: str | None = None) -> Make:
+    def by_key(self, create: ByKey, *, actor: str | None = None, with_settings: bool = False) -> Make:
         """A create whose domain function takes what an item operation's does: the key (of the
         collection), `now` and the body's arguments(); and the caller's actor as `actor` names it
         (`created_by`), where it records who created."""
 
         def make(call: Call, body: RequestModel) -> Any:
             who = {actor: call.principal.actor} if actor is not None else {}
-            return create(**{**self.key(call), "now": call.now, **who, **body.arguments()})
+            arguments = {**self.key(call), "now": call.now, **who, **body.arguments()}
+            return create(**arguments, **settings_of(call, with_settings))
 
         return make
 
@@ -167,13 +173,14 @@ class Resource:
         present: PresentOne | None = None,
         errors: tuple[int, ...] = (404,),
         description: str | None = None,
+        with_settings: bool = False,
     ) -> Handler:
         """GET <item><suffix>: what `fetch` finds by the item's key, presented (by `present` where
-        the answer is another model)."""
+        the answer is another model); `with_settings`: `fetch` takes the request's settings too."""
         answer = present or self.one
 
         def handler(call: Call) -> Any:
-            return answer(call, fetch(**self.key(call)))
+            return answer(call, fetch(**self.key(call), **settings_of(call, with_settings)))
 
         declare = self.group.operation(
             "GET",
@@ -199,6 +206,7 @@ class Resource:
         self_param: str | None = None,
         errors: tuple[int, ...] = (400, 404, 409),
         description: str | None = None,
+        with_settings: bool = False,
     ) -> Handler:
         """PATCH <item><suffix>: `change` by the item's key, `now` and the body's changes (with
         `expected_version` where the body is versioned); the changed item, presented."""
@@ -212,6 +220,7 @@ class Resource:
             self_param=self_param,
             errors=errors,
             description=description,
+            with_settings=with_settings,
         )
 
     def act(
@@ -229,15 +238,17 @@ class Resource:
         status: int = 200,
         errors: tuple[int, ...] = (404,),
         description: str | None = None,
+        with_settings: bool = False,
     ) -> Handler:
         """<method> <item><suffix>: `run` by the item's key, `now` and the body's arguments(); what
-        it returns, presented (by `present` where the answer is another model)."""
+        it returns, presented (by `present` where the answer is another model); `with_settings`:
+        `run` takes the request's settings too."""
         answer = present or self.one
 
         def handler(call: Call) -> Any:
             # A key may name `now` already (a read that writes defaults): it is the same instant.
             arguments = {**self.key(call), "now": call.now, **(call.body.arguments() if body else {})}
-            return answer(call, run(**arguments))
+            return answer(call, run(**arguments, **settings_of(call, with_settings)))
 
         declare = self.group.operation(
             method,

@@ -39,7 +39,7 @@ def admit_routing_key(
     from chalicelib.integration import gate
 
     body = inbound.raw_body
-    integration = gate.find(routing_key)
+    integration = gate.find(routing_key, settings=inbound.settings)
     try:
         gate.check(
             integration,
@@ -47,13 +47,16 @@ def admit_routing_key(
             source_ip=inbound.source_ip,
             body_size=len(body),
             source_type=source_type,
+            settings=inbound.settings,
         )
     except AppError as refused:
         raise Refused(refused, named=integration) from None
     headers, signed_body = signed if signed is not None else (dict(inbound.request.headers), body)
     kind = source_type or integration.integration_type
     try:
-        signature = gate.verify_signature(integration, kind, headers, signed_body, inbound.now)
+        signature = gate.verify_signature(
+            integration, kind, headers, signed_body, inbound.now, settings=inbound.settings
+        )
     except DeliveryRejected as failed:
         bucket = gate.unverified_bucket(integration, inbound.source_ip)
         raise Refused(failed, bucket=bucket, named=integration) from None
@@ -71,6 +74,7 @@ def _readmit(*, source_type: str | None = None, pagerduty: bool = False) -> Read
             source_ip=inbound.source_ip,
             body_size=len(inbound.raw_body),
             source_type=source_type,
+            settings=inbound.settings,
         )
         if pagerduty:
             _pagerduty_only(integration.integration_type)

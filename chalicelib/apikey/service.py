@@ -15,7 +15,7 @@ from chalicelib.apikey.tables import ApiKeyRecord
 from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import unknown_scopes
 from chalicelib.errors import NotFound, Unauthorized, ValidationFailed
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import best_effort, update_if
 
 KEY_KINDS = ("personal", "service_account")
@@ -62,6 +62,7 @@ def create_api_key(
     user_name: str | None = None,
     created_by: str | None = None,
     plaintext_key: str | None = None,
+    settings: Settings,
 ) -> tuple[ApiKey, str]:
     """Returns the key record and the full key; the full key is never retrievable again."""
     if kind not in KEY_KINDS:
@@ -73,7 +74,7 @@ def create_api_key(
         raise ValidationFailed.for_field("user_id", "a personal key belongs to a user")
     key = plaintext_key or keys.generate_key()
     record = ApiKeyRecord(
-        keys.hash_key(get_settings().api_key_hmac_secret, key),
+        keys.hash_key(settings.api_key_hmac_secret, key),
         key_id=str(uuid.uuid4()),
         organization_id=organization_id,
         name=name,
@@ -160,10 +161,9 @@ def clear_cache() -> None:
     _cache.clear()
 
 
-def authenticate_key(*, key: str, now: datetime) -> Principal:
+def authenticate_key(*, key: str, now: datetime, settings: Settings) -> Principal:
     if not keys.looks_like_key(key):
         raise Unauthorized("The API key is malformed.")
-    settings = get_settings()
     computed = keys.hash_key(settings.api_key_hmac_secret, key)
     record = _cache.get(computed) if settings.auth_cache_seconds > 0 else None
     if record is None:

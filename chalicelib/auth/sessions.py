@@ -22,7 +22,7 @@ from typing import Any, cast
 from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import ROLE_SCOPES
 from chalicelib.errors import Unauthorized
-from chalicelib.settings import Settings, get_settings
+from chalicelib.settings import Settings
 
 _jwks_client: Any = None
 _cognito_jwks_clients: dict[str, Any] = {}
@@ -128,10 +128,9 @@ def _cognito_session(token: str, settings: Settings) -> Principal:
     )
 
 
-def authenticate_session(*, token: str, settings: Settings | None = None) -> Principal:
+def authenticate_session(*, token: str, settings: Settings) -> Principal:
     import jwt
 
-    settings = settings or get_settings()
     cognito_issuer = settings.cognito_issuer()
     if cognito_issuer and _unverified_issuer(token) == cognito_issuer:
         return _cognito_session(token, settings)

@@ -13,7 +13,7 @@ from chalicelib.budget import limits
 from chalicelib.budget.limits import LIMITS, Limit
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.organization.tables import OrganizationRecord
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import scope, update_if
 
 
@@ -48,12 +48,11 @@ def lowered(organization_id: str | None) -> dict[str, int]:
     return scope.remembered(("outbound_limits", organization_id), lambda: _read(organization_id))
 
 
-def in_effect(organization_id: str | None) -> dict[str, int]:
-    return limits.in_effect(limits.deployment_values(get_settings()), lowered(organization_id))
+def in_effect(organization_id: str | None, *, settings: Settings) -> dict[str, int]:
+    return limits.in_effect(limits.deployment_values(settings), lowered(organization_id))
 
 
-def views(organization_id: str) -> list[LimitView]:
-    settings = get_settings()
+def views(organization_id: str, *, settings: Settings) -> list[LimitView]:
     deployment = limits.deployment_values(settings)
     effective = limits.in_effect(deployment, lowered(organization_id))
     return [
@@ -62,10 +61,10 @@ def views(organization_id: str) -> list[LimitView]:
     ]
 
 
-def lower(*, organization_id: str, changes: Mapping[str, int | None]) -> list[LimitView]:
+def lower(*, organization_id: str, changes: Mapping[str, int | None], settings: Settings) -> list[LimitView]:
     """Set the owner's values (None: back to the deployment's); a 400 for a value above the
     deployment's, below 1, or a limit no owner sets."""
-    checked = limits.check_changes(changes, limits.deployment_values(get_settings()))
+    checked = limits.check_changes(changes, limits.deployment_values(settings))
     try:
         record = OrganizationRecord.get(organization_id, consistent_read=True)
     except DoesNotExist:
@@ -79,4 +78,4 @@ def lower(*, organization_id: str, changes: Mapping[str, int | None]) -> list[Li
     if not update_if(record, [OrganizationRecord.outbound_limits.set(stored or None)]):
         raise Conflict("The organization changed at the same time; retry.")
     scope.remember(("outbound_limits", organization_id), stored)
-    return views(organization_id)
+    return views(organization_id, settings=settings)

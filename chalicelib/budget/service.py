@@ -22,7 +22,7 @@ from chalicelib.budget import limits, organization_limits, rules
 from chalicelib.budget.rules import Counter, Send
 from chalicelib.errors import RateLimited
 from chalicelib.ratelimit.tables import RateLimitWindowRecord
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import best_effort, update_if
 
 logger = logging.getLogger("tocsin.budget")
@@ -84,11 +84,10 @@ class _Plan:
         return f"{self.counter.key}#{self.start - self.seconds}"
 
 
-def spend(send: Send, now: datetime) -> Decision:
+def spend(send: Send, now: datetime, *, settings: Settings) -> Decision:
     """Charge every counter `send` counts against, or none: a Decision that allows it (and can be
     refunded) or names the limit that refused it."""
-    settings = get_settings()
-    values = organization_limits.in_effect(send.organization_id)
+    values = organization_limits.in_effect(send.organization_id, settings=settings)
     epoch = now.timestamp()
     plans = []
     for counter in rules.counters_for(send):
@@ -122,9 +121,9 @@ def spend(send: Send, now: datetime) -> Decision:
     return Decision(None, charged)
 
 
-def spend_or_raise(send: Send, now: datetime) -> Decision:
+def spend_or_raise(send: Send, now: datetime, *, settings: Settings) -> Decision:
     """`spend` for a request: a refusal is the request's 429 (RATE_LIMITED, Retry-After)."""
-    decision = spend(send, now)
+    decision = spend(send, now, settings=settings)
     if decision.refusal is not None:
         raise decision.refusal.error()
     return decision

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from chalicelib.console.tables import ConsoleSessionRecord
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import best_effort, update_if
 
 TOUCH_EVERY = timedelta(minutes=1)
@@ -33,10 +33,10 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def start(*, organization_id: str, user_id: str, now: datetime) -> tuple[str, ConsoleSession]:
+def start(*, organization_id: str, user_id: str, now: datetime, settings: Settings) -> tuple[str, ConsoleSession]:
     """A new session; returns the cookie token (shown to the browser only) and the session."""
     token = secrets.token_urlsafe(32)
-    absolute = timedelta(hours=get_settings().console_absolute_hours)
+    absolute = timedelta(hours=settings.console_absolute_hours)
     record = ConsoleSessionRecord(
         session_hash=_hash(token),
         organization_id=organization_id,
@@ -61,7 +61,7 @@ def _to_session(record: ConsoleSessionRecord) -> ConsoleSession:
     )
 
 
-def resume(token: str, *, now: datetime) -> ConsoleSession | None:
+def resume(token: str, *, now: datetime, settings: Settings) -> ConsoleSession | None:
     """The live session of a cookie token, or None (unknown, idle too long, or too old)."""
     if not token or len(token) > 128:
         return None
@@ -69,7 +69,6 @@ def resume(token: str, *, now: datetime) -> ConsoleSession | None:
         record = ConsoleSessionRecord.get(_hash(token))
     except ConsoleSessionRecord.DoesNotExist:
         return None
-    settings = get_settings()
     idle_deadline = record.last_seen_at + timedelta(minutes=settings.console_idle_minutes)
     if now >= record.expires_at or now >= idle_deadline:
         end(token)

@@ -8,6 +8,7 @@ from typing import Any
 
 from chalicelib.console.visits import app_path
 from chalicelib.console.web import Ctx
+from chalicelib.settings import Settings
 from chalicelib.statuspage.repository import get_page
 from chalicelib.statuspage.rules import COMPONENT_STATUS_ORDER
 from chalicelib.statuspage.tables import StatusPageItem
@@ -35,5 +36,5 @@ def page_item(ctx: Ctx) -> StatusPageItem:
     return get_page(organization_id=ctx.organization_id, page_id=ctx.path["page_id"])
 
 
-def page_path(page_id: str, suffix: str = "") -> str:
-    return app_path(f"/status-pages/{page_id}{suffix}")
+def page_path(page_id: str, suffix: str = "", *, settings: Settings) -> str:
+    return app_path(f"/status-pages/{page_id}{suffix}", settings=settings)

@@ -42,7 +42,7 @@ from chalicelib.console.sessions import ConsoleSession
 from chalicelib.directory.users import User, get_user
 from chalicelib.errors import AppError, Forbidden, NotFound, PayloadTooLarge, Unauthorized, ValidationFailed
 from chalicelib.ratelimit.buckets import Bucket
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 MAX_FORM_BYTES = 64 * 1024
 CSRF_FIELD = "csrf_token"
@@ -63,24 +63,24 @@ class Visit:
     set_cookies: list[str] = field(default_factory=list)
 
 
-def session_cookie_name() -> str:
+def session_cookie_name(*, settings: Settings) -> str:
     # __Host-: the browser accepts it only from a secure origin, for the whole host, no Domain.
-    return "__Host-tocsin_session" if get_settings().secure_cookies else "tocsin_session"
+    return "__Host-tocsin_session" if settings.secure_cookies else "tocsin_session"
 
 
-def pre_session_cookie_name() -> str:
-    return "__Host-tocsin_pre" if get_settings().secure_cookies else "tocsin_pre"
+def pre_session_cookie_name(*, settings: Settings) -> str:
+    return "__Host-tocsin_pre" if settings.secure_cookies else "tocsin_pre"
 
 
-def app_path(suffix: str = "") -> str:
+def app_path(suffix: str = "", *, settings: Settings) -> str:
     """A path under the console's root (PUBLIC_APP_URL's path, `/app` by default)."""
-    root = urlsplit(get_settings().app_url()).path.rstrip("/") or ""
+    root = urlsplit(settings.app_url()).path.rstrip("/") or ""
     return root + suffix
 
 
-def cookie(name: str, value: str, *, max_age: int | None = None) -> str:
+def cookie(name: str, value: str, *, max_age: int | None = None, settings: Settings) -> str:
     parts = [f"{name}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]
-    if get_settings().secure_cookies:
+    if settings.secure_cookies:
         parts.append("Secure")
     if max_age is not None:
         parts.append(f"Max-Age={max_age}")
@@ -96,9 +96,9 @@ def cookies_of(request: Request) -> dict[str, str]:
     return jar
 
 
-def pre_session_token(pre_session: str) -> str:
+def pre_session_token(pre_session: str, *, settings: Settings) -> str:
     """The CSRF token of a form shown before sign-in: bound to the browser's pre-session cookie."""
-    secret = get_settings().api_key_hmac_secret.encode()
+    secret = settings.api_key_hmac_secret.encode()
     return hmac.new(secret, b"console-csrf:" + pre_session.encode(), hashlib.sha256).hexdigest()
 
 
@@ -119,11 +119,11 @@ def route_path(request: Request, path_params: Mapping[str, str]) -> str:
     return here
 
 
-def safe_next(value: str) -> str:
+def safe_next(value: str, *, settings: Settings) -> str:
     """A sign-in's `next`: only a path inside the console (never another site: no open redirect),
     written in visible ASCII as a URL is: a CR LF would split the Location header (a 500) and a
     character beyond Latin-1 (U+2028) cannot be sent in one at all (the connection dropped)."""
-    root = app_path()
+    root = app_path(settings=settings)
     if (
         value.startswith(root + "/")
         and not value.startswith("//")
@@ -131,16 +131,16 @@ def safe_next(value: str) -> str:
         and all("!" <= character <= "~" for character in value)
     ):
         return value
-    return app_path("/incidents")
+    return app_path("/incidents", settings=settings)
 
 
-def _sign_in(request: Request, path_params: Mapping[str, str]) -> Response:
+def _sign_in(request: Request, path_params: Mapping[str, str], *, settings: Settings) -> Response:
     """No live session: to the sign-in page, which brings a GET back to where it was."""
-    target = app_path("/sign-in")
+    target = app_path("/sign-in", settings=settings)
     if request.method == "GET":
         here = route_path(request, path_params)
         query = urlencode(query_lists(request), doseq=True)
-        target += "?" + urlencode({"next": app_path(here) + ("?" + query if query else "")})
+        target += "?" + urlencode({"next": app_path(here, settings=settings) + ("?" + query if query else "")})
     return redirect(target)
 
 
@@ -188,7 +188,9 @@ def _read_form(request: Request) -> dict[str, list[str]]:
 def _visit(inbound: Inbound, *, anonymous: bool) -> Verified:
     request = inbound.request
     jar = cookies_of(request)
-    session = sessions.resume(jar.get(session_cookie_name(), ""), now=inbound.now)
+    session = sessions.resume(
+        jar.get(session_cookie_name(settings=inbound.settings), ""), now=inbound.now, settings=inbound.settings
+    )
     person = _signed_in(session) if session is not None else None
     if session is not None and person is not None:
         principal, user = person
@@ -198,13 +200,15 @@ def _visit(inbound: Inbound, *, anonymous: bool) -> Verified:
         bucket = address_bucket(ANONYMOUS_BUCKET, inbound)
         if not anonymous:
             refused = Unauthorized("Sign in to use the console.")
-            raise Refused(refused, bucket=bucket, answer=_sign_in(request, inbound.path))
+            raise Refused(refused, bucket=bucket, answer=_sign_in(request, inbound.path, settings=inbound.settings))
         visit = Visit()
-        pre_session = jar.get(pre_session_cookie_name(), "")
+        pre_session = jar.get(pre_session_cookie_name(settings=inbound.settings), "")
         if len(pre_session) < 20:
             pre_session = secrets.token_urlsafe(24)
-            visit.set_cookies.append(cookie(pre_session_cookie_name(), pre_session))
-        visit.csrf_token = pre_session_token(pre_session)
+            visit.set_cookies.append(
+                cookie(pre_session_cookie_name(settings=inbound.settings), pre_session, settings=inbound.settings)
+            )
+        visit.csrf_token = pre_session_token(pre_session, settings=inbound.settings)
     if request.method == "POST":
         try:
             visit.form = _read_form(request)

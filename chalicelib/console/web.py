@@ -46,6 +46,7 @@ from chalicelib.console.visits import (
 )
 from chalicelib.directory.users import User, zone_of
 from chalicelib.errors import AppError, ValidationFailed
+from chalicelib.settings import Settings
 from chalicelib.zones import DEFAULT_ZONE
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -63,6 +64,7 @@ class Ctx:
     request: Request
     path: dict[str, str]
     now: datetime
+    settings: Settings  # the request's, read once by the pipeline (`Call.settings`)
     query: dict[str, list[str]]
     form: dict[str, list[str]] = field(default_factory=dict)
     principal: Principal | None = None
@@ -161,7 +163,7 @@ def render_page(ctx: Ctx, page: Page, *, error: AppError | None = None, status: 
             role=ctx.principal.role if ctx.principal else None,
             can=ctx.can,
             csrf_token=ctx.csrf_token,
-            app=app_path(),
+            app=app_path(settings=ctx.settings),
             notice=NOTICES.get(notice_key) if notice_key else None,
             error=error,
             # Each with its `label`; the form's fields mark the ones they show, the layout lists the rest.
@@ -284,12 +286,13 @@ class ConsolePages:
         return register
 
 
-def ctx_of(request: Request, path: Mapping[str, str], now: datetime, visit: Visit) -> Ctx:
+def ctx_of(request: Request, path: Mapping[str, str], now: datetime, settings: Settings, visit: Visit) -> Ctx:
     """What a handler receives, from the visit the console's credential kind verified."""
     return Ctx(
         request=request,
         path=dict(path),
         now=now,
+        settings=settings,
         query=query_lists(request),
         form=visit.form,
         principal=visit.principal,
@@ -305,7 +308,7 @@ def _answer(call: Call, handler: Handler, *, on_error: Handler | None, confirm: 
     """A page or an action of a visit the pipeline admitted: asks first where the action says so,
     then the handler's page or redirect; its form's own mistakes on its page."""
     request = call.request
-    ctx = ctx_of(request, call.path, call.now, call.credential)
+    ctx = ctx_of(request, call.path, call.now, call.settings, call.credential)
     if request.method == "POST" and confirm is not None and ctx.value(CONFIRM_FIELD) != "yes":
         return render_page(ctx, _confirmation_page(ctx, confirm))
     try:
@@ -324,7 +327,7 @@ def _answer(call: Call, handler: Handler, *, on_error: Handler | None, confirm: 
 def _confirmation_page(ctx: Ctx, confirm: Confirmation) -> Page:
     """The question, the posted fields again (hidden) with confirm=yes, and a way back."""
     referer = urlsplit(str(ctx.request.headers.get("referer") or ""))
-    back = safe_next(referer.path + ("?" + referer.query if referer.query else ""))
+    back = safe_next(referer.path + ("?" + referer.query if referer.query else ""), settings=ctx.settings)
     fields = [
         (name, value)
         for name, values in ctx.form.items()
@@ -335,7 +338,7 @@ def _confirmation_page(ctx: Ctx, confirm: Confirmation) -> Page:
     return Page(
         "console/confirm.html",
         confirm.question,
-        context={"confirm": confirm, "action": app_path(action), "fields": fields, "back": back},
+        context={"confirm": confirm, "action": app_path(action, settings=ctx.settings), "fields": fields, "back": back},
     )
 
 

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from chalicelib import secrets_box
 from chalicelib.delivery import targets
 from chalicelib.errors import ValidationFailed
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 HOOK_TYPES: tuple[str, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 HOOK_LABELS: dict[str, str] = {
@@ -74,7 +74,7 @@ def _refuse(message: str, name: str = "address") -> ValidationFailed:
     return ValidationFailed.for_field(name, message)
 
 
-def parse(method_type: str, address: str, secret: str | None) -> Destination:
+def parse(method_type: str, address: str, secret: str | None, *, settings: Settings) -> Destination:
     """The destination a request names, checked: the URL against the outbound rules, an ntfy
     topic against ntfy's rule, a token's characters. ValidationFailed on `address` or `secret`."""
     url = address.strip()
@@ -86,7 +86,12 @@ def parse(method_type: str, address: str, secret: str | None) -> Destination:
         return Destination(url)
     try:
         # The resolver looked up per call, so tests can replace targets.default_resolve.
-        targets.check_target(url, allow_local=targets.local_targets_allowed(), resolve=targets.default_resolve)
+        targets.check_target(
+            url,
+            allow_local=targets.local_targets_allowed(settings=settings),
+            resolve=targets.default_resolve,
+            settings=settings,
+        )
     except ValidationFailed as refused:
         # The same words, on this request's field: `url: must use https` becomes `address: ...`.
         raise _refuse(refused.message.removeprefix(f"{targets.FIELD}: ")) from None
@@ -121,18 +126,18 @@ def _context(user_key: str, contact_method_id: str) -> str:
     return f"contact-destination:{user_key}:{contact_method_id}"
 
 
-def seal(destination: Destination, *, user_key: str, contact_method_id: str) -> str:
+def seal(destination: Destination, *, user_key: str, contact_method_id: str, settings: Settings) -> str:
     """The destination sealed for one method (a sealed value copied to another method does not open)."""
     plain = json.dumps({"url": destination.url, "token": destination.token})
-    return secrets_box.seal(plain, context=_context(user_key, contact_method_id))
+    return secrets_box.seal(plain, context=_context(user_key, contact_method_id), settings=settings)
 
 
-def unseal(sealed: str, *, user_key: str, contact_method_id: str) -> Destination:
-    document = json.loads(secrets_box.unseal(sealed, context=_context(user_key, contact_method_id)))
+def unseal(sealed: str, *, user_key: str, contact_method_id: str, settings: Settings) -> Destination:
+    document = json.loads(secrets_box.unseal(sealed, context=_context(user_key, contact_method_id), settings=settings))
     return Destination(str(document["url"]), document.get("token"))
 
 
-def identity(method_type: str, destination: Destination) -> str:
+def identity(method_type: str, destination: Destination, *, settings: Settings) -> str:
     """The (type, address) a duplicate check compares for a hook method: an HMAC of its URL."""
-    key = get_settings().api_key_hmac_secret.encode()
+    key = settings.api_key_hmac_secret.encode()
     return hmac.new(key, f"contact-hook\n{method_type}\n{destination.url}".encode(), hashlib.sha256).hexdigest()[:32]

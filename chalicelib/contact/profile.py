@@ -16,6 +16,7 @@ from chalicelib.contact import hooks, rules
 from chalicelib.contact.rules import ContactType, Step, Urgency
 from chalicelib.contact.tables import METHOD_PREFIX, RULES_ITEM_KEY, ContactRecord, user_key
 from chalicelib.directory.users import User
+from chalicelib.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class ContactMethod:
         """The (type, address) two methods of one person may not share; a hook's address is its HMAC."""
         return (self.type, self.identity or self.address)
 
-    def destination(self, organization_id: str, user_id: str) -> hooks.Destination | None:
+    def destination(self, organization_id: str, user_id: str, *, settings: Settings) -> hooks.Destination | None:
         """A hook method's destination, unsealed (None for the other types)."""
         if self.sealed_destination is None:
             return None
@@ -46,6 +47,7 @@ class ContactMethod:
             self.sealed_destination,
             user_key=user_key(organization_id, user_id),
             contact_method_id=self.contact_method_id,
+            settings=settings,
         )
 
 

@@ -28,6 +28,7 @@ from chalicelib.contact.tables import RULES_ITEM_KEY, ContactRecord, method_item
 from chalicelib.directory import users
 from chalicelib.directory.users import User
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.settings import Settings
 from chalicelib.store import (
     RetryableConflict,
     Transaction,
@@ -172,6 +173,7 @@ def create_method(
     now: datetime,
     proven_elsewhere: bool = False,
     secret: str | None = None,
+    settings: Settings,
 ) -> ContactMethod:
     """Email and Slack methods are verified at once; sms, voice and the webhook-style types wait
     for a code (409 on a duplicate (type, address) or past the limit). `secret`: an ntfy method's
@@ -181,7 +183,7 @@ def create_method(
     kind = rules.check_type(method_type)
     destination: hooks.Destination | None = None
     if rules.is_hook(kind):
-        destination = hooks.parse(kind, address, secret)
+        destination = hooks.parse(kind, address, secret, settings=settings)
         clean_address = hooks.hint(kind, destination)
     else:
         if secret is not None:
@@ -189,7 +191,7 @@ def create_method(
         clean_address = rules.normalize_address(kind, address)
     clean_label = rules.clean_label(label, kind)
     verified = proven_elsewhere or rules.verified_on_creation(kind)
-    identity = hooks.identity(kind, destination) if destination is not None else None
+    identity = hooks.identity(kind, destination, settings=settings) if destination is not None else None
 
     def attempt() -> ContactMethod:
         partition = _read(organization_id, user, now)
@@ -199,7 +201,7 @@ def create_method(
         )
         method_id = str(uuid.uuid4())
         key = user_key(organization_id, user.user_id)
-        sealed = hooks.seal(destination, user_key=key, contact_method_id=method_id) if destination else None
+        sealed = destination and hooks.seal(destination, user_key=key, contact_method_id=method_id, settings=settings)
         record = ContactRecord(
             user_key(organization_id, user.user_id),
             method_item_key(method_id),
@@ -232,6 +234,7 @@ def update_method(
     now: datetime,
     label: str | EllipsisType | None = ...,
     address: str | EllipsisType = ...,
+    settings: Settings,
 ) -> ContactMethod:
     """Change the label and/or the address (`...` means unchanged). A new phone number is
     unverified again and any code sent to the old one stops working."""
@@ -278,17 +281,17 @@ def update_method(
         partition: Partition, record: ContactRecord, kind: str, address: str, actions: list[Action]
     ) -> ContactMethod:
         """A hook method's new URL: sealed anew and unverified again (the code proves the new one)."""
-        destination = hooks.parse(kind, address, None)
-        identity = hooks.identity(kind, destination)
+        destination = hooks.parse(kind, address, None, settings=settings)
+        identity = hooks.identity(kind, destination, settings=settings)
         if identity == record.destination_identity:
             if not update_if(record, actions, ContactRecord.item_key.exists()):
                 raise RetryableConflict()
             return to_method(record, user)
-        mine = to_method(record, user)
-        others = [m.same_as for m in partition.profile(organization_id, user).methods if m != mine]
+        others = [m.same_as for m in partition.profile(organization_id, user).methods if m != to_method(record, user)]
         shown = hooks.hint(kind, destination)
         rules.check_can_add(others, kind, identity, count=0, shown=shown)
-        sealed = hooks.seal(destination, user_key=str(record.user_key), contact_method_id=contact_method_id)
+        key = str(record.user_key)
+        sealed = hooks.seal(destination, user_key=key, contact_method_id=contact_method_id, settings=settings)
         actions += [
             assign(ContactRecord.address, shown),
             assign(ContactRecord.sealed_destination, sealed),

@@ -27,7 +27,7 @@ from chalicelib.directory.rules import is_item_id
 from chalicelib.directory.users import User
 from chalicelib.errors import Conflict, InvalidVerificationCode, NotFound
 from chalicelib.queue.messages import Message, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import RetryableConflict, assign, retry_on_conflict, update_if
 
 # The message the channels' consumer turns into an SMS or a voice call.
@@ -68,9 +68,9 @@ def _check_needs_verification(record: ContactRecord) -> None:
         raise Conflict("This contact method is already verified.")
 
 
-def _digest(record: ContactRecord, code: str) -> str:
+def _digest(record: ContactRecord, code: str, *, settings: Settings) -> str:
     return rules.code_digest(
-        get_settings().api_key_hmac_secret,
+        settings.api_key_hmac_secret,
         user_key=str(record.user_key),
         contact_method_id=str(record.contact_method_id),
         address=str(record.address),
@@ -93,16 +93,20 @@ def _window_after_send(record: ContactRecord, now: datetime) -> rules.SendWindow
     )
 
 
-def _spend_budget(organization_id: str, user_id: str, record: ContactRecord, now: datetime) -> budget.Decision:
+def _spend_budget(
+    organization_id: str, user_id: str, record: ContactRecord, now: datetime, *, settings: Settings
+) -> budget.Decision:
     """The outbound budget's verification limits (per number across organizations, per person):
     429 RATE_LIMITED with Retry-After when spent (chalicelib/budget)."""
     # A webhook URL is counted by its HMAC: the hint in `address` is not unique to it.
     destination = str(record.destination_identity or record.address)
     send = Send(str(record.method_type), destination, "verification", organization_id, user_id)
-    return budget.spend_or_raise(send, now)
+    return budget.spend_or_raise(send, now, settings=settings)
 
 
-def send_verification(*, organization_id: str, user_id: str, contact_method_id: str, now: datetime) -> VerificationSent:
+def send_verification(
+    *, organization_id: str, user_id: str, contact_method_id: str, now: datetime, settings: Settings
+) -> VerificationSent:
     """Store a fresh code's digest (the previous code stops working), then publish it for sending.
     409 for email/Slack or an already verified method; 429 inside the cooldown, past the method's
     hourly cap, or past the outbound budget's verification limits (per number, per person)."""
@@ -111,7 +115,7 @@ def send_verification(*, organization_id: str, user_id: str, contact_method_id: 
     # (which no new method resets), charged here so its refusal is this request's 429.
     first = _checked(organization_id, user, contact_method_id, now)
     _window_after_send(first, now)
-    charge = _spend_budget(organization_id, user_id, first, now)
+    charge = _spend_budget(organization_id, user_id, first, now, settings=settings)
 
     def attempt() -> tuple[ContactRecord, str]:
         record = _checked(organization_id, user, contact_method_id, now)
@@ -124,7 +128,7 @@ def send_verification(*, organization_id: str, user_id: str, contact_method_id: 
             & (ContactRecord.code_sent_at == previous if previous else ContactRecord.code_sent_at.does_not_exist())
         )
         actions = [
-            ContactRecord.code_digest.set(_digest(record, code)),
+            ContactRecord.code_digest.set(_digest(record, code, settings=settings)),
             ContactRecord.code_expires_at.set(now + rules.CODE_TTL),
             ContactRecord.code_attempts.set(0),
             ContactRecord.code_sent_at.set(now),
@@ -163,7 +167,9 @@ def send_verification(*, organization_id: str, user_id: str, contact_method_id: 
     )
 
 
-def verify(*, organization_id: str, user_id: str, contact_method_id: str, code: str, now: datetime) -> ContactMethod:
+def verify(
+    *, organization_id: str, user_id: str, contact_method_id: str, code: str, now: datetime, settings: Settings
+) -> ContactMethod:
     """Check the code: verified on a match; 400 INVALID_VERIFICATION_CODE (with attempts_left) on a
     miss; 409 NO_VERIFICATION_CODE when none was sent, it expired or its attempts are spent."""
     user = service.get_user(organization_id, user_id)
@@ -188,7 +194,7 @@ def verify(*, organization_id: str, user_id: str, contact_method_id: str, code: 
 
     record = retry_on_conflict(claim_attempt, what="verification code")
     stored_digest = str(record.code_digest)
-    if not rules.code_matches(stored_digest, _digest(record, code)):
+    if not rules.code_matches(stored_digest, _digest(record, code, settings=settings)):
         left = max(0, rules.MAX_ATTEMPTS - int(record.code_attempts or 0))
         advice = "send a new code" if left == 0 else f"{left} attempt{'s' if left != 1 else ''} left"
         raise InvalidVerificationCode(f"The verification code is wrong; {advice}.", details={"attempts_left": left})

@@ -40,6 +40,7 @@ from chalicelib import clock
 from chalicelib.delivery.http_post import Answer
 from chalicelib.delivery.schedule import UNFINISHED, Next, RetrySchedule, after_attempt, sqs_delay, standing
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 from chalicelib.store import ConditionFailed, assign, conditional, put_if_absent, update_if
 
 logger = logging.getLogger("tocsin.delivery")
@@ -109,7 +110,7 @@ class ScheduledDelivery(ABC, Generic[R, T]):
         """Whom the delivery is for, as they are now; Unsent when they are gone."""
 
     @abstractmethod
-    def send(self, record: R, recipient: T, attempt: int) -> Answer:
+    def send(self, record: R, recipient: T, attempt: int, *, settings: Settings) -> Answer:
         """Attempt `attempt` itself (never raises for a delivery problem: the answer says it)."""
 
     @abstractmethod
@@ -142,7 +143,7 @@ def _value(delivery: ScheduledDelivery[Any, Any], record: Model, name: str) -> A
     return getattr(record, getattr(delivery.fields, name))
 
 
-def run(delivery: ScheduledDelivery[R, T], attempt: int, now: datetime) -> Outcome:
+def run(delivery: ScheduledDelivery[R, T], attempt: int, now: datetime, *, settings: Settings) -> Outcome:
     """Run attempt `attempt` if it is due and unclaimed; returns what happened (logs and tests)."""
     record = _claim_at_once(delivery, attempt, now)
     if record is None:
@@ -169,7 +170,7 @@ def run(delivery: ScheduledDelivery[R, T], attempt: int, now: datetime) -> Outco
             return "not_due"
         if found == "claimed" or not _claim(delivery, record, attempt, now):
             return "claimed"
-    return _attempt(delivery, record, attempt, now)
+    return _attempt(delivery, record, attempt, now, settings=settings)
 
 
 def read(delivery: ScheduledDelivery[R, Any]) -> R | None:
@@ -180,14 +181,16 @@ def read(delivery: ScheduledDelivery[R, Any]) -> R | None:
         return None
 
 
-def _attempt(delivery: ScheduledDelivery[R, T], record: R, attempt: int, now: datetime) -> Outcome:
+def _attempt(
+    delivery: ScheduledDelivery[R, T], record: R, attempt: int, now: datetime, *, settings: Settings
+) -> Outcome:
     """The claimed attempt: send, record the answer, schedule the next attempt or give up."""
     recipient = delivery.recipient(record)
     if isinstance(recipient, Unsent):
         _stop(delivery, record, f"not sent: {recipient.reason}", now)
         return "gone"
-    answer = delivery.send(record, recipient, attempt)
-    step = after_attempt(delivery.schedule, attempt, answer.verdict, now)
+    answer = delivery.send(record, recipient, attempt, settings=settings)
+    step = after_attempt(delivery.schedule, attempt, answer.verdict, now, settings=settings)
     _record(delivery, record, attempt, answer, step, now)
     if not answer.succeeded:
         failure = {"attempt": attempt, "error": answer.error, "retryable": answer.retryable}

@@ -30,6 +30,7 @@ from chalicelib.delivery import targets
 from chalicelib.delivery.schedule import Verdict
 from chalicelib.delivery.signature import signed_headers
 from chalicelib.errors import ValidationFailed
+from chalicelib.settings import Settings
 
 USER_AGENT = "Tocsin-Webhooks/1.0"
 REQUEST_TIMEOUT_SECONDS = 10.0
@@ -84,6 +85,7 @@ def post(
     content_type: str = "application/json",
     allow_local: bool | None = None,
     timeout: float = REQUEST_TIMEOUT_SECONDS,
+    settings: Settings,
 ) -> Answer:
     """POST `body` to `url`, signed with `secret` (X-Service-Timestamp and X-Service-Signature
     over the body at this second; None: unsigned), `headers` added after. `allow_local`: the
@@ -93,9 +95,11 @@ def post(
         sent.update(signed_headers(secret, int(clock.now().timestamp()), body))
     sent.update(headers or {})
     if allow_local is None:
-        allow_local = targets.local_targets_allowed()
+        allow_local = targets.local_targets_allowed(settings=settings)
     # The resolver is looked up per call, so tests can replace targets.default_resolve.
-    return post_checked(url, body, sent, allow_local=allow_local, resolve=targets.default_resolve, timeout=timeout)
+    return post_checked(
+        url, body, sent, allow_local=allow_local, resolve=targets.default_resolve, timeout=timeout, settings=settings
+    )
 
 
 def post_checked(
@@ -106,10 +110,11 @@ def post_checked(
     allow_local: bool,
     resolve: targets.Resolver = targets.default_resolve,
     timeout: float = REQUEST_TIMEOUT_SECONDS,
+    settings: Settings,
 ) -> Answer:
     """Check the target, then POST to the very address the check accepted."""
     try:
-        target = targets.check_target(url, allow_local=allow_local, resolve=resolve)
+        target = targets.check_target(url, allow_local=allow_local, resolve=resolve, settings=settings)
     except ValidationFailed as error:
         return from_error("target", error.message)
     parts = urlsplit(url)

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from chalicelib import clock
+from chalicelib.settings import Settings
 
 Verdict = Literal["delivered", "retryable", "final"]
 # A scheduled delivery's status: pending (no attempt yet), retrying, succeeded or failed.
@@ -48,11 +49,13 @@ class RetrySchedule:
             raise ValueError(f"attempt must be 1 to {self.max_attempts}")
         return 0 if attempt == 1 else self.delays_seconds[attempt - 2]
 
-    def next_attempt_at(self, failed_attempt: int, attempted_at: datetime) -> datetime | None:
+    def next_attempt_at(self, failed_attempt: int, attempted_at: datetime, *, settings: Settings) -> datetime | None:
         """When the attempt after a failed one is due; None after the last attempt."""
         if failed_attempt >= self.max_attempts:
             return None
-        return attempted_at + clock.scaled(timedelta(seconds=self.delay_before(failed_attempt + 1)))
+        return attempted_at + clock.scaled(
+            timedelta(seconds=self.delay_before(failed_attempt + 1)), scale=settings.effective_time_scale
+        )
 
 
 @dataclass(frozen=True)
@@ -67,11 +70,13 @@ class Next:
         return self.status == "failed"
 
 
-def after_attempt(schedule: RetrySchedule, attempt: int, verdict: Verdict, attempted_at: datetime) -> Next:
+def after_attempt(
+    schedule: RetrySchedule, attempt: int, verdict: Verdict, attempted_at: datetime, *, settings: Settings
+) -> Next:
     """Delivered ends it; any failure is retried on the schedule until its last attempt."""
     if verdict == "delivered":
         return Next("succeeded")
-    due = schedule.next_attempt_at(attempt, attempted_at)
+    due = schedule.next_attempt_at(attempt, attempted_at, settings=settings)
     return Next("failed") if due is None else Next("retrying", due)
 
 

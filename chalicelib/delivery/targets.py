@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from chalicelib.errors import ValidationFailed
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 Resolver = Callable[[str, int], list[str]]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -165,9 +165,8 @@ def parse_target(url: str, *, allow_local: bool) -> tuple[str, str, int]:
     return scheme, host, port
 
 
-def _emulator_ports(endpoints: tuple[str, ...] | None) -> set[int]:
+def _emulator_ports(endpoints: tuple[str, ...] | None, *, settings: Settings) -> set[int]:
     if endpoints is None:
-        settings = get_settings()
         endpoints = tuple(e for e in (settings.aws_endpoint_url, settings.local_sns_certificate_endpoint) if e)
     ports: set[int] = set()
     for endpoint in endpoints:
@@ -179,10 +178,10 @@ def _emulator_ports(endpoints: tuple[str, ...] | None) -> set[int]:
     return ports
 
 
-def _check_local(url: str, port: int, emulator_endpoints: tuple[str, ...] | None) -> None:
+def _check_local(url: str, port: int, emulator_endpoints: tuple[str, ...] | None, *, settings: Settings) -> None:
     """The local stage's only refusals: the emulator itself, on any host name or loopback address
     (posting to its reset URL wipes every table), and its control paths on any host."""
-    if port in _emulator_ports(emulator_endpoints):
+    if port in _emulator_ports(emulator_endpoints, settings=settings):
         raise _refuse(f"port {port} is the local AWS emulator's; subscriptions may not target the emulator")
     if "moto-api" in unquote(urlsplit(url).path).lower():
         raise _refuse("must not target the emulator's control paths (/moto-api)")
@@ -194,13 +193,14 @@ def check_target(
     allow_local: bool,
     resolve: Resolver = default_resolve,
     emulator_endpoints: tuple[str, ...] | None = None,
+    settings: Settings,
 ) -> Target:
     """The checked target; ValidationFailed on field `url` when it may not be delivered to.
     `emulator_endpoints` (local stage): the emulator's URLs; by default AWS_ENDPOINT_URL and
     LOCAL_SNS_CERTIFICATE_ENDPOINT."""
     scheme, host, port = parse_target(url, allow_local=allow_local)
     if allow_local:
-        _check_local(url, port, emulator_endpoints)
+        _check_local(url, port, emulator_endpoints, settings=settings)
         return Target(url, scheme, host, port, ())
     if port != HTTPS_PORT:
         raise _refuse(f"must use the default https port ({HTTPS_PORT})")
@@ -225,13 +225,13 @@ def check_target(
     return Target(url, scheme, host, port, tuple(str(_parse_address(t)) for t in texts))
 
 
-def validate_target_url(url: str, *, allow_local: bool, resolve: Resolver = default_resolve) -> None:
+def validate_target_url(
+    url: str, *, allow_local: bool, resolve: Resolver = default_resolve, settings: Settings
+) -> None:
     """Raise ValidationFailed (field `url`) unless outbound webhooks may be delivered to `url`."""
-    check_target(url, allow_local=allow_local, resolve=resolve)
+    check_target(url, allow_local=allow_local, resolve=resolve, settings=settings)
 
 
-def local_targets_allowed() -> bool:
+def local_targets_allowed(*, settings: Settings) -> bool:
     """Only the local stage may send plain http to any address, and only when its config says so."""
-
-    settings = get_settings()
     return settings.is_local and settings.local_allow_http_webhooks

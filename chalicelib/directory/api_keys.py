@@ -16,6 +16,7 @@ from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.directory.users import get_user
 from chalicelib.errors import Forbidden, NotFound, ValidationFailed
+from chalicelib.settings import Settings
 
 
 def _active_user_contact(organization_id: str, user_id: str) -> tuple[str | None, str | None]:
@@ -37,6 +38,7 @@ def issue_api_key(
     scopes: Sequence[str],
     now: datetime,
     user_id: str | None = None,
+    settings: Settings,
 ) -> tuple[ApiKey, str]:
     """Create a key for `principal`'s organization; returns it and the full key (shown once)."""
     # Unknown scopes are left to validation (a 400); only real scopes beyond the caller's are refused.
@@ -60,4 +62,5 @@ def issue_api_key(
         user_name=owner_name,
         created_by=principal.user_id or principal.key_id,
         now=now,
+        settings=settings,
     )

@@ -22,7 +22,7 @@ from chalicelib.identity import cognito, memberships
 from chalicelib.organization.service import find_organization
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.directory")
 INVITATION_SUBJECT = "{organization_name} added you to Tocsin"
@@ -33,9 +33,8 @@ def temporary_password() -> str:
     return "Tocsin-" + secrets.token_urlsafe(12)
 
 
-def send_invitation_email(*, email: str, organization_name: str) -> None:
+def send_invitation_email(*, email: str, organization_name: str, settings: Settings) -> None:
     """Tell a person who already signs in that an organization added them (SES)."""
-    settings = get_settings()
     values = {"organization_name": organization_name, "email": email, "sign_in_url": f"{settings.app_url()}/sign-in"}
     aws.client("ses").send_email(
         Source=settings.ses_sender,
@@ -51,8 +50,8 @@ def send_invitation_email(*, email: str, organization_name: str) -> None:
 
 
 @handles(USER_CREATED)
-def invite_to_console(message: Message) -> None:
-    if not get_settings().cognito_user_pool_id:
+def invite_to_console(message: Message, settings: Settings) -> None:
+    if not settings.cognito_user_pool_id:
         return
     email = str(message.payload.get("email") or "")
     user_id = str(message.payload.get("user_id") or "")
@@ -61,14 +60,19 @@ def invite_to_console(message: Message) -> None:
     organization_id, now = message.organization_id, clock.now()
     invitation = memberships.invite(email=email, organization_id=organization_id, user_id=user_id, now=now)
     created = cognito.invite(
-        email=email, name=str(message.payload.get("name") or "") or None, temporary_password=temporary_password()
+        email=email,
+        name=str(message.payload.get("name") or "") or None,
+        temporary_password=temporary_password(),
+        settings=settings,
     )
     if created:
         # Cognito's own email (the temporary password) told them; a redelivery finds this mark.
         memberships.mark_notified(email=email, organization_id=organization_id, now=now)
     elif not invitation.accepted and not invitation.notified:
         organization = find_organization(organization_id=organization_id)
-        send_invitation_email(email=email, organization_name=organization.name if organization else "An organization")
+        send_invitation_email(
+            email=email, organization_name=organization.name if organization else "An organization", settings=settings
+        )
         # After the send: an SES failure raises, and the redelivered message sends it then.
         memberships.mark_notified(email=email, organization_id=organization_id, now=now)
     logger.info("console invitation", extra={"user_id": user_id, "new_sign_in": created})

@@ -34,6 +34,7 @@ from typing import Any, Literal, cast
 from chalicelib import clock
 from chalicelib.errors import ValidationFailed
 from chalicelib.oncall.fields import FieldReader, format_moment
+from chalicelib.settings import Settings
 
 TargetKind = Literal["user", "schedule"]
 TARGET_KINDS: tuple[TargetKind, ...] = ("user", "schedule")
@@ -252,16 +253,16 @@ def _derive_token(token: str, sequence: int) -> str:
     return hashlib.sha256(f"{token}\x00{sequence}".encode()).hexdigest()[:32]
 
 
-def level_delay(level: Level) -> timedelta:
+def level_delay(level: Level, *, settings: Settings) -> timedelta:
     """How long after notifying `level` the next one is due (divided by the local time scale)."""
-    return clock.scaled(timedelta(minutes=level.delay_minutes))
+    return clock.scaled(timedelta(minutes=level.delay_minutes), scale=settings.effective_time_scale)
 
 
 def _notify(
-    state: EscalationState, level_index: int, repeats_done: int, now: datetime, token: str
+    state: EscalationState, level_index: int, repeats_done: int, now: datetime, token: str, *, settings: Settings
 ) -> tuple[EscalationState, Step]:
     level = state.policy.levels[level_index]
-    next_at = None if state.stopped else now + level_delay(level)
+    next_at = None if state.stopped else now + level_delay(level, settings=settings)
     sequence = state.sequence + 1
     moved = replace(
         state, level_index=level_index, repeats_done=repeats_done, token=token, next_at=next_at, sequence=sequence
@@ -269,10 +270,10 @@ def _notify(
     return moved, Step(level_index + 1, level.targets, next_at, token, repeats_done, sequence)
 
 
-def start(policy: EscalationPolicy, now: datetime, token: str) -> tuple[EscalationState, Step]:
+def start(policy: EscalationPolicy, now: datetime, token: str, *, settings: Settings) -> tuple[EscalationState, Step]:
     """Begin escalating: level 1 is notified now; the next step is due after level 1's delay."""
     level = policy.levels[0]
-    next_at = now + level_delay(level)
+    next_at = now + level_delay(level, settings=settings)
     state = EscalationState(policy, 0, 0, token, next_at, stopped=False, sequence=1, run=token)
     return state, Step(1, level.targets, next_at, token, 0, 1)
 
@@ -282,7 +283,9 @@ def timer_is_current(state: EscalationState, token_in_message: str) -> bool:
     return not state.stopped and state.next_at is not None and token_in_message == state.token
 
 
-def advance(state: EscalationState, now: datetime, token_in_message: str) -> tuple[EscalationState, Step | None]:
+def advance(
+    state: EscalationState, now: datetime, token_in_message: str, *, settings: Settings
+) -> tuple[EscalationState, Step | None]:
     """A timer fired. Returns the new state and the level to notify, or None.
 
     No-op (same state, None) for a stale timer (stopped, or another token) and for an early one
@@ -294,7 +297,7 @@ def advance(state: EscalationState, now: datetime, token_in_message: str) -> tup
     following = _following(state)
     if following is None:
         return replace(state, stopped=True, next_at=None), None
-    return _notify(state, *following, now, _derive_token(state.token, state.sequence + 1))
+    return _notify(state, *following, now, _derive_token(state.token, state.sequence + 1), settings=settings)
 
 
 def delay_seconds(state: EscalationState, now: datetime, cap: int = SQS_MAX_DELAY_SECONDS) -> int | None:
@@ -308,7 +311,9 @@ def delay_seconds(state: EscalationState, now: datetime, cap: int = SQS_MAX_DELA
     return max(0, min(remaining, cap))
 
 
-def escalate_now(state: EscalationState, now: datetime, new_token: str) -> tuple[EscalationState, Step | None]:
+def escalate_now(
+    state: EscalationState, now: datetime, new_token: str, *, settings: Settings
+) -> tuple[EscalationState, Step | None]:
     """Manual escalate: notify the next level now under `new_token` (old timers go stale).
 
     None (state unchanged; the response says escalated false) when no level follows. A stopped
@@ -317,7 +322,7 @@ def escalate_now(state: EscalationState, now: datetime, new_token: str) -> tuple
     following = _following(state)
     if following is None:
         return state, None
-    return _notify(state, *following, now, new_token)
+    return _notify(state, *following, now, new_token, settings=settings)
 
 
 def stop(state: EscalationState) -> EscalationState:

@@ -15,6 +15,7 @@ from typing import Any
 from chalicelib import signed_tokens
 from chalicelib.errors import ValidationFailed
 from chalicelib.exports.requests import ExportRequest
+from chalicelib.settings import Settings
 
 VERSION = "x1"
 MAX_CURSOR_LENGTH = 2000
@@ -23,15 +24,19 @@ _PURPOSE = b"tocsin export cursors"
 Position = dict[str, Any]
 
 
-def encode(request: ExportRequest, position: Position) -> str:
+def encode(request: ExportRequest, position: Position, *, settings: Settings) -> str:
     fields = [request.organization_id, request.kind, request.digest(), json.dumps(position, separators=(",", ":"))]
-    return signed_tokens.sign(VERSION, fields, signed_tokens.purpose_key(_PURPOSE))
+    return signed_tokens.sign(VERSION, fields, signed_tokens.purpose_key(_PURPOSE, secret=settings.api_key_hmac_secret))
 
 
-def decode(request: ExportRequest, cursor: str) -> Position:
+def decode(request: ExportRequest, cursor: str, *, settings: Settings) -> Position:
     try:
         fields = signed_tokens.unsign(
-            VERSION, cursor, signed_tokens.purpose_key(_PURPOSE), max_length=MAX_CURSOR_LENGTH, field_count=4
+            VERSION,
+            cursor,
+            signed_tokens.purpose_key(_PURPOSE, secret=settings.api_key_hmac_secret),
+            max_length=MAX_CURSOR_LENGTH,
+            field_count=4,
         )
     except signed_tokens.BadToken:
         raise bad_cursor() from None

@@ -18,7 +18,7 @@ from chalicelib import clock, signed_tokens
 from chalicelib.errors import Forbidden, NotFound
 from chalicelib.exports.formats import EXPORT_FORMATS, ExportFormat
 from chalicelib.exports.requests import ALL_FILTERS, ExportRequest, checked_request, export_kind
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 VERSION = "d1"
 MAX_TOKEN_LENGTH = 1200
@@ -35,34 +35,36 @@ class ExportLink:
     expires_at: int  # Unix seconds
 
 
-def _key() -> bytes:
-    return signed_tokens.purpose_key(_PURPOSE)
+def _key(*, settings: Settings) -> bytes:
+    return signed_tokens.purpose_key(_PURPOSE, secret=settings.api_key_hmac_secret)
 
 
-def sign(link: ExportLink) -> str:
+def sign(link: ExportLink, *, settings: Settings) -> str:
     request = link.request
     fields = [request.organization_id, request.kind, clock.isoformat(request.since), clock.isoformat(request.until)]
     fields += [link.export_format, str(link.expires_at)]
     fields += [request.filters.get(name, "") for name in ALL_FILTERS]
-    return signed_tokens.sign(VERSION, fields, _key())
+    return signed_tokens.sign(VERSION, fields, _key(settings=settings))
 
 
 def new_link(request: ExportRequest, export_format: ExportFormat, *, lifetime: timedelta, now: datetime) -> ExportLink:
     return ExportLink(request, export_format, int((now + min(lifetime, MAX_LIFETIME)).timestamp()))
 
 
-def link_url(link: ExportLink) -> str:
-    return f"{get_settings().public_base_url.rstrip('/')}/exports/{sign(link)}"
+def link_url(link: ExportLink, *, settings: Settings) -> str:
+    return f"{settings.public_base_url.rstrip('/')}/exports/{sign(link, settings=settings)}"
 
 
 def expiry_time(link: ExportLink) -> datetime:
     return datetime.fromtimestamp(link.expires_at, UTC)
 
 
-def verify(token: str, *, now: datetime) -> ExportLink:
+def verify(token: str, *, now: datetime, settings: Settings) -> ExportLink:
     """The link a token carries: 404 when it is not one we signed, 403 when it has expired."""
     try:
-        fields = signed_tokens.unsign(VERSION, token, _key(), max_length=MAX_TOKEN_LENGTH, field_count=_FIELDS)
+        fields = signed_tokens.unsign(
+            VERSION, token, _key(settings=settings), max_length=MAX_TOKEN_LENGTH, field_count=_FIELDS
+        )
     except signed_tokens.BadToken:
         raise NotFound("No export has this address.") from None
     organization_id, kind, since, until, export_format, expires_at = fields[:6]

@@ -21,6 +21,7 @@ from chalicelib.exports.requests import ExportRequest
 from chalicelib.exports.rows import ExportRow, alert_row, incident_row, notification_rows
 from chalicelib.exports.shifts import shift_rows
 from chalicelib.incident.tables import NOTIFICATION_SORT_PREFIX, IncidentRecord, TimelineRecord
+from chalicelib.settings import Settings
 
 READ_PAGE = 500
 MAX_EXAMINED_PER_ROW = 10
@@ -73,7 +74,9 @@ _TO_ROWS: dict[str, Callable[[Any], list[ExportRow]]] = {
 }
 
 
-def _indexed_page(request: ExportRequest, start: dict[str, Any] | None, limit: int) -> ExportPage:
+def _indexed_page(
+    request: ExportRequest, start: dict[str, Any] | None, limit: int, *, settings: Settings
+) -> ExportPage:
     reading = _query(request, start)
     to_rows = _TO_ROWS[request.kind]
     rows: list[ExportRow] = []
@@ -81,17 +84,21 @@ def _indexed_page(request: ExportRequest, start: dict[str, Any] | None, limit: i
         rows.extend(row for row in to_rows(record) if request.keeps(row))
         if len(rows) >= limit or examined >= limit * MAX_EXAMINED_PER_ROW:
             last = reading.last_key
-            return ExportPage(rows, cursors.encode(request, {"key": last}) if last else None)
+            return ExportPage(rows, cursors.encode(request, {"key": last}, settings=settings) if last else None)
     return ExportPage(rows, None)
 
 
-def _shift_page(request: ExportRequest, position: dict[str, Any] | None, limit: int) -> ExportPage:
+def _shift_page(
+    request: ExportRequest, position: dict[str, Any] | None, limit: int, *, settings: Settings
+) -> ExportPage:
     rows: list[ExportRow] = []
     after = (str(position.get("schedule_id", "")), int(position.get("position", -1))) if position else None
     for schedule_id, index, row in _kept(request, shift_rows(request, after=after)):
         rows.append(row)
         if len(rows) >= limit:
-            return ExportPage(rows, cursors.encode(request, {"schedule_id": schedule_id, "position": index}))
+            return ExportPage(
+                rows, cursors.encode(request, {"schedule_id": schedule_id, "position": index}, settings=settings)
+            )
     return ExportPage(rows, None)
 
 
@@ -99,17 +106,17 @@ def _kept(request: ExportRequest, found: Iterable[tuple[str, int, ExportRow]]) -
     return (item for item in found if request.keeps(item[2]))
 
 
-def export_page(request: ExportRequest, *, cursor: str | None, limit: int) -> ExportPage:
+def export_page(request: ExportRequest, *, cursor: str | None, limit: int, settings: Settings) -> ExportPage:
     """Rows of `request` from `cursor` (None: the first page), at most `limit` of them (a page
     may hold fewer, even none, and still have a next cursor; a notification's channels stay on
     one page, so it may hold a few more)."""
-    position = cursors.decode(request, cursor) if cursor is not None else None
+    position = cursors.decode(request, cursor, settings=settings) if cursor is not None else None
     if request.kind == "shifts":
-        return _shift_page(request, position, limit)
+        return _shift_page(request, position, limit, settings=settings)
     start = position.get("key") if position else None
     if start is not None and not _is_key(start):
         raise cursors.bad_cursor()
-    return _indexed_page(request, start, limit)
+    return _indexed_page(request, start, limit, settings=settings)
 
 
 def _is_key(value: Any) -> bool:

@@ -19,6 +19,7 @@ from chalicelib.heartbeat.tables import HeartbeatRecord
 from chalicelib.integration.ingest import IngestResult, ingest
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
+from chalicelib.settings import Settings
 from chalicelib.store import update_unversioned_if
 
 logger = logging.getLogger("tocsin.heartbeat")
@@ -76,8 +77,8 @@ def recovered_alert(record: HeartbeatRecord, outage: int) -> NormalizedAlert:
     )
 
 
-def open_outage(record: HeartbeatRecord, beat: Beat, outage: int, now: datetime) -> IngestResult:
-    return ingest(origin_of(record), missed_alert(record, beat, outage), now=now)
+def open_outage(record: HeartbeatRecord, beat: Beat, outage: int, now: datetime, *, settings: Settings) -> IngestResult:
+    return ingest(origin_of(record), missed_alert(record, beat, outage), now=now, settings=settings)
 
 
 def mark_unresolved(record: HeartbeatRecord, outage: int) -> bool:
@@ -87,13 +88,13 @@ def mark_unresolved(record: HeartbeatRecord, outage: int) -> bool:
     )
 
 
-def resolve_pending(record: HeartbeatRecord, now: datetime) -> list[int]:
+def resolve_pending(record: HeartbeatRecord, now: datetime, *, settings: Settings) -> list[int]:
     """Resolve every outage the record lists as unresolved, forgetting each once done; the
     outages resolved. A failure leaves the rest listed for the next ping."""
     done: list[int] = []
     for outage in sorted(int(n) for n in record.unresolved_outages or ()):
         try:
-            ingest(origin_of(record), recovered_alert(record, outage), now=now)
+            ingest(origin_of(record), recovered_alert(record, outage), now=now, settings=settings)
         except Exception:  # the ping is recorded whatever happens here; the next ping retries
             logger.exception("heartbeat outage resolve failed", extra={"heartbeat_id": record.heartbeat_id})
             break

@@ -23,6 +23,7 @@ from datetime import datetime
 from chalicelib.errors import AppError
 from chalicelib.heartbeat import outages, repository, rules
 from chalicelib.heartbeat.tables import DUE_SHARD, HeartbeatRecord
+from chalicelib.settings import Settings
 from chalicelib.store import update_unversioned_if
 
 logger = logging.getLogger("tocsin.heartbeat")
@@ -41,11 +42,11 @@ class OverdueRun:
         return dict(vars(self))
 
 
-def check_overdue(*, now: datetime) -> OverdueRun:
+def check_overdue(*, now: datetime, settings: Settings) -> OverdueRun:
     run = OverdueRun()
     for key in HeartbeatRecord.by_due_time.query(DUE_SHARD, HeartbeatRecord.due_at <= now):
         try:
-            _fire(key.heartbeat_id, now, run)
+            _fire(key.heartbeat_id, now, run, settings=settings)
         except Exception:  # one heartbeat's failure holds up no other; the next run tries it again
             logger.exception("heartbeat check failed", extra={"heartbeat_id": key.heartbeat_id})
             run.failed += 1
@@ -54,7 +55,7 @@ def check_overdue(*, now: datetime) -> OverdueRun:
     return run
 
 
-def _fire(heartbeat_id: str, now: datetime, run: OverdueRun) -> None:
+def _fire(heartbeat_id: str, now: datetime, run: OverdueRun, *, settings: Settings) -> None:
     record = repository.read(heartbeat_id)
     if record is None:
         return  # deleted since the index was read
@@ -63,7 +64,7 @@ def _fire(heartbeat_id: str, now: datetime, run: OverdueRun) -> None:
         return
     outage = read.outages + 1
     try:
-        incident = outages.open_outage(record, read, outage, now).incident
+        incident = outages.open_outage(record, read, outage, now, settings=settings).incident
     except AppError as refused:
         if refused.status >= 500:
             raise
@@ -87,7 +88,7 @@ def _fire(heartbeat_id: str, now: datetime, run: OverdueRun) -> None:
             if not _recorded_as_ours(latest, outage, number):
                 # A ping, a pause or a delete came after step 1 (or the outage this run raised
                 # again was already over): end the alert this run raised.
-                _end(latest if latest is not None else record, outage, now)
+                _end(latest if latest is not None else record, outage, now, settings=settings)
             return
         # Edited (renamed, new grace) but still overdue: write again on what is stored now.
         record, read = latest, repository.beat_of(latest)
@@ -105,10 +106,10 @@ def _recorded_as_ours(latest: HeartbeatRecord | None, outage: int, incident_numb
     )
 
 
-def _end(record: HeartbeatRecord, outage: int, now: datetime) -> None:
+def _end(record: HeartbeatRecord, outage: int, now: datetime, *, settings: Settings) -> None:
     if not outages.mark_unresolved(record, outage):
         record.unresolved_outages = {outage}  # deleted: resolve it without keeping a list
-    outages.resolve_pending(record, now)
+    outages.resolve_pending(record, now, settings=settings)
 
 
 class HeartbeatCheckFailed(Exception):

@@ -19,7 +19,7 @@ from chalicelib.heartbeat import outages, repository, rules
 from chalicelib.heartbeat.rules import Beat
 from chalicelib.heartbeat.tables import HeartbeatRecord
 from chalicelib.ratelimit.buckets import Bucket
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import RetryableConflict, retry_on_conflict, update_unversioned_if
 
 PING_BUCKET = "webhook"  # the inbound webhook's bucket and limit, per heartbeat
@@ -37,14 +37,14 @@ def _unknown() -> NotFound:
     return NotFound("No heartbeat has this ping URL (unknown, deleted, or its URL was regenerated).")
 
 
-def _find(token: str) -> HeartbeatRecord:
+def _find(token: str, *, settings: Settings) -> HeartbeatRecord:
     parts = rules.split_token(token)
     if parts is None:
         raise _unknown()
     heartbeat_id, secret = parts
     record = repository.read(heartbeat_id)
     if record is None or not rules.secret_matches(
-        record.secret_hash, get_settings().api_key_hmac_secret, heartbeat_id, secret
+        record.secret_hash, settings.api_key_hmac_secret, heartbeat_id, secret
     ):
         raise _unknown()
     return record
@@ -55,24 +55,23 @@ def bucket(heartbeat_id: str) -> Bucket:
     return Bucket(PING_BUCKET, f"heartbeat#{heartbeat_id}", "More than the allowed pings per minute; retry later.")
 
 
-def https_allowed(forwarded_proto: str | None) -> bool:
+def https_allowed(forwarded_proto: str | None, *, settings: Settings) -> bool:
     """As for inbound webhooks: the token must not travel in clear (API Gateway always sets
     X-Forwarded-Proto); the local stack may allow plain HTTP."""
     if (forwarded_proto or "").split(",")[0].strip().lower() == "https":
         return True
-    settings = get_settings()
     return settings.is_local and settings.local_allow_http_webhooks
 
 
-def admit(*, token: str, forwarded_proto: str | None) -> HeartbeatRecord:
+def admit(*, token: str, forwarded_proto: str | None, settings: Settings) -> HeartbeatRecord:
     """The heartbeat a ping URL names, over HTTPS: 404 for an unknown token, 403 for plain HTTP."""
-    record = _find(token)
-    if not https_allowed(forwarded_proto):
+    record = _find(token, settings=settings)
+    if not https_allowed(forwarded_proto, settings=settings):
         raise HttpsRequired("Ping URLs work over HTTPS only.")
     return record
 
 
-def record_ping(*, record: HeartbeatRecord, now: datetime) -> Pinged:
+def record_ping(*, record: HeartbeatRecord, now: datetime, settings: Settings) -> Pinged:
     """The ping of an admitted heartbeat (`admit`)."""
     state: dict[str, HeartbeatRecord] = {"record": record}
 
@@ -97,5 +96,5 @@ def record_ping(*, record: HeartbeatRecord, now: datetime) -> Pinged:
 
     outcome = retry_on_conflict(attempt, what="heartbeat")
     written = state["record"]
-    resolved = [] if outcome.ignored else outages.resolve_pending(written, now)
+    resolved = [] if outcome.ignored else outages.resolve_pending(written, now, settings=settings)
     return Pinged(written.heartbeat_id, outcome.beat, outcome.ignored, resolved)

@@ -17,7 +17,7 @@ from chalicelib.catalog.service import find_service
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.heartbeat import repository, rules
 from chalicelib.heartbeat.tables import HeartbeatRecord
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import RetryableConflict, delete_if, put_if_absent, retry_on_conflict, update_if
 
 MAX_HEARTBEATS = 200  # per organization
@@ -31,16 +31,16 @@ class IssuedHeartbeat:
     ping_url: str
 
 
-def ping_url(token: str) -> str:
-    return f"{get_settings().public_base_url.rstrip('/')}/heartbeats/{token}"
+def ping_url(token: str, *, settings: Settings) -> str:
+    return f"{settings.public_base_url.rstrip('/')}/heartbeats/{token}"
 
 
 def _not_found() -> NotFound:
     return NotFound("Heartbeat not found.")
 
 
-def _hash(heartbeat_id: str, secret: str) -> str:
-    return rules.hash_secret(get_settings().api_key_hmac_secret, heartbeat_id, secret)
+def _hash(heartbeat_id: str, secret: str, *, settings: Settings) -> str:
+    return rules.hash_secret(settings.api_key_hmac_secret, heartbeat_id, secret)
 
 
 def _service_key(organization_id: str, service_ref: str) -> str:
@@ -82,6 +82,7 @@ def create_heartbeat(
     description: str | None = None,
     enabled: bool = True,
     created_by: str | None = None,
+    settings: Settings,
 ) -> IssuedHeartbeat:
     beat = rules.new_beat(interval_seconds=interval_seconds, grace_seconds=grace_seconds, enabled=enabled, now=now)
     service_key = _service_key(organization_id, service_ref)
@@ -94,14 +95,14 @@ def create_heartbeat(
         name=name,
         description=description,
         service_key=service_key,
-        secret_hash=_hash(heartbeat_id, secret),
+        secret_hash=_hash(heartbeat_id, secret, settings=settings),
         created_at=now,
         created_by=created_by,
     )
     repository.apply(record, beat)
     if not put_if_absent(record):
         raise Conflict("A heartbeat with this id exists already; retry.")  # 96 random bits: never in practice
-    return IssuedHeartbeat(record, ping_url(rules.token_of(heartbeat_id, secret)))
+    return IssuedHeartbeat(record, ping_url(rules.token_of(heartbeat_id, secret), settings=settings))
 
 
 def _stale(expected: int, current: int) -> Conflict:
@@ -162,16 +163,21 @@ def update_heartbeat(
     return retry_on_conflict(attempt, what="heartbeat")
 
 
-def regenerate_ping_url(*, organization_id: str, heartbeat_id: str, now: datetime) -> IssuedHeartbeat:
+def regenerate_ping_url(
+    *, organization_id: str, heartbeat_id: str, now: datetime, settings: Settings
+) -> IssuedHeartbeat:
     """A new secret: the old ping URL answers 404 from now on."""
     secret = rules.new_secret()
 
     def attempt() -> IssuedHeartbeat:
         record = get_heartbeat(organization_id=organization_id, heartbeat_id=heartbeat_id)
-        changes = [HeartbeatRecord.secret_hash.set(_hash(heartbeat_id, secret)), HeartbeatRecord.updated_at.set(now)]
+        changes = [
+            HeartbeatRecord.secret_hash.set(_hash(heartbeat_id, secret, settings=settings)),
+            HeartbeatRecord.updated_at.set(now),
+        ]
         if not update_if(record, changes, HeartbeatRecord.heartbeat_id.exists()):
             raise RetryableConflict()  # edited or deleted in between: read again (404 when deleted)
-        return IssuedHeartbeat(record, ping_url(rules.token_of(heartbeat_id, secret)))
+        return IssuedHeartbeat(record, ping_url(rules.token_of(heartbeat_id, secret), settings=settings))
 
     return retry_on_conflict(attempt, what="heartbeat")
 

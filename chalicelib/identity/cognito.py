@@ -27,7 +27,7 @@ from typing import Any
 
 from chalicelib import aws
 from chalicelib.errors import ConfigurationError, RateLimited, Unauthorized, ValidationFailed
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 ORG_ATTRIBUTE = "custom:org"
 WRONG_CREDENTIALS = "Incorrect email or password."
@@ -52,15 +52,15 @@ class NewPasswordRequired:
 SignInOutcome = SignedIn | NewPasswordRequired
 
 
-def _client_id() -> str:
-    client_id = get_settings().cognito_client_id
+def _client_id(*, settings: Settings) -> str:
+    client_id = settings.cognito_client_id
     if not client_id:
         raise ConfigurationError("Console sign-in is not configured (COGNITO_CLIENT_ID).")
     return client_id
 
 
-def pool_id() -> str:
-    pool_id = get_settings().cognito_user_pool_id
+def pool_id(*, settings: Settings) -> str:
+    pool_id = settings.cognito_user_pool_id
     if not pool_id:
         raise ConfigurationError("Console sign-in is not configured (COGNITO_USER_POOL_ID).")
     return pool_id
@@ -129,22 +129,22 @@ def _outcome(answer: dict[str, Any], email: str) -> SignInOutcome:
     return SignedIn(claims=claims_of(str(result["IdToken"])))
 
 
-def sign_in(*, email: str, password: str) -> SignInOutcome:
+def sign_in(*, email: str, password: str, settings: Settings) -> SignInOutcome:
     answer = _call(
         "initiate_auth",
-        ClientId=_client_id(),
+        ClientId=_client_id(settings=settings),
         AuthFlow="USER_PASSWORD_AUTH",
         AuthParameters={"USERNAME": email, "PASSWORD": password},
     )
     return _outcome(answer, email)
 
 
-def set_new_password(*, email: str, challenge_session: str, new_password: str) -> SignInOutcome:
+def set_new_password(*, email: str, challenge_session: str, new_password: str, settings: Settings) -> SignInOutcome:
     """Answer NEW_PASSWORD_REQUIRED; an expired challenge reads as a wrong password (start again)."""
     answer = _call(
         "respond_to_auth_challenge",
         password_field="new_password",
-        ClientId=_client_id(),
+        ClientId=_client_id(settings=settings),
         ChallengeName="NEW_PASSWORD_REQUIRED",
         Session=challenge_session,
         ChallengeResponses={"USERNAME": email, "NEW_PASSWORD": new_password},
@@ -152,20 +152,20 @@ def set_new_password(*, email: str, challenge_session: str, new_password: str) -
     return _outcome(answer, email)
 
 
-def send_reset_code(*, email: str) -> None:
+def send_reset_code(*, email: str, settings: Settings) -> None:
     """Ask Cognito to send a reset code. Unknown addresses are not told apart from known ones."""
     try:
-        _call("forgot_password", ClientId=_client_id(), Username=email)
+        _call("forgot_password", ClientId=_client_id(settings=settings), Username=email)
     except Unauthorized:
         return
 
 
-def reset_password(*, email: str, code: str, new_password: str) -> None:
+def reset_password(*, email: str, code: str, new_password: str, settings: Settings) -> None:
     try:
         _call(
             "confirm_forgot_password",
             password_field="new_password",
-            ClientId=_client_id(),
+            ClientId=_client_id(settings=settings),
             Username=email,
             ConfirmationCode=code,
             Password=new_password,
@@ -175,7 +175,7 @@ def reset_password(*, email: str, code: str, new_password: str) -> None:
         raise ValidationFailed.for_fields([{"field": "code", "message": "The code is wrong or has expired."}]) from None
 
 
-def invite(*, email: str, name: str | None, temporary_password: str) -> bool:
+def invite(*, email: str, name: str | None, temporary_password: str, settings: Settings) -> bool:
     """Give a new person a sign-in: Cognito emails them the temporary password (its invitation
     template); the first sign-in asks for their own. The sign-in names no organization: which
     ones it opens is the memberships' to say. False when the pool already has the person (a
@@ -188,7 +188,7 @@ def invite(*, email: str, name: str | None, temporary_password: str) -> bool:
         attributes.append({"Name": "name", "Value": name})
     try:
         aws.client("cognito-idp").admin_create_user(
-            UserPoolId=pool_id(),
+            UserPoolId=pool_id(settings=settings),
             Username=email,
             UserAttributes=attributes,
             TemporaryPassword=temporary_password,
@@ -201,8 +201,10 @@ def invite(*, email: str, name: str | None, temporary_password: str) -> bool:
     return True
 
 
-def choose_organization(*, email: str, organization_id: str) -> None:
+def choose_organization(*, email: str, organization_id: str, settings: Settings) -> None:
     """The organization the person chose at sign-in (an accepted one): their ID tokens name it."""
     aws.client("cognito-idp").admin_update_user_attributes(
-        UserPoolId=pool_id(), Username=email, UserAttributes=[{"Name": ORG_ATTRIBUTE, "Value": organization_id}]
+        UserPoolId=pool_id(settings=settings),
+        Username=email,
+        UserAttributes=[{"Name": ORG_ATTRIBUTE, "Value": organization_id}],
     )

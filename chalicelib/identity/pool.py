@@ -7,6 +7,7 @@ from typing import Any
 
 from chalicelib import aws, clock
 from chalicelib.identity import cognito, memberships
+from chalicelib.settings import Settings
 
 POOL_NAME = "tocsin-console"
 CLIENT_NAME = "tocsin-console"
@@ -69,7 +70,13 @@ def create_pool(name: str = POOL_NAME) -> tuple[str, str]:
 
 
 def create_user(
-    *, email: str, organization_id: str, name: str | None = None, password: str, permanent: bool = True
+    *,
+    email: str,
+    organization_id: str,
+    name: str | None = None,
+    password: str,
+    permanent: bool = True,
+    settings: Settings,
 ) -> None:
     """Add a person to the pool with a password of our choosing (the local stack's demo users and
     the tests; the deployed code invites people instead: chalicelib.identity.cognito.invite). Creating
@@ -87,7 +94,7 @@ def create_user(
     client = aws.client("cognito-idp")
     try:
         client.admin_create_user(
-            UserPoolId=cognito.pool_id(),
+            UserPoolId=cognito.pool_id(settings=settings),
             Username=email,
             UserAttributes=attributes,
             TemporaryPassword=password,
@@ -96,7 +103,11 @@ def create_user(
     except Exception as error:
         if cognito.error_code(error) != "UsernameExistsException":
             raise
-        client.admin_update_user_attributes(UserPoolId=cognito.pool_id(), Username=email, UserAttributes=attributes)
+        client.admin_update_user_attributes(
+            UserPoolId=cognito.pool_id(settings=settings), Username=email, UserAttributes=attributes
+        )
     if permanent:
-        client.admin_set_user_password(UserPoolId=cognito.pool_id(), Username=email, Password=password, Permanent=True)
+        client.admin_set_user_password(
+            UserPoolId=cognito.pool_id(settings=settings), Username=email, Password=password, Permanent=True
+        )
     memberships.accept(email=email, organization_id=organization_id, now=clock.now())

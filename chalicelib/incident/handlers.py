@@ -9,12 +9,12 @@ from chalicelib.incident.tables import TIMELINE_PREFIX, TimelineRecord, incident
 from chalicelib.incident.workflow import DONE_CATEGORIES, EVENT_ALERT_RECEIVED
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import put_if_absent
 
 
 @handles("incident.alert_received")
-def write_alert_entry(message: Message) -> None:
+def write_alert_entry(message: Message, settings: Settings) -> None:
     """The timeline entry of a deduplicated alert. Keyed by the message id, so a redelivered
     message writes nothing twice."""
     payload = message.payload
@@ -47,10 +47,10 @@ def _incident_event(message: Message) -> emf.IncidentEvent | None:
 @handles("incident.created", name="incident.metrics")
 @handles("incident.acknowledged", name="incident.metrics")
 @handles("incident.status_changed", name="incident.metrics")
-def log_incident_metrics(message: Message) -> None:
+def log_incident_metrics(message: Message, settings: Settings) -> None:
     """One EMF line per incident opened, acknowledged or resolved (chalicelib.emf), when on."""
     event = _incident_event(message)
-    if event is None or not get_settings().emf_enabled:
+    if event is None or not settings.emf_enabled:
         return  # nothing read when the line would not be written
     try:
         incident = repository.get_incident(message.organization_id, str(message.payload["incident_number"]))
@@ -60,4 +60,7 @@ def log_incident_metrics(message: Message) -> None:
     seconds = (until - incident.created_at).total_seconds() if until is not None else None
     service = str(incident.service_keys[0]) if incident.service_keys else None
     now = clock.now()
-    emf.emit([emf.incident_line(event, service=service, severity=incident.severity, now=now, seconds=seconds)])
+    emf.emit(
+        [emf.incident_line(event, service=service, severity=incident.severity, now=now, seconds=seconds)],
+        enabled=settings.emf_enabled,
+    )

@@ -18,6 +18,7 @@ from chalicelib.incident.urgency import set_urgency
 from chalicelib.incident.workflow import EVENT_CREATED
 from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 from chalicelib.severity import severity_or_default
 from chalicelib.store import Transaction, counters
 
@@ -57,6 +58,7 @@ def create_incident(
     actor: str,
     source: dict[str, object] | None = None,
     known_services: dict[str, Any] | None = None,
+    settings: Settings,
 ) -> IncidentRecord:
     """Validate against the directory and settings, number it, write it with its `created` entry.
 
@@ -70,6 +72,7 @@ def create_incident(
         actor=actor,
         source=source,
         known_services=known_services,
+        time_scale=settings.effective_time_scale,
     )
     return commit_new_incident(prepared, Transaction())
 
@@ -82,6 +85,7 @@ def prepare_incident(
     actor: str,
     source: dict[str, object] | None = None,
     known_services: dict[str, Any] | None = None,
+    time_scale: float,
 ) -> PreparedIncident:
     """Validate and number a new incident (the number is spent: a commit that fails leaves a gap)."""
 
@@ -123,8 +127,10 @@ def prepare_incident(
         updated_at=now,
         created_by=actor,
         sla={
-            "acknowledge_due_at": clock.isoformat(due_at(now, target.acknowledge_within_minutes or 0)),
-            "resolve_due_at": clock.isoformat(due_at(now, target.resolve_within_minutes or 0)),
+            "acknowledge_due_at": clock.isoformat(
+                due_at(now, target.acknowledge_within_minutes or 0, scale=time_scale)
+            ),
+            "resolve_due_at": clock.isoformat(due_at(now, target.resolve_within_minutes or 0, scale=time_scale)),
         },
         source=source,
         alert_count=1 if source else None,

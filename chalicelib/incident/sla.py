@@ -167,28 +167,28 @@ def _aware(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
-def due_at(created_at: datetime, within_minutes: int) -> datetime:
-    return _aware(created_at) + clock.scaled(timedelta(minutes=within_minutes))
+def due_at(created_at: datetime, within_minutes: int, *, scale: float) -> datetime:
+    return _aware(created_at) + clock.scaled(timedelta(minutes=within_minutes), scale=scale)
 
 
-def evaluate(created_at: datetime, done_at: datetime, within_minutes: int) -> SlaOutcome:
+def evaluate(created_at: datetime, done_at: datetime, within_minutes: int, *, scale: float) -> SlaOutcome:
     """Met when done at or before created_at + within_minutes. Elapsed seconds are floored, never negative."""
     start, end = _aware(created_at), _aware(done_at)
-    deadline = due_at(start, within_minutes)
+    deadline = due_at(start, within_minutes, scale=scale)
     elapsed = max(0, math.floor((end - start).total_seconds()))
     return SlaOutcome(due_at=deadline, met=end <= deadline, elapsed_seconds=elapsed)
 
 
-def acknowledge_due_at(created_at: datetime, target: SlaTarget) -> datetime:
+def acknowledge_due_at(created_at: datetime, target: SlaTarget, *, scale: float) -> datetime:
     if target.acknowledge_within_minutes is None:
         raise ConfigurationError("incomplete SLA settings: no acknowledge_within_minutes")
-    return due_at(created_at, target.acknowledge_within_minutes)
+    return due_at(created_at, target.acknowledge_within_minutes, scale=scale)
 
 
-def resolve_due_at(created_at: datetime, target: SlaTarget) -> datetime:
+def resolve_due_at(created_at: datetime, target: SlaTarget, *, scale: float) -> datetime:
     if target.resolve_within_minutes is None:
         raise ConfigurationError("incomplete SLA settings: no resolve_within_minutes")
-    return due_at(created_at, target.resolve_within_minutes)
+    return due_at(created_at, target.resolve_within_minutes, scale=scale)
 
 
 def is_breached(due: datetime, now: datetime) -> bool:

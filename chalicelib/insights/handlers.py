@@ -17,6 +17,7 @@ from chalicelib.integration.outcomes import ALERT_AUTO_RESOLVED, ALERT_EVENT
 from chalicelib.paging.reach import PAGE_SENT
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 
 CONSUMER = "insights.rollups"
 
@@ -34,21 +35,21 @@ def _add(happening: Happening | None) -> None:
 
 
 @handles("incident.created", name=f"{CONSUMER}.opened")
-def on_created(message: Message) -> None:
+def on_created(message: Message, settings: Settings) -> None:
     incident = _incident(message)
     if incident is not None:
         _add(rollups.opened(incident.organization_id, incident_happenings.facts_of(incident)))
 
 
 @handles("incident.acknowledged", name=f"{CONSUMER}.acknowledged")
-def on_acknowledged(message: Message) -> None:
+def on_acknowledged(message: Message, settings: Settings) -> None:
     incident = _incident(message)
     if incident is not None:
         _add(incident_happenings.acknowledged(incident))
 
 
 @handles("incident.status_changed", name=f"{CONSUMER}.status_changed")
-def on_status_changed(message: Message) -> None:
+def on_status_changed(message: Message, settings: Settings) -> None:
     """A resolution adds; a reopen takes away the resolution it undid (both name its time)."""
     resolved_at = incident_happenings.parse_time(message.payload.get("resolved_at"))
     undone_at = incident_happenings.parse_time(message.payload.get("reopened_resolved_at"))
@@ -65,14 +66,14 @@ def on_status_changed(message: Message) -> None:
 
 
 @handles("incident.escalated", name=f"{CONSUMER}.escalated")
-def on_escalated(message: Message) -> None:
+def on_escalated(message: Message, settings: Settings) -> None:
     incident = _incident(message)
     if incident is not None:
         _add(incident_happenings.escalated(incident))
 
 
 @handles(PAGE_SENT, name=f"{CONSUMER}.paged")
-def on_paged(message: Message) -> None:
+def on_paged(message: Message, settings: Settings) -> None:
     payload = message.payload
     _add(
         rollups.paged(
@@ -102,11 +103,11 @@ def alert_facts(message: Message) -> AlertFacts:
 
 
 @handles(ALERT_EVENT, name=f"{CONSUMER}.alert_event")
-def on_alert_event(message: Message) -> None:
+def on_alert_event(message: Message, settings: Settings) -> None:
     _add(rollups.alert_event(message.organization_id, alert_facts(message)))
 
 
 @handles(ALERT_AUTO_RESOLVED, name=f"{CONSUMER}.alert_auto_resolved")
-def on_alert_auto_resolved(message: Message) -> None:
+def on_alert_auto_resolved(message: Message, settings: Settings) -> None:
     opened_at = clock.parse(str(message.payload["opened_at"]))
     _add(rollups.alert_auto_resolved(message.organization_id, alert_facts(message), opened_at=opened_at))

@@ -15,7 +15,7 @@ from chalicelib.catalog.service import find_service
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration import routing_keys
 from chalicelib.integration.tables import IntegrationRecord
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import (
     RetryableConflict,
     Transaction,
@@ -77,8 +77,8 @@ def to_domain(record: IntegrationRecord) -> Integration:
     )
 
 
-def webhook_url(routing_key: str) -> str:
-    return f"{get_settings().public_base_url.rstrip('/')}/webhooks/{routing_key}"
+def webhook_url(routing_key: str, *, settings: Settings) -> str:
+    return f"{settings.public_base_url.rstrip('/')}/webhooks/{routing_key}"
 
 
 def normalize_allowlist(entries: list[str]) -> list[str]:
@@ -100,20 +100,22 @@ def normalize_allowlist(entries: list[str]) -> list[str]:
     return normalized
 
 
-def _seal(secret: str | None, integration_id: str, kind: str) -> str | None:
-    return secrets_box.seal(secret, context=f"{integration_id}:{kind}") if secret else None
+def _seal(secret: str | None, integration_id: str, kind: str, *, settings: Settings) -> str | None:
+    return secrets_box.seal(secret, context=f"{integration_id}:{kind}", settings=settings) if secret else None
 
 
-def reveal_signing_secret(record: IntegrationRecord) -> str | None:
+def reveal_signing_secret(record: IntegrationRecord, *, settings: Settings) -> str | None:
     if record.signing_secret_sealed is None:
         return None
-    return secrets_box.unseal(record.signing_secret_sealed, context=f"{record.integration_id}:signing")
+    return secrets_box.unseal(
+        record.signing_secret_sealed, context=f"{record.integration_id}:signing", settings=settings
+    )
 
 
-def reveal_client_secret(record: IntegrationRecord) -> str | None:
+def reveal_client_secret(record: IntegrationRecord, *, settings: Settings) -> str | None:
     if record.client_secret_sealed is None:
         return None
-    return secrets_box.unseal(record.client_secret_sealed, context=f"{record.integration_id}:client")
+    return secrets_box.unseal(record.client_secret_sealed, context=f"{record.integration_id}:client", settings=settings)
 
 
 def create_integration(
@@ -130,6 +132,7 @@ def create_integration(
     created_by: str | None = None,
     routing_key: str | None = None,
     signing_secret: str | None = None,
+    settings: Settings,
 ) -> IssuedIntegration:
     if integration_type not in INTEGRATION_TYPES:
         raise ValidationFailed.for_field("type", f"must be one of {', '.join(INTEGRATION_TYPES)}")
@@ -147,15 +150,15 @@ def create_integration(
     key = routing_key or routing_keys.generate_routing_key()
     secret = (signing_secret or routing_keys.generate_secret()) if signing else None
     record = IntegrationRecord(
-        routing_keys.hash_routing_key(get_settings().api_key_hmac_secret, key),
+        routing_keys.hash_routing_key(settings.api_key_hmac_secret, key),
         integration_id=integration_id,
         organization_id=organization_id,
         integration_type=integration_type,
         name=name,
         state="active",
         default_service_key=default_service_key,
-        signing_secret_sealed=_seal(secret, integration_id, "signing"),
-        client_secret_sealed=_seal(client_secret, integration_id, "client"),
+        signing_secret_sealed=_seal(secret, integration_id, "signing", settings=settings),
+        client_secret_sealed=_seal(client_secret, integration_id, "client", settings=settings),
         ip_allowlist=normalize_allowlist(ip_allowlist or []),
         expected_topic_arn=expected_topic_arn,
         key_hint=key[:6],
@@ -163,7 +166,7 @@ def create_integration(
         created_by=created_by,
     )
     record.save(condition=IntegrationRecord.routing_key_hash.does_not_exist())
-    return IssuedIntegration(to_domain(record), key, webhook_url(key), secret, client_secret)
+    return IssuedIntegration(to_domain(record), key, webhook_url(key, settings=settings), secret, client_secret)
 
 
 def _active_record(organization_id: str, integration_id: str) -> IntegrationRecord:
@@ -235,14 +238,16 @@ def list_integrations(*, organization_id: str) -> list[Integration]:
     return sorted(found, key=lambda i: i.created_at, reverse=True)
 
 
-def regenerate_url(*, organization_id: str, integration_id: str, now: datetime) -> IssuedIntegration:
+def regenerate_url(
+    *, organization_id: str, integration_id: str, now: datetime, settings: Settings
+) -> IssuedIntegration:
     """A new routing key; the old one stops answering at once (ROUTE_NOT_FOUND)."""
     current = _active_record(organization_id, integration_id)
     if current.state == "revoked":
         raise Conflict("A revoked integration cannot get a new URL; create a new integration.")
     key = routing_keys.generate_routing_key()
     replacement = IntegrationRecord(
-        routing_keys.hash_routing_key(get_settings().api_key_hmac_secret, key),
+        routing_keys.hash_routing_key(settings.api_key_hmac_secret, key),
         **{name: getattr(current, name) for name in _COPIED_ATTRIBUTES},
         state="active",
         key_hint=key[:6],
@@ -259,7 +264,7 @@ def regenerate_url(*, organization_id: str, integration_id: str, now: datetime) 
         transaction.commit()
     except TransactionCancelled:
         raise Conflict("The integration changed at the same time; retry.") from None
-    return IssuedIntegration(to_domain(replacement), key, webhook_url(key))
+    return IssuedIntegration(to_domain(replacement), key, webhook_url(key, settings=settings))
 
 
 _COPIED_ATTRIBUTES = (
@@ -301,13 +306,13 @@ def revoke_integration(*, organization_id: str, integration_id: str, now: dateti
     )
 
 
-def find_by_routing_key(routing_key: str) -> IntegrationRecord | None:
+def find_by_routing_key(routing_key: str, *, settings: Settings) -> IntegrationRecord | None:
     """One GetItem by the key's hash; malformed keys never reach DynamoDB."""
     if not routing_keys.looks_like_routing_key(routing_key):
         return None
     try:
         return IntegrationRecord.get(
-            routing_keys.hash_routing_key(get_settings().api_key_hmac_secret, routing_key), consistent_read=True
+            routing_keys.hash_routing_key(settings.api_key_hmac_secret, routing_key), consistent_read=True
         )
     except IntegrationRecord.DoesNotExist:
         return None

@@ -30,7 +30,7 @@ from chalicelib.integration.admin import find_by_routing_key, reveal_client_secr
 from chalicelib.integration.normalized import get_header
 from chalicelib.integration.tables import IntegrationRecord
 from chalicelib.ratelimit.buckets import Bucket
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 MAX_BODY_BYTES = 256 * 1024
 DELIVERY_BUCKET = "webhook"
@@ -49,19 +49,30 @@ class Admitted:
 
 
 def route(
-    *, routing_key: str, forwarded_proto: str | None, source_ip: str, body_size: int, source_type: str | None = None
+    *,
+    routing_key: str,
+    forwarded_proto: str | None,
+    source_ip: str,
+    body_size: int,
+    source_type: str | None = None,
+    settings: Settings,
 ) -> IntegrationRecord:
     """Checks 1-5. `source_type` is the path's ("legacy" for /v1/incidents), else the integration's type."""
-    integration = find(routing_key)
+    integration = find(routing_key, settings=settings)
     check(
-        integration, forwarded_proto=forwarded_proto, source_ip=source_ip, body_size=body_size, source_type=source_type
+        integration,
+        forwarded_proto=forwarded_proto,
+        source_ip=source_ip,
+        body_size=body_size,
+        source_type=source_type,
+        settings=settings,
     )
     return integration
 
 
-def find(routing_key: str) -> IntegrationRecord:
+def find(routing_key: str, *, settings: Settings) -> IntegrationRecord:
     """Check 1, the lookup: the integration the key names (a superseded key's too: `check` refuses it)."""
-    integration = find_by_routing_key(routing_key)
+    integration = find_by_routing_key(routing_key, settings=settings)
     if integration is None:
         raise _not_found()
     return integration
@@ -74,6 +85,7 @@ def check(
     source_ip: str,
     body_size: int,
     source_type: str | None = None,
+    settings: Settings,
 ) -> None:
     """Checks 1 (a current key) to 5 on the integration a key named."""
     if integration.state == "superseded":
@@ -84,7 +96,7 @@ def check(
         # The legacy path is the custom webhook's older form: a native integration's key must
         # not skip its own signature checks (Sentry client secret, SNS) by posting here.
         raise RouteNotFound("No custom webhook has this routing key.")
-    if not _scheme_allowed(forwarded_proto):
+    if not _scheme_allowed(forwarded_proto, settings=settings):
         raise HttpsRequired("Webhook URLs work over HTTPS only.")
     if integration.ip_allowlist and not ip_allowed(source_ip, [str(n) for n in integration.ip_allowlist]):
         raise IpNotAllowed(f"Deliveries from {source_ip} are not allowed for this webhook.")
@@ -106,17 +118,23 @@ def requires_signature(integration: IntegrationRecord, source_type: str) -> bool
 
 
 def verify_signature(
-    integration: IntegrationRecord, source_type: str, headers: Mapping[str, str] | None, body: bytes, now: datetime
+    integration: IntegrationRecord,
+    source_type: str,
+    headers: Mapping[str, str] | None,
+    body: bytes,
+    now: datetime,
+    *,
+    settings: Settings,
 ) -> str | None:
     """Check 6: the HMAC signature the integration calls for (a DeliveryRejected when it fails);
     the custom webhook's verified signature."""
     if source_type in ("custom", "legacy"):
-        secret = reveal_signing_secret(integration)
+        secret = reveal_signing_secret(integration, settings=settings)
         if secret:
             signing.verify_custom(secret, headers, body, now=now)
             return (get_header(headers, signing.SIGNATURE_HEADER) or "").lower()
     elif source_type == "sentry":
-        client_secret = reveal_client_secret(integration)
+        client_secret = reveal_client_secret(integration, settings=settings)
         if client_secret:
             signing.verify_sentry(client_secret, headers, body)
     return None
@@ -138,11 +156,10 @@ def unverified_bucket(integration: IntegrationRecord, source_ip: str) -> Bucket:
     )
 
 
-def _scheme_allowed(forwarded_proto: str | None) -> bool:
+def _scheme_allowed(forwarded_proto: str | None, *, settings: Settings) -> bool:
     # API Gateway always sets X-Forwarded-Proto; anything but https is plain HTTP.
     if (forwarded_proto or "").split(",")[0].strip().lower() == "https":
         return True
-    settings = get_settings()
     return settings.is_local and settings.local_allow_http_webhooks
 
 

@@ -28,6 +28,7 @@ from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.outcomes import publish_auto_resolved, publish_trigger_outcome
 from chalicelib.integration.timeline import publish_alert_entry
 from chalicelib.integration.triggering import IngestResult, trigger
+from chalicelib.settings import Settings
 from chalicelib.store import Transaction, TransactionCancelled, conditional
 from chalicelib.store.failures import ConditionFailed
 
@@ -36,15 +37,18 @@ __all__ = ["IngestResult", "dedup_id", "ingest"]
 NO_ALERT = "no open incident for this alert"
 
 
-def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
-    result = _ingest(origin, alert, now=now)
-    emf.emit([emf.inbound_line(source=origin.integration_type, outcome=result.outcome, now=now)])
+def ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime, settings: Settings) -> IngestResult:
+    result = _ingest(origin, alert, now=now, settings=settings)
+    emf.emit(
+        [emf.inbound_line(source=origin.integration_type, outcome=result.outcome, now=now)],
+        enabled=settings.emf_enabled,
+    )
     return result
 
 
-def _ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime) -> IngestResult:
+def _ingest(origin: AlertOrigin, alert: NormalizedAlert, *, now: datetime, settings: Settings) -> IngestResult:
     if alert.action == "trigger":
-        result = trigger(origin, alert, now)
+        result = trigger(origin, alert, now, settings=settings)
         publish_trigger_outcome(origin, alert, result, now)
         if alert.status_hint == "investigating" and result.incident is not None:
             result = dataclasses.replace(result, incident=_move(origin, result.incident, "investigating", now))

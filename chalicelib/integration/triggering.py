@@ -43,6 +43,7 @@ from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord
 from chalicelib.integration.timeline import publish_alert_entry
 from chalicelib.maintenance.in_effect import window_in_effect
+from chalicelib.settings import Settings
 from chalicelib.severity import severity_or_default
 from chalicelib.store import Transaction, TransactionCancelled
 
@@ -84,7 +85,7 @@ class Shaped:
     warnings: tuple[str, ...] = ()
 
 
-def trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> IngestResult:
+def trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime, *, settings: Settings) -> IngestResult:
     key = dedup_id(origin, alert.dedup_key) if alert.dedup_key else None
     claim = read_claim(key) if key else None
     if claim is not None and claim.incident_number is not None:
@@ -94,7 +95,7 @@ def trigger(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> Inges
         if counted is not None:
             return counted
     shaped = shape(origin, alert, now)
-    result = _trigger_shaped(origin, shaped, alert, now, key, claim)
+    result = _trigger_shaped(origin, shaped, alert, now, key, claim, settings=settings)
     return dataclasses.replace(result, warnings=(*shaped.warnings, *result.warnings)) if shaped.warnings else result
 
 
@@ -105,6 +106,8 @@ def _trigger_shaped(
     now: datetime,
     key: str | None,
     claim: AlertDedupRecord | None,
+    *,
+    settings: Settings,
 ) -> IngestResult:
     if shaped.decision.dropped:
         rules = ", ".join(shaped.decision.matched_rule_ids)
@@ -128,7 +131,7 @@ def _trigger_shaped(
             if counted is not None:
                 return counted
         try:
-            return _new_alert(origin, shaped, alert, now, (key, claim) if key else None)
+            return _new_alert(origin, shaped, alert, now, (key, claim) if key else None, settings=settings)
         except TransactionCancelled as cancelled:
             if not cancelled.failed or cancelled.failed & {DEDUP_LABEL, joining.GROUP_LABEL}:
                 continue  # lost a race for the key or the group (or met contention): read again
@@ -252,6 +255,8 @@ def _new_alert(
     alert: NormalizedAlert,
     now: datetime,
     claim: tuple[str, AlertDedupRecord | None] | None,
+    *,
+    settings: Settings,
 ) -> IngestResult:
     draft = shaped.draft
     alert_id = alert_repository.new_alert_id()
@@ -273,7 +278,7 @@ def _new_alert(
     }
     group = group_key(grouping, values=values, labels=draft.labels)
     if group is None:
-        return _open_incident(origin, shaped, alert, now, alert_id, claim, group_slot=None)
+        return _open_incident(origin, shaped, alert, now, alert_id, claim, group_slot=None, settings=settings)
     slot_id = joining.group_id(origin.organization_id, draft.service_key, group)
     slot = joining.read_group(slot_id)
     if slot is not None and joins(slot.window_ends_at, now):
@@ -281,7 +286,14 @@ def _new_alert(
         if joined is not None:
             return joined
     return _open_incident(
-        origin, shaped, alert, now, alert_id, claim, group_slot=(slot_id, slot, window_end(grouping, now))
+        origin,
+        shaped,
+        alert,
+        now,
+        alert_id,
+        claim,
+        group_slot=(slot_id, slot, window_end(grouping, now)),
+        settings=settings,
     )
 
 
@@ -325,6 +337,8 @@ def _open_incident(
     alert_id: str,
     claim: tuple[str, AlertDedupRecord | None] | None,
     group_slot: tuple[str, AlertGroupRecord | None, datetime | None] | None,
+    *,
+    settings: Settings,
 ) -> IngestResult:
     draft, service = shaped.draft, shaped.service
     description = alert.description
@@ -352,6 +366,7 @@ def _open_incident(
             "alert_id": alert_id,
         },
         known_services={service.service_key: service},
+        time_scale=settings.effective_time_scale,
     )
     # One unit of work: the incident, the alert that opened it, its dedup claim and group slot.
     number = prepared.record.incident_number

@@ -30,6 +30,7 @@ from chalicelib.local.outbox_item import HOOK_CHANNELS, OutboxItem, incident_num
 from chalicelib.notification.hook_links import LABELS
 from chalicelib.paging import link_actions
 from chalicelib.paging.respond import Outcome
+from chalicelib.settings import get_settings
 
 PUSHOVER_RECEIPT = "X-Pushover-Receipt"
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
@@ -153,8 +154,8 @@ def press(*, channel: str, message_id: str, action: str, now: datetime) -> Press
         context = _mattermost_context(item, action)
         if context is None:
             raise NotFound(f"That message has no {action} button.")
-        link = link_actions.verify_mattermost(context, now=now)
-        outcome = link_actions.act(link, now)
+        link = link_actions.verify_mattermost(context, now=now, settings=get_settings())
+        outcome = link_actions.act(link, now, settings=get_settings())
         return Pressed(channel, message_id, action, outcome, link_actions.mattermost_answer(outcome))
     url = (item.action_links or {}).get(label or "")
     if not url:
@@ -168,12 +169,18 @@ def press(*, channel: str, message_id: str, action: str, now: datetime) -> Press
             "acknowledged_by_device": "local",
         }
         token = url.rstrip("/").rsplit("/", 1)[-1]
-        outcome = link_actions.act(link_actions.verify_pushover(token, form, now=now), now)
+        outcome = link_actions.act(
+            link_actions.verify_pushover(token, form, now=now, settings=get_settings()), now, settings=get_settings()
+        )
         answer = {"done": outcome.done, "message": outcome.message, "incident_number": outcome.incident_number}
         return Pressed(channel, message_id, action, outcome, answer)
     token = url.rstrip("/").rsplit("/", 1)[-1]
     # ntfy's button POSTs the URL; the others' open the confirmation page, whose button acts.
     channels = link_actions.TAP_CHANNELS if channel == "ntfy" else (channel,)
-    outcome = link_actions.act(link_actions.verify_link(token, channels=channels, now=now), now)
+    outcome = link_actions.act(
+        link_actions.verify_link(token, channels=channels, now=now, settings=get_settings()),
+        now,
+        settings=get_settings(),
+    )
     answer = {"done": outcome.done, "message": outcome.message, "incident_number": outcome.incident_number}
     return Pressed(channel, message_id, action, outcome, answer)

@@ -163,7 +163,11 @@ def _seed_console_users(organization_id: str) -> dict[str, Any]:
     for person in DEMO_USERS:
         if settings.cognito_user_pool_id:
             identity_pool.create_user(
-                email=person.email, organization_id=organization_id, name=person.name, password=console_password(person)
+                email=person.email,
+                organization_id=organization_id,
+                name=person.name,
+                password=console_password(person),
+                settings=get_settings(),
             )
         users.append(
             {"email": person.email, "password": console_password(person), "role": person.role, "name": person.name}
@@ -197,7 +201,7 @@ def _seed_integrations(organization_id: str, default_service_key: str, now: date
         signing_secret = (
             "whsec_demo_" + derive_routing_key(secret, f"demo-{label}-signing") if options.get("signing") else None
         )
-        record = admin.find_by_routing_key(routing_key)
+        record = admin.find_by_routing_key(routing_key, settings=get_settings())
         if record is None:
             issued = admin.create_integration(
                 organization_id=organization_id,
@@ -210,12 +214,16 @@ def _seed_integrations(organization_id: str, default_service_key: str, now: date
                 ip_allowlist=options.get("ip_allowlist"),
                 routing_key=routing_key,
                 signing_secret=signing_secret,
+                settings=get_settings(),
             )
             if options.get("revoke"):
                 admin.revoke_integration(
                     organization_id=organization_id, integration_id=issued.integration.integration_id, now=now
                 )
-        entry: dict[str, Any] = {"routing_key": routing_key, "url": admin.webhook_url(routing_key)}
+        entry: dict[str, Any] = {
+            "routing_key": routing_key,
+            "url": admin.webhook_url(routing_key, settings=get_settings()),
+        }
         if signing_secret:
             entry["signing_secret"] = signing_secret
         if options.get("client_secret"):
@@ -227,7 +235,7 @@ def _seed_integrations(organization_id: str, default_service_key: str, now: date
 def _integration_id(routing_key: str) -> str | None:
     from chalicelib.integration import admin
 
-    record = admin.find_by_routing_key(routing_key)
+    record = admin.find_by_routing_key(routing_key, settings=get_settings())
     return record.integration_id if record is not None else None
 
 
@@ -334,10 +342,11 @@ def _seed_webhook_subscription(organization_id: str, owner_email: str | None, no
             description=WEBHOOK_SUBSCRIPTION_DESCRIPTION,
             owner_email=owner_email,
             now=now,
+            settings=get_settings(),
         )
         record, secret = created.record, created.secret
     else:
-        record, secret = existing, subscriptions.get_secret(existing)
+        record, secret = existing, subscriptions.get_secret(existing, settings=get_settings())
         if record.url != url:  # the same emulator, served on another port this time
             record.url = url
             record.updated_at = now
@@ -361,6 +370,7 @@ def _ensure_key(organization_id: str, name: str, scopes: list[str], key: str, no
             scopes=scopes,
             now=now,
             plaintext_key=key,
+            settings=get_settings(),
         )
 
 

@@ -53,10 +53,16 @@ def seed_followers(*, page_id: str, slug: str, component_ids: dict[str, str], no
         (service.SubscribeInput(email=FOLLOWER_EMAIL, component_ids=[]), True),
         (service.SubscribeInput(email=PENDING_EMAIL, component_ids=[component_ids["Checkout API"]]), False),
     ]
-    if targets.local_targets_allowed():  # the local stage; elsewhere a loopback URL is refused, rightly
+    if targets.local_targets_allowed(
+        settings=get_settings()
+    ):  # the local stage; elsewhere a loopback URL is refused, rightly
         wanted.append((service.SubscribeInput(email=WEBHOOK_OWNER_EMAIL, component_ids=[], url=sink), True))
     for subscriber, confirm in wanted:
-        service.subscribe(slug=slug, wanted=subscriber, now=now)
+        service.subscribe(slug=slug, wanted=subscriber, now=now, settings=get_settings())
         guard = repository.get_item(page_id, rules.guard_key(email=subscriber.email, url=subscriber.url))
         if confirm and guard is not None and guard.subscriber_id:
-            service.confirm(sign(SubscriberLink("confirm", page_id, guard.subscriber_id)), now)
+            service.confirm(
+                sign(SubscriberLink("confirm", page_id, guard.subscriber_id), settings=get_settings()),
+                now,
+                settings=get_settings(),
+            )

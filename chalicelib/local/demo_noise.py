@@ -15,6 +15,7 @@ from chalicelib.eventrule import service as event_rules
 from chalicelib.eventrule.rules import Actions
 from chalicelib.heartbeat import service as heartbeats
 from chalicelib.maintenance import service as maintenance
+from chalicelib.settings import get_settings
 
 GROUPING = AlertGrouping(type="time", window_minutes=10)
 ORGANIZATION_RULE = "Staging never pages"
@@ -112,9 +113,10 @@ def _seed_heartbeat(organization_id: str, grouped: Service, now: datetime) -> di
             grace_seconds=3600,
             now=now,
             description="Pings when the nightly invoice run finishes.",
+            settings=get_settings(),
         )
     else:
         issued = heartbeats.regenerate_ping_url(
-            organization_id=organization_id, heartbeat_id=found.heartbeat_id, now=now
+            organization_id=organization_id, heartbeat_id=found.heartbeat_id, now=now, settings=get_settings()
         )
     return {"id": issued.record.heartbeat_id, "name": HEARTBEAT_NAME, "ping_url": issued.ping_url}

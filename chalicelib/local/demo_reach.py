@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from chalicelib.settings import get_settings
+
 # Ada's phone: verified SMS and voice. Numbers in 555-01xx are reserved for fiction.
 ADA_PHONE = "+15555550100"
 
@@ -28,6 +30,7 @@ def seed_contact_methods(organization_id: str, people: list[Any], now: datetime)
                 label="Mobile",
                 now=now,
                 proven_elsewhere=True,
+                settings=get_settings(),
             )
     current = contacts.get_rules(organization_id=organization_id, user_id=ada.user_id, now=now)
     if current.version <= 1:  # still the defaults: never undo what someone changed by hand

@@ -14,6 +14,7 @@ from typing import Any
 
 from chalicelib.errors import Conflict
 from chalicelib.local.demo_follow import FOLLOWERS, seed_followers
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
 from chalicelib.statuspage.repository import item_id, page_id_for_slug
 
@@ -78,7 +79,7 @@ def seed_status_page(*, organization_id: str, now: datetime) -> dict[str, Any]:
             _create(organization_id, now)
         except Conflict:
             pass  # another seeding run claimed the slug first
-    url = pages.public_url(SLUG)
+    url = pages.public_url(SLUG, settings=get_settings())
     return {
         "slug": SLUG,
         "url": url,
@@ -119,9 +120,15 @@ def _create(organization_id: str, now: datetime) -> None:
         # Today's incident is what degrades Checkout API (its history shows when).
         component_statuses={ids[n]: s for n, s in GROUPED_COMPONENTS if s != "operational"},
         now=now - timedelta(minutes=20),
+        settings=get_settings(),
     )
     incidents.add_update(
-        page_id=page.page_id, incident_id=item_id(incident), status=second_status, body=second_body, now=now
+        page_id=page.page_id,
+        incident_id=item_id(incident),
+        status=second_status,
+        body=second_body,
+        now=now,
+        settings=get_settings(),
     )
     start = datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time(2, 0), tzinfo=UTC)
     scheduled_maintenance.create_window(
@@ -131,6 +138,7 @@ def _create(organization_id: str, now: datetime) -> None:
         scheduled_end=start + timedelta(hours=1),
         component_ids=[ids["Billing API"]],
         now=now,
+        settings=get_settings(),
     )
     seed_followers(page_id=page.page_id, slug=SLUG, component_ids=ids, now=now)
 
@@ -147,6 +155,7 @@ def _past_outage(organization_id: str, page_id: str, component_id: str, outage: 
         component_ids=[component_id],
         component_statuses={component_id: outage.status},
         now=began,
+        settings=get_settings(),
     )
     incidents.add_update(
         page_id=page_id,
@@ -155,4 +164,5 @@ def _past_outage(organization_id: str, page_id: str, component_id: str, outage: 
         body=outage.resolution,
         component_statuses={component_id: "operational"},
         now=began + timedelta(minutes=outage.minutes),
+        settings=get_settings(),
     )

@@ -52,5 +52,7 @@ def press(*, call_sid: str, digits: str, now: datetime) -> Pressed:
         ("To", call.to),
     ]
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(action).query, keep_blank_values=True))
-    twiml = answer_key(query=query, form=form, signature=twilio_signature(auth_token, action, form), now=now)
+    twiml = answer_key(
+        query=query, form=form, signature=twilio_signature(auth_token, action, form), now=now, settings=get_settings()
+    )
     return Pressed(call_sid, digits, action, twiml, voice_sink.spoken_text(twiml) or "")

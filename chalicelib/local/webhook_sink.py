@@ -29,6 +29,7 @@ from chalicelib.errors import ValidationFailed
 from chalicelib.json_body import JsonBodyError, read_json
 from chalicelib.local import outbox_table
 from chalicelib.local.outbox_item import OutboxItem
+from chalicelib.settings import get_settings
 
 SINK_PATH_PREFIX = "/local/webhook-sink/"
 WEBHOOK_CHANNEL = "webhook"
@@ -129,7 +130,7 @@ def check_signature(
     ]
     error: str | None = None
     for record in candidates:
-        secret = unseal(record.sealed_secret, context=record.subscription_id)
+        secret = unseal(record.sealed_secret, context=record.subscription_id, settings=get_settings())
         try:
             verify_custom(secret, headers, body, now=now)
         except DeliveryRejected as rejected:

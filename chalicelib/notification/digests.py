@@ -34,7 +34,7 @@ from chalicelib.notification.deliveries import KEEP_FOR, DeliveryRecord
 from chalicelib.notification.notices import send_notice
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, due_in_seconds, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import best_effort, update_if
 
 logger = logging.getLogger("tocsin.notification")
@@ -51,20 +51,27 @@ class DigestSlot:
     due_at: datetime
 
 
-def burst_window(now: datetime) -> tuple[int, datetime]:
+def burst_window(now: datetime, *, settings: Settings) -> tuple[int, datetime]:
     """The burst window `now` is in: its start (epoch seconds) and its end."""
-    seconds = get_settings().budget_page_burst_minutes * 60
+    seconds = settings.budget_page_burst_minutes * 60
     start = window_start(now.timestamp(), seconds)
     return start, datetime.fromtimestamp(start + seconds, UTC)
 
 
 def include(
-    *, organization_id: str, user_id: str, channel: str, addresses: Sequence[str], incident_number: str, now: datetime
+    *,
+    organization_id: str,
+    user_id: str,
+    channel: str,
+    addresses: Sequence[str],
+    incident_number: str,
+    now: datetime,
+    settings: Settings,
 ) -> DigestSlot:
     """Add the incident to the person's digest for this channel and window; publish the digest's
     message if no write has yet. When it goes out."""
-    start, end = burst_window(now)
-    due_at = now + clock.scaled(end - now)
+    start, end = burst_window(now, settings=settings)
+    due_at = now + clock.scaled(end - now, scale=settings.effective_time_scale)
     key = ""
     for batch in range(MAX_BATCHES):
         key = f"digest#{organization_id}#{user_id}#{channel}#{start}#{batch}"
@@ -106,7 +113,7 @@ def _entry(incident: IncidentRecord) -> digest_text.DigestEntry:
     )
 
 
-def send_digest(key: str, organization_id: str, now: datetime) -> DeliveryResult | None:
+def send_digest(key: str, organization_id: str, now: datetime, *, settings: Settings) -> DeliveryResult | None:
     """Seal the digest and send it to each of its addresses; None when there is nothing to send
     (no such digest, every incident acknowledged or resolved since, the person gone)."""
     record = DeliveryRecord(key)
@@ -126,7 +133,7 @@ def send_digest(key: str, organization_id: str, now: datetime) -> DeliveryResult
     words = digest_text.notice(
         [_entry(incident) for incident in incidents],
         recipient_name=user.name,
-        url=f"{get_settings().app_url()}/incidents",
+        url=f"{settings.app_url()}/incidents",
         now=now,
     )
     results = [
@@ -138,6 +145,7 @@ def send_digest(key: str, organization_id: str, now: datetime) -> DeliveryResult
             user_id=user.user_id,
             now=now,
             purpose="digest",
+            settings=settings,
         )
         for address in sorted(record.digest_addresses or ())
     ]
@@ -146,7 +154,7 @@ def send_digest(key: str, organization_id: str, now: datetime) -> DeliveryResult
 
 
 @handles(PAGE_DIGEST)
-def on_page_digest(message: Message) -> None:
+def on_page_digest(message: Message, settings: Settings) -> None:
     now = clock.now()
     payload: dict[str, Any] = message.payload
     due_at = clock.parse(str(payload["due_at"]))
@@ -157,7 +165,7 @@ def on_page_digest(message: Message) -> None:
     deliveries.send_once(
         f"{key}#sent",
         now,
-        lambda: send_digest(key, message.organization_id, now),
+        lambda: send_digest(key, message.organization_id, now, settings=settings),
         final_attempt=message.final_attempt,
         what="page digest",
         where={"organization_id": message.organization_id, "digest_key": key},

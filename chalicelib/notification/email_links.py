@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from chalicelib import signed_tokens
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store.conditions import delete_if, save_if
 from chalicelib.store.unique import UniqueNameRecord, owner_of
 
@@ -60,22 +60,21 @@ EXPIRED = "This link has expired (links work for 24 hours). Open the incident fr
 USED = "This link has already been used; each link works once. Open the incident from the console instead."
 
 
-def signing_key() -> bytes:
+def signing_key(*, settings: Settings) -> bytes:
     """EMAIL_LINK_SECRET when set, else a key derived from API_KEY_HMAC_SECRET (its own purpose,
     so a link's signature is never valid as anything else's)."""
-    settings = get_settings()
     if settings.email_link_secret:
         return settings.email_link_secret.encode()
-    return signed_tokens.purpose_key(b"tocsin email action links")
+    return signed_tokens.purpose_key(b"tocsin email action links", secret=settings.api_key_hmac_secret)
 
 
-def sign(link: EmailLink, key: bytes | None = None) -> str:
+def sign(link: EmailLink, key: bytes | None = None, *, settings: Settings) -> str:
     """The token: `e1.<base64url fields>.<base64url HMAC>` (URL- and path-safe; chalicelib.signed_tokens);
     a link sent by another channel than email is `c1.` with the channel as a seventh field."""
     fields = [link.organization_id, link.user_id, link.incident_number, link.action, str(link.expires_at), link.link_id]
     if link.via == "email":
-        return signed_tokens.sign(VERSION, fields, key or signing_key())
-    return signed_tokens.sign(CHANNEL_VERSION, [*fields, link.via], key or signing_key())
+        return signed_tokens.sign(VERSION, fields, key or signing_key(settings=settings))
+    return signed_tokens.sign(CHANNEL_VERSION, [*fields, link.via], key or signing_key(settings=settings))
 
 
 def new_link(
@@ -98,13 +97,13 @@ def new_link(
     )
 
 
-def verify(token: str, *, now: datetime, key: bytes | None = None) -> EmailLink:
+def verify(token: str, *, now: datetime, key: bytes | None = None, settings: Settings) -> EmailLink:
     """The link the token carries; LinkRefused when it is malformed, forged or expired."""
     version = CHANNEL_VERSION if token.startswith(CHANNEL_VERSION + ".") else VERSION
     field_count = 7 if version == CHANNEL_VERSION else 6
     try:
         fields = signed_tokens.unsign(
-            version, token, key or signing_key(), max_length=MAX_TOKEN_LENGTH, field_count=field_count
+            version, token, key or signing_key(settings=settings), max_length=MAX_TOKEN_LENGTH, field_count=field_count
         )
     except signed_tokens.BadToken:
         raise LinkRefused(BAD_LINK) from None
@@ -126,8 +125,8 @@ def claim(link: EmailLink) -> bool:
     return save_if(record, UniqueNameRecord.unique_key.does_not_exist())
 
 
-def link_url(link: EmailLink) -> str:
-    return f"{get_settings().app_url()}/email-actions/{sign(link)}"
+def link_url(link: EmailLink, *, settings: Settings) -> str:
+    return f"{settings.app_url()}/email-actions/{sign(link, settings=settings)}"
 
 
 def release(link: EmailLink) -> None:

@@ -25,7 +25,7 @@ from chalicelib.notification.channels import (
     assignee_label,
     subject_line,
 )
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 # Text colours of the urgency line, both over 4.5:1 on white (WCAG AA).
@@ -43,7 +43,9 @@ class RenderedEmail:
     html: str
 
 
-def action_links(notification: Notification, recipient: Recipient, now: datetime) -> dict[str, str]:
+def action_links(
+    notification: Notification, recipient: Recipient, now: datetime, *, settings: Settings
+) -> dict[str, str]:
     """The one-click "Acknowledge" and "Resolve" links, signed for this recipient and incident
     (notification/email_links.py); none when the page names no organization."""
     if not notification.organization_id or not recipient.user_id:
@@ -56,17 +58,20 @@ def action_links(notification: Notification, recipient: Recipient, now: datetime
                 incident_number=notification.incident_number,
                 action=action,
                 now=now,
-            )
+            ),
+            settings=settings,
         )
         for action in email_links.EMAIL_ACTIONS
     }
 
 
-def render(notification: Notification, recipient: Recipient, now: datetime | None = None) -> RenderedEmail:
+def render(
+    notification: Notification, recipient: Recipient, now: datetime | None = None, *, settings: Settings
+) -> RenderedEmail:
     """Subject, text part and HTML part (templates email/incident_page.txt and .html); both link
     to the incident's page in the responder console, carry the one-click action links, the
     description, labels, source and runbook links, and show times in the recipient's zone."""
-    links = action_links(notification, recipient, now or clock.now())
+    links = action_links(notification, recipient, now or clock.now(), settings=settings)
     zone = notification.time_zone
     description = notification.description
     if description and len(description) > MAX_DESCRIPTION:
@@ -103,20 +108,21 @@ def render(notification: Notification, recipient: Recipient, now: datetime | Non
 class SesEmailChannel:
     name: ChannelName = "email"
 
-    def __init__(self, client: Any | None = None, sender: str | None = None) -> None:
+    def __init__(self, client: Any | None = None, sender: str | None = None, *, settings: Settings) -> None:
         self._client = client
-        self._sender = sender
+        self._sender = sender or settings.ses_sender
+        self._settings = settings
 
     def send(self, notification: Notification, recipient: Recipient) -> DeliveryResult:
         if not recipient.email:
             return DeliveryResult.contact_missing(self.name, "email address")
         from botocore.exceptions import BotoCoreError, ClientError
 
-        rendered = render(notification, recipient)
+        rendered = render(notification, recipient, settings=self._settings)
         client = self._client or aws.client("ses")
         try:
             response = client.send_email(
-                Source=self._sender or get_settings().ses_sender,
+                Source=self._sender,
                 Destination={"ToAddresses": [recipient.email]},
                 Message={
                     "Subject": {"Data": rendered.subject, "Charset": "UTF-8"},

@@ -21,6 +21,7 @@ from typing import cast
 from chalicelib.budget import service as budget
 from chalicelib.budget.rules import Purpose, Send
 from chalicelib.notification.channels import ChannelName, DeliveryResult
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -38,13 +39,14 @@ def send_within_budget(
     now: datetime,
     deliver: Callable[[], DeliveryResult],
     charged: bool = False,
+    settings: Settings,
 ) -> DeliveryResult:
     """`deliver()` if the budget allows this message (or a request charged it already), else an
     OVER_BUDGET result and a warning naming the limit."""
     if charged:
         return deliver()
     send = Send(channel, destination, purpose, organization_id, user_id)
-    decision = budget.spend(send, now)
+    decision = budget.spend(send, now, settings=settings)
     if decision.refusal is not None:
         logger.warning(
             "message not sent: over the outbound budget",

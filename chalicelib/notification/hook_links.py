@@ -20,7 +20,7 @@ from datetime import datetime
 
 from chalicelib.notification import email_links
 from chalicelib.notification.channels import Notification, Recipient
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 TAP_PATH = "/integrations/page-actions"
 MATTERMOST_ACTIONS_PATH = "/integrations/mattermost/actions"
@@ -36,23 +36,23 @@ class PageLinks:
     tokens: dict[str, str] = field(default_factory=dict)
 
 
-def base_url() -> str:
-    return get_settings().public_base_url.rstrip("/")
+def base_url(*, settings: Settings) -> str:
+    return settings.public_base_url.rstrip("/")
 
 
-def tap_url(token: str) -> str:
-    return f"{base_url()}{TAP_PATH}/{token}"
+def tap_url(token: str, *, settings: Settings) -> str:
+    return f"{base_url(settings=settings)}{TAP_PATH}/{token}"
 
 
-def mattermost_actions_url() -> str:
-    return f"{base_url()}{MATTERMOST_ACTIONS_PATH}"
+def mattermost_actions_url(*, settings: Settings) -> str:
+    return f"{base_url(settings=settings)}{MATTERMOST_ACTIONS_PATH}"
 
 
-def mattermost_token(organization_id: str) -> str:
+def mattermost_token(organization_id: str, *, settings: Settings) -> str:
     """The organization's token a Mattermost button carries back (derived: nothing to store or
     rotate apart from the link key; another organization's token never matches)."""
     message = f"tocsin mattermost actions\n{organization_id}".encode()
-    return hmac.new(email_links.signing_key(), message, hashlib.sha256).hexdigest()[:40]
+    return hmac.new(email_links.signing_key(settings=settings), message, hashlib.sha256).hexdigest()[:40]
 
 
 def page_links(
@@ -62,6 +62,7 @@ def page_links(
     via: str,
     actions: Sequence[str] = ("acknowledge", "resolve", "escalate"),
     now: datetime,
+    settings: Settings,
 ) -> PageLinks:
     """Fresh links for the recipient (empty when the page names no organization: nothing to act on)."""
     if not notification.organization_id:
@@ -76,8 +77,8 @@ def page_links(
             now=now,
             via=via,
         )
-        token = email_links.sign(link)
+        token = email_links.sign(link, settings=settings)
         links.tokens[action] = token
-        links.pages[action] = email_links.link_url(link)
-        links.taps[action] = tap_url(token)
+        links.pages[action] = email_links.link_url(link, settings=settings)
+        links.taps[action] = tap_url(token, settings=settings)
     return links

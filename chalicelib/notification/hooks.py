@@ -34,7 +34,7 @@ from chalicelib.notification import payload_chat, payload_push, pushover
 from chalicelib.notification.channels import ChannelName, DeliveryResult, Notification, Recipient
 from chalicelib.notification.email_links import EmailLink
 from chalicelib.notification.hook_links import PageLinks, page_links
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -59,7 +59,9 @@ class HookRequest:
     receipt_link: EmailLink | None = None  # an emergency Pushover page: its receipt is kept for this link
 
 
-def _page_body(channel: str, notification: Notification, links: PageLinks, topic: str) -> dict[str, Any]:
+def _page_body(
+    channel: str, notification: Notification, links: PageLinks, topic: str, *, settings: Settings
+) -> dict[str, Any]:
     if channel == "ntfy":
         return payload_push.ntfy_page(notification, topic, links)
     if channel == "teams":
@@ -68,7 +70,7 @@ def _page_body(channel: str, notification: Notification, links: PageLinks, topic
         return payload_chat.discord_page(notification, links)
     if channel == "google_chat":
         return payload_chat.google_chat_page(notification, links)
-    return payload_chat.mattermost_page(notification, links)
+    return payload_chat.mattermost_page(notification, links, settings=settings)
 
 
 def _text_body(channel: str, title: str, text: str, topic: str) -> dict[str, Any]:
@@ -92,54 +94,61 @@ def _url_and_headers(channel: str, url: str, token: str | None) -> tuple[str, di
     return server, headers, topic
 
 
-def _pushover_page(notification: Notification, recipient: Recipient, token: str, now: datetime) -> HookRequest:
+def _pushover_page(
+    notification: Notification, recipient: Recipient, token: str, now: datetime, *, settings: Settings
+) -> HookRequest:
     user = recipient.hook_url or ""
     link = None
     if notification.organization_id and notification.urgency == "high":
         link = pushover.new_acknowledge_link(
             notification.organization_id, recipient.user_id, notification.incident_number, now
         )
-    callback = pushover.callback_url(link) if link is not None else None
+    callback = pushover.callback_url(link, settings=settings) if link is not None else None
     form = payload_push.pushover_page(notification, token=token, user=user, callback=callback)
-    api = get_settings().pushover_api_url
+    api = settings.pushover_api_url
     return HookRequest(api, form, form=True, sent_to=user, receipt_link=link)
 
 
-def page_request(channel: str, notification: Notification, recipient: Recipient, now: datetime) -> HookRequest:
+def page_request(
+    channel: str, notification: Notification, recipient: Recipient, now: datetime, *, settings: Settings
+) -> HookRequest:
     """The POST a page makes to the recipient's URL, with fresh single-use action links."""
     assert recipient.hook_url is not None
     if channel == "pushover":
-        return _pushover_page(notification, recipient, get_settings().pushover_token() or "", now)
+        return _pushover_page(notification, recipient, settings.pushover_token() or "", now, settings=settings)
     url, headers, topic = _url_and_headers(channel, recipient.hook_url, recipient.hook_token)
     actions = ("acknowledge", "resolve") if channel == "ntfy" else ("acknowledge", "resolve", "escalate")
-    links = page_links(notification, recipient, via=channel, actions=actions, now=now)
-    return HookRequest(url, _page_body(channel, notification, links, topic), headers)
+    links = page_links(notification, recipient, via=channel, actions=actions, now=now, settings=settings)
+    return HookRequest(url, _page_body(channel, notification, links, topic, settings=settings), headers)
 
 
-def text_request(channel: str, url: str, token: str | None, title: str, text: str) -> HookRequest:
+def text_request(
+    channel: str, url: str, token: str | None, title: str, text: str, *, settings: Settings
+) -> HookRequest:
     """A plain notice on the channel (a verification code, a handoff notice)."""
     if channel == "pushover":
-        token = get_settings().pushover_token() or ""
+        token = settings.pushover_token() or ""
         form = payload_push.pushover_text(token=token, user=url, title=title, text=text)
-        return HookRequest(get_settings().pushover_api_url, form, form=True, sent_to=url)
+        return HookRequest(settings.pushover_api_url, form, form=True, sent_to=url)
     target, headers, topic = _url_and_headers(channel, url, token)
     return HookRequest(target, _text_body(channel, title, text, topic), headers)
 
 
-Poster = Callable[[str, bytes, dict[str, str], bool], Answer]
+# The settings are the caller's (read once by its entry point), passed along to the real POST.
+Poster = Callable[[str, bytes, dict[str, str], bool, Settings], Answer]
 
 
-def _post(url: str, body: bytes, headers: dict[str, str], allow_local: bool) -> Answer:
+def _post(url: str, body: bytes, headers: dict[str, str], allow_local: bool, settings: Settings) -> Answer:
     if allow_local:  # the local stage's own sink: a URL of its configuration, not a customer's
-        return http_post.post_checked(url, body, headers, allow_local=True)
-    return http_post.post(url, body, secret=None, headers=headers)
+        return http_post.post_checked(url, body, headers, allow_local=True, settings=settings)
+    return http_post.post(url, body, secret=None, headers=headers, settings=settings)
 
 
 # Replaced in tests (no network): what actually POSTs.
 poster: Poster = _post
 
 
-def post(channel: str, request: HookRequest, now: datetime | None = None) -> DeliveryResult:
+def post(channel: str, request: HookRequest, now: datetime | None = None, *, settings: Settings) -> DeliveryResult:
     """POST the request (to the local sink on the local stage); never raises for a delivery problem."""
     headers = dict(request.headers)
     if request.form:
@@ -149,11 +158,11 @@ def post(channel: str, request: HookRequest, now: datetime | None = None) -> Del
         body = json.dumps(request.body, ensure_ascii=False).encode()
         headers.setdefault("Content-Type", "application/json")
     url = request.url
-    sink = get_settings().channel_sink_url()
+    sink = settings.channel_sink_url()
     if sink is not None:
         headers[SENT_TO_HEADER] = request.sent_to or request.url
         url = f"{sink}/{channel}"
-    answer = poster(url, body, headers, sink is not None)
+    answer = poster(url, body, headers, sink is not None, settings)
     if answer.succeeded and request.receipt_link is not None:
         receipt = pushover.receipt_of(answer.body)
         if receipt is not None:  # what the acknowledgement callback must name
@@ -198,21 +207,24 @@ def result_of(channel: str, answer: Answer) -> DeliveryResult:
 class HookChannel:
     """One webhook-style channel; the recipient carries the method's URL (and ntfy's token)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, settings: Settings) -> None:
         self.name = cast(ChannelName, name)
+        self._settings = settings
 
     def send(self, notification: Notification, recipient: Recipient) -> DeliveryResult:
         if not recipient.hook_url:
             return DeliveryResult.contact_missing(self.name, f"{LABELS.get(self.name, self.name)} webhook")
-        if self.name == "pushover" and not get_settings().pushover_token():
+        if self.name == "pushover" and not self._settings.pushover_token():
             return _pushover_not_configured()
         now = notification.at or clock.now()
-        return post(self.name, page_request(self.name, notification, recipient, now), now)
+        request = page_request(self.name, notification, recipient, now, settings=self._settings)
+        return post(self.name, request, now, settings=self._settings)
 
     def send_text(self, url: str, token: str | None, title: str, text: str) -> DeliveryResult:
-        if self.name == "pushover" and not get_settings().pushover_token():
+        if self.name == "pushover" and not self._settings.pushover_token():
             return _pushover_not_configured()
-        return post(self.name, text_request(self.name, url, token, title, text))
+        request = text_request(self.name, url, token, title, text, settings=self._settings)
+        return post(self.name, request, settings=self._settings)
 
 
 def _pushover_not_configured() -> DeliveryResult:
@@ -221,11 +233,13 @@ def _pushover_not_configured() -> DeliveryResult:
     )
 
 
-def hook_channels() -> dict[str, HookChannel]:
-    return {name: HookChannel(name) for name in LABELS}
+def hook_channels(*, settings: Settings) -> dict[str, HookChannel]:
+    return {name: HookChannel(name, settings=settings) for name in LABELS}
 
 
-def destination_of(organization_id: str, user_id: str, contact_method_id: str) -> tuple[str, str | None] | None:
+def destination_of(
+    organization_id: str, user_id: str, contact_method_id: str, *, settings: Settings
+) -> tuple[str, str | None] | None:
     """The (URL, token) of a person's verified webhook-style method as it is now; None when it is
     gone, unverified, or not such a method."""
     from chalicelib.contact.service import profile
@@ -239,17 +253,28 @@ def destination_of(organization_id: str, user_id: str, contact_method_id: str) -
     method = profile(organization_id, user).method(contact_method_id)
     if method is None or not method.verified:
         return None
-    destination = method.destination(organization_id, user_id)
+    destination = method.destination(organization_id, user_id, settings=settings)
     return (destination.url, destination.token) if destination is not None else None
 
 
 def send_to_method(
-    channel: str, organization_id: str | None, user_id: str | None, contact_method_id: str, title: str, text: str
+    channel: str,
+    organization_id: str | None,
+    user_id: str | None,
+    contact_method_id: str,
+    title: str,
+    text: str,
+    *,
+    settings: Settings,
 ) -> DeliveryResult:
     """A plain notice (a handoff, a page digest) to a person's webhook-style method, named by its id."""
-    found = destination_of(organization_id or "", user_id or "", contact_method_id) if organization_id else None
+    found = (
+        destination_of(organization_id or "", user_id or "", contact_method_id, settings=settings)
+        if organization_id
+        else None
+    )
     if found is None:
         return DeliveryResult.contact_missing(
             cast(ChannelName, channel), f"verified {LABELS.get(channel, channel)} method"
         )
-    return HookChannel(channel).send_text(found[0], found[1], title, text)
+    return HookChannel(channel, settings=settings).send_text(found[0], found[1], title, text)

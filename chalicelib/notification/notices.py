@@ -29,7 +29,7 @@ from chalicelib.notification.channels import HOOK_CHANNELS, PROVIDER_ERROR, Chan
 from chalicelib.notification.gate import send_within_budget
 from chalicelib.notification.sms import SMS_LIMIT, SnsSmsChannel, gsm7, is_phone_number, shorten
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -79,9 +79,9 @@ class RenderedEmail:
     html: str
 
 
-def schedule_url(schedule_id: str) -> str:
+def schedule_url(schedule_id: str, *, settings: Settings) -> str:
     """The schedule's page in the responder console."""
-    return f"{get_settings().app_url()}/schedules/{urllib.parse.quote(schedule_id, safe='')}"
+    return f"{settings.app_url()}/schedules/{urllib.parse.quote(schedule_id, safe='')}"
 
 
 def subject_of(notice: Notice) -> str:
@@ -153,6 +153,7 @@ def send_notice(
     now: datetime | None = None,
     purpose: Purpose = "notice",
     ses_client: Any | None = None,
+    settings: Settings,
 ) -> DeliveryResult:
     """Send `notice` to `address` (an email, a Slack user id, an E.164 number, or a webhook-style
     method's id) on `channel`, within the outbound budget of the organization and person it is for
@@ -168,7 +169,10 @@ def send_notice(
             organization_id=organization_id,
             user_id=user_id,
             now=now or clock.now(),
-            deliver=lambda: hooks.send_to_method(channel, organization_id, user_id, address, notice.subject, text),
+            deliver=lambda: hooks.send_to_method(
+                channel, organization_id, user_id, address, notice.subject, text, settings=settings
+            ),
+            settings=settings,
         )
     return send_within_budget(
         channel=channel,
@@ -177,7 +181,8 @@ def send_notice(
         organization_id=organization_id,
         user_id=user_id,
         now=now or clock.now(),
-        deliver=lambda: _send(channel, address, notice, ses_client),
+        deliver=lambda: _send(channel, address, notice, ses_client, settings=settings),
+        settings=settings,
     )
 
 
@@ -186,23 +191,25 @@ def _unsendable(channel: ChannelName) -> DeliveryResult:
     return DeliveryResult.contact_missing(channel, what)
 
 
-def _send(channel: ChannelName, address: str, notice: Notice, ses_client: Any | None) -> DeliveryResult:
+def _send(
+    channel: ChannelName, address: str, notice: Notice, ses_client: Any | None, *, settings: Settings
+) -> DeliveryResult:
     if channel == "email":
-        return _email(address, notice, ses_client)
+        return _email(address, notice, ses_client, settings=settings)
     if channel == "slack":
-        return slack.post_message(render_slack(notice, address))
+        return slack.post_message(render_slack(notice, address), settings=settings)
     if channel == "sms":
-        return SnsSmsChannel().send_text(address, sms_text(notice))
-    return TwilioVoiceChannel().call(address, say_twiml(voice_speech(notice), times=VOICE_REPEATS))
+        return SnsSmsChannel(settings=settings).send_text(address, sms_text(notice))
+    return TwilioVoiceChannel(settings=settings).call(address, say_twiml(voice_speech(notice), times=VOICE_REPEATS))
 
 
-def _email(address: str, notice: Notice, client: Any | None) -> DeliveryResult:
+def _email(address: str, notice: Notice, client: Any | None, *, settings: Settings) -> DeliveryResult:
     from botocore.exceptions import BotoCoreError, ClientError
 
     rendered = render_email(notice)
     try:
         response = (client or aws.client("ses")).send_email(
-            Source=get_settings().ses_sender,
+            Source=settings.ses_sender,
             Destination={"ToAddresses": [address]},
             Message={
                 "Subject": {"Data": rendered.subject, "Charset": "UTF-8"},

@@ -23,6 +23,7 @@ from chalicelib.budget.limits import wait_words
 from chalicelib.budget.rules import Send
 from chalicelib.notification import digests
 from chalicelib.notification.channels import HOOK_CHANNELS, ChannelName, DeliveryResult, Recipient
+from chalicelib.settings import Settings
 
 
 class PageTarget(Protocol):
@@ -62,6 +63,7 @@ def admit(
     person: Recipient,
     targets: Sequence[PageTarget],
     now: datetime,
+    settings: Settings,
 ) -> dict[str, Admission]:
     """One charge per channel of the page; a refused channel joins the person's digest."""
     addresses: dict[str, list[str]] = {}
@@ -71,7 +73,9 @@ def admit(
             addresses.setdefault(target.channel, []).append(address)
     admissions: dict[str, Admission] = {}
     for channel, found in addresses.items():
-        decision = budget.spend(Send(channel, found[0], "page", organization_id, person.user_id), now)
+        decision = budget.spend(
+            Send(channel, found[0], "page", organization_id, person.user_id), now, settings=settings
+        )
         if decision.refusal is None:
             admissions[channel] = Admission(decision=decision)
             continue
@@ -82,6 +86,7 @@ def admit(
             addresses=found,
             incident_number=incident_number,
             now=now,
+            settings=settings,
         )
         wait = max(1, int((slot.due_at - now).total_seconds() + 0.999))
         why = f"{decision.refusal.message.split(';')[0]}; in the digest that goes out in {wait_words(wait)}."

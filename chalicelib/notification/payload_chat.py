@@ -19,6 +19,7 @@ from typing import Any
 from chalicelib.notification.channels import Notification, one_line
 from chalicelib.notification.hook_links import LABELS, PageLinks, mattermost_actions_url, mattermost_token
 from chalicelib.notification.payload_push import facts, headline, plain_text
+from chalicelib.settings import Settings
 
 DISCORD_CONTENT = 2000
 DISCORD_TITLE = 256
@@ -135,8 +136,8 @@ def google_chat_text(text: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- Mattermost
 
 
-def mattermost_buttons(notification: Notification, links: PageLinks) -> list[dict[str, Any]]:
-    token = mattermost_token(notification.organization_id or "")
+def mattermost_buttons(notification: Notification, links: PageLinks, *, settings: Settings) -> list[dict[str, Any]]:
+    token = mattermost_token(notification.organization_id or "", settings=settings)
     return [
         {
             "id": action,  # Mattermost wants an id of letters and digits only
@@ -144,7 +145,7 @@ def mattermost_buttons(notification: Notification, links: PageLinks) -> list[dic
             "type": "button",
             "style": "primary" if action == "acknowledge" else "default",
             "integration": {
-                "url": mattermost_actions_url(),
+                "url": mattermost_actions_url(settings=settings),
                 "context": {"action": action, "token": token, "link": link_token},
             },
         }
@@ -152,7 +153,7 @@ def mattermost_buttons(notification: Notification, links: PageLinks) -> list[dic
     ]
 
 
-def mattermost_page(notification: Notification, links: PageLinks) -> dict[str, Any]:
+def mattermost_page(notification: Notification, links: PageLinks, *, settings: Settings) -> dict[str, Any]:
     icon = ":rotating_light:" if notification.urgency == "high" else ":warning:"
     attachment: dict[str, Any] = {
         "fallback": _cut(f"[{notification.severity}] {headline(notification)}", 300),
@@ -160,7 +161,7 @@ def mattermost_page(notification: Notification, links: PageLinks) -> dict[str, A
         "title": one_line(headline(notification), 300),
         "title_link": notification.url,
         "fields": [{"short": True, "title": name, "value": value} for name, value in facts(notification)],
-        "actions": mattermost_buttons(notification, links),
+        "actions": mattermost_buttons(notification, links, settings=settings),
     }
     body = plain_text(notification, 6000).split("\n", 1)
     if len(body) > 1:

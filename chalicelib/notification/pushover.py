@@ -20,6 +20,7 @@ from chalicelib.notification import email_links
 from chalicelib.notification.deliveries import DeliveryRecord
 from chalicelib.notification.email_links import EmailLink
 from chalicelib.notification.hook_links import base_url
+from chalicelib.settings import Settings
 
 CALLBACK_PATH = "/integrations/pushover/callback"
 _RECEIPT_PREFIX = "pushover-receipt#"
@@ -37,8 +38,8 @@ def new_acknowledge_link(organization_id: str, user_id: str, incident_number: st
     )
 
 
-def callback_url(link: EmailLink) -> str:
-    return f"{base_url()}{CALLBACK_PATH}/{email_links.sign(link)}"
+def callback_url(link: EmailLink, *, settings: Settings) -> str:
+    return f"{base_url(settings=settings)}{CALLBACK_PATH}/{email_links.sign(link, settings=settings)}"
 
 
 def receipt_of(answer_body: bytes) -> str | None:

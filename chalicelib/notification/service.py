@@ -44,7 +44,7 @@ from chalicelib.notification.channels import (
     classify,
 )
 from chalicelib.organization.service import organization_time_zone
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
@@ -83,7 +83,7 @@ def should_retry(results: Sequence[DeliveryResult]) -> bool:
     return not any(result.sent for result in results) and any(result.provider_failure for result in results)
 
 
-def default_channels() -> dict[str, Channel]:
+def default_channels(*, settings: Settings) -> dict[str, Channel]:
     from chalicelib.notification.email_ses import SesEmailChannel
     from chalicelib.notification.hooks import hook_channels
     from chalicelib.notification.slack import SlackChannel
@@ -91,19 +91,19 @@ def default_channels() -> dict[str, Channel]:
     from chalicelib.notification.voice import TwilioVoiceChannel
 
     found: dict[str, Channel] = {
-        "email": SesEmailChannel(),
-        "slack": SlackChannel(),
-        "sms": SnsSmsChannel(),
-        "voice": TwilioVoiceChannel(),
+        "email": SesEmailChannel(settings=settings),
+        "slack": SlackChannel(settings=settings),
+        "sms": SnsSmsChannel(settings=settings),
+        "voice": TwilioVoiceChannel(settings=settings),
     }
-    found.update(hook_channels())
+    found.update(hook_channels(settings=settings))
     return found
 
 
-def console_url(incident_number: str) -> str:
+def console_url(incident_number: str, *, settings: Settings) -> str:
     """The incident's page in the responder console: the only link a notification carries (a
     browser cannot open the JSON API without a key)."""
-    return f"{get_settings().app_url()}/incidents/{urllib.parse.quote(incident_number, safe='')}"
+    return f"{settings.app_url()}/incidents/{urllib.parse.quote(incident_number, safe='')}"
 
 
 def service_name_of(incident: IncidentRecord) -> str | None:
@@ -123,6 +123,7 @@ def build_notification(
     *,
     service_name: str | None = None,
     time_zone: str | None = None,
+    settings: Settings,
 ) -> Notification:
     """What a page about `incident` says to one person; `time_zone` is theirs (None: the organization's)."""
     return Notification(
@@ -131,7 +132,7 @@ def build_notification(
         severity=incident.severity,
         urgency=urgency_of(incident),
         message=message.strip() if message and message.strip() else None,
-        url=console_url(incident.incident_number),
+        url=console_url(incident.incident_number, settings=settings),
         at=now,
         service_name=service_name,
         assigned_to=incident.assigned_name or incident.assigned_email or None,
@@ -158,6 +159,7 @@ def notify(
     providers: Mapping[str, Channel] | None = None,
     final_attempt: bool = True,
     service_name: str | None = None,
+    settings: Settings,
 ) -> list[DeliveryResult]:
     """Send on each channel (in the order given, each once) and record the outcome; one result per
     channel. Not on the `final_attempt`, a provider failure that left nothing delivered records
@@ -173,6 +175,7 @@ def notify(
         providers=providers,
         final_attempt=final_attempt,
         service_name=service_name,
+        settings=settings,
     )
 
 
@@ -197,15 +200,18 @@ def notify_targets(
     service_name: str | None = None,
     also: Callable[[Transaction], None] | None = None,
     title_note: str | None = None,
+    settings: Settings,
 ) -> list[DeliveryResult]:
     """`notify` for a person's contact methods: each target in order (two SMS numbers are two
     targets). `recipient` names the person on the timeline; `also` adds the caller's own items to
     the transaction that records the outcome (a delivery marked sent, in the same write);
     `title_note` ends the entries' titles in parentheses (why they were paged: "assigned by Bob")."""
-    available = providers if providers is not None else default_channels()
+    available = providers if providers is not None else default_channels(settings=settings)
     if service_name is None:
         service_name = service_name_of(incident)
-    notification = build_notification(incident, message, now, service_name=service_name, time_zone=recipient.time_zone)
+    notification = build_notification(
+        incident, message, now, service_name=service_name, time_zone=recipient.time_zone, settings=settings
+    )
     for target in targets:
         if target.channel not in available:
             raise ValueError(f"unknown notification channel {target.channel!r}")
@@ -216,6 +222,7 @@ def notify_targets(
         person=recipient,
         targets=targets,
         now=now,
+        settings=settings,
     )
     results = []
     for target in targets:
@@ -227,7 +234,8 @@ def notify_targets(
     page_budget.settle(admissions, results)
     if not final_attempt and should_retry(results):
         raise NotSentYet(results)
-    emf.emit(emf.notification_line(channel=r.channel, sent=r.sent, now=now) for r in results if not r.digested)
+    lines = (emf.notification_line(channel=r.channel, sent=r.sent, now=now) for r in results if not r.digested)
+    emf.emit(lines, enabled=settings.emf_enabled)
     _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
     return results
 
@@ -357,6 +365,7 @@ def page(
     now: datetime,
     principal: Principal,
     providers: Mapping[str, Channel] | None = None,
+    settings: Settings,
 ) -> PageOutcome:
 
     wanted: list[ChannelName] = []
@@ -383,6 +392,7 @@ def page(
         now=now,
         actor=principal.actor,
         providers=providers,
+        settings=settings,
     )
     outcome = PageOutcome(incident.incident_number, wanted, results)
     verdict = classify(results)

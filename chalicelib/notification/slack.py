@@ -31,7 +31,7 @@ from chalicelib.notification.channels import (
     one_line,
     subject_line,
 )
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -180,10 +180,11 @@ def post_message(
     base_url: str | None = None,
     token: str | None = None,
     timeout: float | None = None,
+    settings: Settings,
 ) -> DeliveryResult:
     """One `chat.postMessage` call with `arguments` (channel, text, blocks...): the settings'
     API base URL, bot token and timeout unless given. Never raises for a delivery problem."""
-    return web_api("chat.postMessage", arguments, base_url=base_url, token=token, timeout=timeout)
+    return web_api("chat.postMessage", arguments, base_url=base_url, token=token, timeout=timeout, settings=settings)
 
 
 def web_api(
@@ -193,10 +194,10 @@ def web_api(
     base_url: str | None = None,
     token: str | None = None,
     timeout: float | None = None,
+    settings: Settings,
 ) -> DeliveryResult:
     """One Web API call (`chat.postMessage`, `chat.update`, `chat.postEphemeral`...) with a JSON
     body. Never raises for a delivery problem."""
-    settings = get_settings()
     token = token or settings.slack_token()
     if not token:
         return DeliveryResult.provider_failed("slack", NOT_CONFIGURED, "No Slack bot token is configured.")
@@ -235,7 +236,10 @@ def web_api(
 class SlackChannel:
     name: ChannelName = "slack"
 
-    def __init__(self, base_url: str | None = None, token: str | None = None, timeout: float | None = None) -> None:
+    def __init__(
+        self, base_url: str | None = None, token: str | None = None, timeout: float | None = None, *, settings: Settings
+    ) -> None:
+        self._settings = settings
         self._base_url = base_url
         self._token = token
         self._timeout = timeout
@@ -244,5 +248,9 @@ class SlackChannel:
         if not recipient.slack_user_id:
             return DeliveryResult.contact_missing(self.name, "Slack user id")
         return post_message(
-            render(notification, recipient), base_url=self._base_url, token=self._token, timeout=self._timeout
+            render(notification, recipient),
+            base_url=self._base_url,
+            token=self._token,
+            timeout=self._timeout,
+            settings=self._settings,
         )

@@ -29,7 +29,7 @@ from typing import Any
 
 from chalicelib import aws
 from chalicelib.notification.channels import PROVIDER_ERROR, ChannelName, DeliveryResult, Notification, Recipient
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -156,8 +156,9 @@ def is_phone_number(value: str | None) -> bool:
 class SnsSmsChannel:
     name: ChannelName = "sms"
 
-    def __init__(self, client: Any | None = None) -> None:
+    def __init__(self, client: Any | None = None, *, settings: Settings) -> None:
         self._client = client
+        self._settings = settings
 
     def send(self, notification: Notification, recipient: Recipient) -> DeliveryResult:
         if not is_phone_number(recipient.phone):
@@ -169,7 +170,7 @@ class SnsSmsChannel:
         """One SMS to `phone` (E.164). The text is not logged: it may be a verification code."""
         from botocore.exceptions import BotoCoreError, ClientError
 
-        settings = get_settings()
+        settings = self._settings
         attributes = {"AWS.SNS.SMS.SMSType": {"DataType": "String", "StringValue": "Transactional"}}
         if settings.sms_sender_id:
             attributes["AWS.SNS.SMS.SenderID"] = {"DataType": "String", "StringValue": settings.sms_sender_id}

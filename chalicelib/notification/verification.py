@@ -35,6 +35,7 @@ from chalicelib.notification.sms import SnsSmsChannel, is_phone_number
 from chalicelib.notification.voice import TwilioVoiceChannel, say_twiml
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -115,25 +116,28 @@ def hook_text(code: str, minutes: int) -> str:
     )
 
 
-def send_code(request: VerificationRequest, now: datetime, organization_id: str = "") -> DeliveryResult:
+def send_code(
+    request: VerificationRequest, now: datetime, organization_id: str = "", *, settings: Settings
+) -> DeliveryResult:
     minutes = minutes_left(request.expires_at, now)
     if request.sealed_destination is not None:
         destination = contact_hooks.unseal(
             request.sealed_destination,
             user_key=user_key(organization_id, request.user_id),
             contact_method_id=request.contact_method_id,
+            settings=settings,
         )
-        channel = HookChannel(request.method_type)
+        channel = HookChannel(request.method_type, settings=settings)
         return channel.send_text(
             destination.url, destination.token, "Tocsin verification code", hook_text(request.code, minutes)
         )
     if request.method_type == "sms":
-        return SnsSmsChannel().send_text(request.address, sms_text(request.code, minutes))
-    return TwilioVoiceChannel().call(request.address, say_twiml(voice_speech(request.code, minutes)))
+        return SnsSmsChannel(settings=settings).send_text(request.address, sms_text(request.code, minutes))
+    return TwilioVoiceChannel(settings=settings).call(request.address, say_twiml(voice_speech(request.code, minutes)))
 
 
 def send_code_within_budget(
-    request: VerificationRequest, organization_id: str, now: datetime, *, charged: bool
+    request: VerificationRequest, organization_id: str, now: datetime, *, charged: bool, settings: Settings
 ) -> DeliveryResult:
     """The code through the outbound budget: the request that asked for it charged it already
     (`charged`); a message without that mark (queued before the budget) is charged here."""
@@ -144,13 +148,14 @@ def send_code_within_budget(
         organization_id=organization_id,
         user_id=request.user_id,
         now=now,
-        deliver=lambda: send_code(request, now, organization_id),
+        deliver=lambda: send_code(request, now, organization_id, settings=settings),
         charged=charged,
+        settings=settings,
     )
 
 
 @handles(SEND_VERIFICATION)
-def on_send_verification(message: Message) -> None:
+def on_send_verification(message: Message, settings: Settings) -> None:
     now = clock.now()
     request = parse_request(message.payload)
     where = {"organization_id": message.organization_id, "message_id": message.message_id}
@@ -165,7 +170,7 @@ def on_send_verification(message: Message) -> None:
         request.delivery_id,
         now,
         lambda: send_code_within_budget(
-            request, message.organization_id, now, charged=message.payload.get(CHARGED) is True
+            request, message.organization_id, now, charged=message.payload.get(CHARGED) is True, settings=settings
         ),
         final_attempt=message.final_attempt,
         what="verification code",

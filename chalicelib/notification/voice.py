@@ -44,7 +44,7 @@ from chalicelib.notification.voice_link import (
     expiry_for,
     token_key,
 )
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -105,9 +105,8 @@ def page_speech(notification: Notification, *, keys: bool = True) -> str:
     return f"{speech} {KEYS_SPEECH}" if keys else speech
 
 
-def callback_url(*, organization_id: str, incident_number: str, user_id: str, now: datetime) -> str:
+def callback_url(*, organization_id: str, incident_number: str, user_id: str, now: datetime, settings: Settings) -> str:
     """Where the call posts the key pressed: signed by us for this person and incident, for an hour."""
-    settings = get_settings()
     target = CallbackTarget(organization_id, incident_number, user_id, expiry_for(now))
     return build_callback_url(settings.public_base_url, target, token_key(settings.api_key_hmac_secret))
 
@@ -152,7 +151,10 @@ class TwilioVoiceChannel:
         base_url: str | None = None,
         credentials: tuple[str, str, str] | None = None,
         timeout: float | None = None,
+        *,
+        settings: Settings,
     ) -> None:
+        self._settings = settings
         self._base_url = base_url
         self._credentials = credentials  # (account SID, auth token, from number)
         self._timeout = timeout
@@ -168,12 +170,13 @@ class TwilioVoiceChannel:
             incident_number=notification.incident_number,
             user_id=recipient.user_id,
             now=clock.now(),
+            settings=self._settings,
         )
         return self.call(recipient.phone, page_twiml(notification, action_url))
 
     def call(self, phone: str, twiml: str) -> DeliveryResult:
         """Place one call to `phone` (E.164) that follows `twiml`. Neither is logged."""
-        settings = get_settings()
+        settings = self._settings
         credentials = self._credentials or settings.voice_credentials()
         if credentials is None:
             return DeliveryResult.provider_failed(self.name, NOT_CONFIGURED, "No voice provider is configured.")

@@ -15,7 +15,7 @@ from typing import Any
 from chalicelib import aws, clock, templates
 from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
 from chalicelib.notification.gate import send_within_budget
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
@@ -46,7 +46,12 @@ def render(notice: DisabledSubscription) -> tuple[str, str, str]:
 
 
 def send_disabled_notice(
-    to: str, notice: DisabledSubscription, *, organization_id: str | None = None, client: Any | None = None
+    to: str,
+    notice: DisabledSubscription,
+    *,
+    organization_id: str | None = None,
+    client: Any | None = None,
+    settings: Settings,
 ) -> DeliveryResult:
     """The notice to the subscription's owner, within the organization's outbound budget."""
     return send_within_budget(
@@ -55,17 +60,18 @@ def send_disabled_notice(
         purpose="notice",
         organization_id=organization_id,
         now=clock.now(),
-        deliver=lambda: _send(to, notice, client),
+        deliver=lambda: _send(to, notice, client, settings=settings),
+        settings=settings,
     )
 
 
-def _send(to: str, notice: DisabledSubscription, client: Any | None) -> DeliveryResult:
+def _send(to: str, notice: DisabledSubscription, client: Any | None, *, settings: Settings) -> DeliveryResult:
     from botocore.exceptions import BotoCoreError, ClientError
 
     subject, text, body = render(notice)
     try:
         response = (client or aws.client("ses")).send_email(
-            Source=get_settings().ses_sender,
+            Source=settings.ses_sender,
             Destination={"ToAddresses": [to]},
             Message={
                 "Subject": {"Data": subject, "Charset": "UTF-8"},

@@ -16,7 +16,7 @@ from chalicelib.oncall.ical import render_ical
 from chalicelib.oncall.rotation import final_shifts
 from chalicelib.oncall.service import StoredSchedule, get_record, get_schedule, to_domain
 from chalicelib.oncall.tables import ScheduleRecord
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import RetryableConflict, retry_on_conflict, save_if
 
 FEED_PAST = timedelta(days=14)
@@ -28,16 +28,18 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def calendar_url(token: str) -> str:
-    return f"{get_settings().public_base_url.rstrip('/')}/calendars/{token}.ics"
+def calendar_url(token: str, *, settings: Settings) -> str:
+    return f"{settings.public_base_url.rstrip('/')}/calendars/{token}.ics"
 
 
-def ical_url(*, organization_id: str, schedule_id: str) -> str:
+def ical_url(*, organization_id: str, schedule_id: str, settings: Settings) -> str:
     """The subscribe URL of the schedule's calendar feed. Whoever holds it can read the feed."""
-    return calendar_url(get_schedule(organization_id=organization_id, schedule_id=schedule_id).ical_token)
+    return calendar_url(
+        get_schedule(organization_id=organization_id, schedule_id=schedule_id).ical_token, settings=settings
+    )
 
 
-def rotate_ical_token(*, organization_id: str, schedule_id: str, now: datetime) -> str:
+def rotate_ical_token(*, organization_id: str, schedule_id: str, now: datetime, settings: Settings) -> str:
     """A new feed URL; the old one answers 404 from now on."""
 
     def attempt() -> str:
@@ -46,7 +48,7 @@ def rotate_ical_token(*, organization_id: str, schedule_id: str, now: datetime) 
         record.updated_at = now
         if not save_if(record, ScheduleRecord.schedule_id.exists()):
             raise RetryableConflict()
-        return calendar_url(record.ical_token)
+        return calendar_url(record.ical_token, settings=settings)
 
     return retry_on_conflict(attempt, what="schedule")
 
@@ -68,12 +70,14 @@ def find_calendar(token: str) -> StoredSchedule:
     return stored
 
 
-def ical_feed(*, token: str, now: datetime) -> str:
+def ical_feed(*, token: str, now: datetime, settings: Settings) -> str:
     """The RFC 5545 feed (FEED_PAST back to FEED_FUTURE ahead) for a feed token; 404 when unknown."""
-    return render_feed(find_calendar(token), token=token, now=now)
+    return render_feed(find_calendar(token), token=token, now=now, settings=settings)
 
 
-def render_feed(stored: StoredSchedule, *, token: str, now: datetime, person: str | None = None) -> str:
+def render_feed(
+    stored: StoredSchedule, *, token: str, now: datetime, person: str | None = None, settings: Settings
+) -> str:
     """The RFC 5545 feed of the schedule `token` named (`find_calendar`); with `person` (a user id),
     only that person's shifts: the link each member subscribes to for their own time on call."""
     schedule = stored.schedule
@@ -87,7 +91,7 @@ def render_feed(stored: StoredSchedule, *, token: str, now: datetime, person: st
         shifts,
         names,
         now=now,
-        calendar_url=calendar_url(token),
+        calendar_url=calendar_url(token, settings=settings),
         schedule_id=schedule.schedule_id,
         time_zone=schedule.time_zone,
     )

@@ -43,6 +43,7 @@ from chalicelib.opsgenie.models import OpsgenieAlertV1
 from chalicelib.opsgenie.repository import Outcome
 from chalicelib.opsgenie.tables import OpsgenieRequestRecord
 from chalicelib.opsgenie.view import alert_view
+from chalicelib.settings import Settings
 
 Action = Literal["acknowledge", "close", "note"]
 ACTION_NAMES: Final[dict[Action, str]] = {"acknowledge": "Acknowledge", "close": "Close", "note": "AddNote"}
@@ -59,7 +60,13 @@ def new_request_id() -> str:
 
 
 def create_alert(
-    *, integration: IntegrationRecord, create: OpsgenieCreate, source_ip: str, request_id: str, now: datetime
+    *,
+    integration: IntegrationRecord,
+    create: OpsgenieCreate,
+    source_ip: str,
+    request_id: str,
+    now: datetime,
+    settings: Settings,
 ) -> Outcome:
     """`source_ip`: the caller's address, the alert's source when the create names none (as Opsgenie has it)."""
     alert, fields = create.alert, create.fields
@@ -67,7 +74,7 @@ def create_alert(
         alert = dataclasses.replace(alert, dedup_key=str(uuid.uuid4()))
     fields = dataclasses.replace(fields, alias=fields.alias or alert.dedup_key, source=fields.source or source_ip)
     origin = AlertOrigin.of(integration, acting_user=fields.user)
-    result = _ingest(origin, alert, now)
+    result = _ingest(origin, alert, now, settings=settings)
     outcome = _created(result, fields.alias)
     new_alert = result.alert is not None and not result.deduplicated
     if result.alert is not None:
@@ -80,9 +87,9 @@ def create_alert(
     return outcome
 
 
-def _ingest(origin: AlertOrigin, alert: NormalizedAlert, now: datetime) -> IngestResult:
+def _ingest(origin: AlertOrigin, alert: NormalizedAlert, now: datetime, *, settings: Settings) -> IngestResult:
     try:
-        return ingest(origin, alert, now=now)
+        return ingest(origin, alert, now=now, settings=settings)
     except AppError as error:
         # The pipeline's refusals (no service, an unknown one) are the request's: Opsgenie's 422.
         if error.status >= 500:
@@ -227,11 +234,11 @@ def request_status(*, integration: IntegrationRecord, request_id: str, now: date
     return found
 
 
-def ping_heartbeat(*, integration: IntegrationRecord, name: str, now: datetime) -> int:
+def ping_heartbeat(*, integration: IntegrationRecord, name: str, now: datetime, settings: Settings) -> int:
     """Ping the organization's heartbeat named `name` (each, if several share it); how many. 404 when none."""
     found = find_by_name(organization_id=integration.organization_id, name=name)
     if not found:
         raise NotFound(f"Heartbeat with name {name[:100]!r} does not exist.")
     for heartbeat in found:
-        record_ping(record=heartbeat, now=now)
+        record_ping(record=heartbeat, now=now, settings=settings)
     return len(found)

@@ -25,6 +25,7 @@ from chalicelib.notification.webhook_notice import DisabledSubscription, send_di
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 
 DELIVER = "webhook.deliver"
 SUBSCRIPTION_DISABLED = "webhook.subscription_disabled"
@@ -71,13 +72,14 @@ class SubscriptionDelivery(ScheduledDelivery[WebhookDeliveryRecord, WebhookSubsc
         return subscription
 
     def send(
-        self, record: WebhookDeliveryRecord, recipient: WebhookSubscriptionRecord, attempt: int
+        self, record: WebhookDeliveryRecord, recipient: WebhookSubscriptionRecord, attempt: int, *, settings: Settings
     ) -> http_post.Answer:
         return http_post.post(
             recipient.url,
             record.body.encode(),
-            secret=subscriptions.get_secret(recipient),
+            secret=subscriptions.get_secret(recipient, settings=settings),
             headers=webhook.event_headers(record.event_id, record.event_type, attempt),
+            settings=settings,
         )
 
     def give_up(
@@ -98,17 +100,21 @@ class SubscriptionDelivery(ScheduledDelivery[WebhookDeliveryRecord, WebhookSubsc
         publish(Message(SUBSCRIPTION_DISABLED, self.organization_id, payload))
 
 
-def handle(message: Message) -> None:
+def handle(message: Message, settings: Settings) -> None:
     payload = message.payload
     delivery = SubscriptionDelivery(
         message.organization_id, str(payload["subscription_id"]), str(payload["delivery_key"])
     )
-    attempts.run(delivery, int(payload["attempt"]), clock.now())
+    attempts.run(delivery, int(payload["attempt"]), clock.now(), settings=settings)
 
 
-def deliver(*, organization_id: str, subscription_id: str, delivery_key: str, attempt: int, now: datetime) -> Outcome:
+def deliver(
+    *, organization_id: str, subscription_id: str, delivery_key: str, attempt: int, now: datetime, settings: Settings
+) -> Outcome:
     """Run attempt `attempt` if it is due and unclaimed; returns what happened (logs and tests)."""
-    return attempts.run(SubscriptionDelivery(organization_id, subscription_id, delivery_key), attempt, now)
+    return attempts.run(
+        SubscriptionDelivery(organization_id, subscription_id, delivery_key), attempt, now, settings=settings
+    )
 
 
 def _get_subscription(organization_id: str, subscription_id: str) -> WebhookSubscriptionRecord | None:
@@ -121,7 +127,7 @@ def _get_subscription(organization_id: str, subscription_id: str) -> WebhookSubs
 # ---------------------------------------------------------------- the owner's notice
 
 
-def notify_owner(message: Message) -> None:
+def notify_owner(message: Message, settings: Settings) -> None:
     """Email the owner of a subscription failed deliveries disabled; SES failing raises (SQS retries)."""
 
     subscription = _get_subscription(message.organization_id, str(message.payload["subscription_id"]))
@@ -137,7 +143,9 @@ def notify_owner(message: Message) -> None:
         last_error=delivery.last_error if delivery else None,
         disabled_at=subscription.disabled_at or clock.now(),
     )
-    result = send_disabled_notice(subscription.owner_email, notice, organization_id=message.organization_id)
+    result = send_disabled_notice(
+        subscription.owner_email, notice, organization_id=message.organization_id, settings=settings
+    )
     if result.over_budget:
         return  # the gate logged the refusal; retrying would not make room
     if not result.sent:

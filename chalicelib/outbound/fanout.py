@@ -38,6 +38,7 @@ from chalicelib.outbound.delivery import DELIVER, SubscriptionDelivery
 from chalicelib.outbound.events import PlannedEvent
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 
 # DELIVER: the message type of every first attempt published here.
 __all__ = ["DELIVER", "DELIVERY_LIFETIME", "FanOutResult", "fan_out", "handle", "wanted_by"]
@@ -59,7 +60,7 @@ def wanted_by(subscription: WebhookSubscriptionRecord, event: PlannedEvent) -> b
     return not echo
 
 
-def fan_out(message: Message, *, now: datetime) -> FanOutResult:
+def fan_out(message: Message, *, now: datetime, settings: Settings) -> FanOutResult:
     planned = events.plan_events(
         message_type=message.message_type,
         message_id=message.message_id,
@@ -72,7 +73,7 @@ def fan_out(message: Message, *, now: datetime) -> FanOutResult:
     addressed = [(event, sub) for event in planned for sub in subscriptions if wanted_by(sub, event)]
     if not addressed:
         return FanOutResult(0, 0)
-    context = _read_context(message.organization_id, planned)
+    context = _read_context(message.organization_id, planned, settings=settings)
     if context is None:
         return FanOutResult(0, 0)  # the incident or organization is gone: nothing to tell
     created = enqueued = 0
@@ -100,7 +101,7 @@ class _Context:
     responder: dict[str, Any] | None = None
 
 
-def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context | None:
+def _read_context(organization_id: str, planned: list[PlannedEvent], *, settings: Settings) -> _Context | None:
 
     organization = find_organization(organization_id=organization_id)
     if organization is None:
@@ -114,17 +115,17 @@ def _read_context(organization_id: str, planned: list[PlannedEvent]) -> _Context
     except NotFound:
         return None
     incident = incident_v1(record).model_dump(mode="json")
-    return _Context(organization.name, incident, record.status_category, _responder(record))
+    return _Context(organization.name, incident, record.status_category, _responder(record, settings=settings))
 
 
-def _responder(record: IncidentRecord) -> dict[str, Any]:
+def _responder(record: IncidentRecord, *, settings: Settings) -> dict[str, Any]:
     """The incident's first service (one BatchGetItem), labels and links."""
     keys = [str(key) for key in record.service_keys or []][:1]
     found = get_services(organization_id=record.organization_id, service_keys=keys).get(keys[0]) if keys else None
     return events.responder_fields(
         service=(found.service_key, found.name) if found is not None else None,
         labels=page_facts.incident_labels(record, LABELS_SENT),
-        console_url=console_url(record.incident_number),
+        console_url=console_url(record.incident_number, settings=settings),
         source_url=page_facts.source_link(record),
         runbook_url=page_facts.runbook_link(record),
     )
@@ -155,5 +156,5 @@ def _begin_delivery(
     return attempts.begin(delivery, record)
 
 
-def handle(message: Message) -> None:
-    fan_out(message, now=clock.now())
+def handle(message: Message, settings: Settings) -> None:
+    fan_out(message, now=clock.now(), settings=settings)

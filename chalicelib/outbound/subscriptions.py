@@ -27,6 +27,7 @@ from chalicelib.errors import Conflict, NotFound, ValidationFailed
 from chalicelib.integration.admin import get_integration
 from chalicelib.outbound.events import ALL_EVENTS, EVENT_TYPES
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.settings import Settings
 from chalicelib.store import RetryableConflict, delete_if, retry_on_conflict, save_if, update_if
 
 WILDCARD = ALL_EVENTS
@@ -105,9 +106,14 @@ def decode_cursor(cursor: str) -> str:
 # --- checks that read ------------------------------------------------------------------------------
 
 
-def check_url(url: str) -> str:
+def check_url(url: str, *, settings: Settings) -> str:
     # The resolver is looked up per call, so tests can replace targets.default_resolve.
-    targets.validate_target_url(url, allow_local=targets.local_targets_allowed(), resolve=targets.default_resolve)
+    targets.validate_target_url(
+        url,
+        allow_local=targets.local_targets_allowed(settings=settings),
+        resolve=targets.default_resolve,
+        settings=settings,
+    )
     return url
 
 
@@ -153,8 +159,8 @@ def list_subscriptions(*, organization_id: str) -> list[WebhookSubscriptionRecor
     return sorted(found, key=lambda r: (r.created_at, r.subscription_id), reverse=True)
 
 
-def get_secret(record: WebhookSubscriptionRecord) -> str:
-    return secrets_box.unseal(record.sealed_secret, context=record.subscription_id)
+def get_secret(record: WebhookSubscriptionRecord, *, settings: Settings) -> str:
+    return secrets_box.unseal(record.sealed_secret, context=record.subscription_id, settings=settings)
 
 
 def list_deliveries(
@@ -193,11 +199,12 @@ def create_subscription(
     sync_integration_id: str | None = None,
     enabled: bool = True,
     created_by: str | None = None,
+    settings: Settings,
 ) -> CreatedSubscription:
     names = normalize_event_types(event_types)
     cleaned_description = rules.clean_description(description)
     owner = _owner(owner_email)
-    check_url(url)
+    check_url(url, settings=settings)
     check_sync_integration(organization_id, sync_integration_id)
     if WebhookSubscriptionRecord.count(organization_id) >= MAX_SUBSCRIPTIONS:
         raise Conflict(
@@ -217,7 +224,7 @@ def create_subscription(
         disabled_at=None if enabled else now,
         sync_integration_id=sync_integration_id,
         owner_email=owner,
-        sealed_secret=secrets_box.seal(secret, context=subscription_id),
+        sealed_secret=secrets_box.seal(secret, context=subscription_id, settings=settings),
         created_by=created_by,
         created_at=now,
     )
@@ -277,6 +284,7 @@ def update_subscription(
     enabled: bool | EllipsisType = ...,
     owner_email: str | EllipsisType | None = ...,
     sync_integration_id: str | EllipsisType | None = ...,
+    settings: Settings,
 ) -> WebhookSubscriptionRecord:
     """Change only the arguments given (`...` means unchanged). enabled=True re-enables a disabled
     subscription and clears why and when it was disabled; enabled=False disables it by hand."""
@@ -285,7 +293,7 @@ def update_subscription(
     owner = _owner(owner_email) if owner_email is not ... else None
     _get_record(organization_id, subscription_id)  # 404 before any (slower) URL or integration check
     if url is not ...:
-        check_url(url)
+        check_url(url, settings=settings)
     if sync_integration_id is not ...:
         check_sync_integration(organization_id, sync_integration_id)
 
@@ -307,12 +315,14 @@ def update_subscription(
     return _write(organization_id, subscription_id, change, expected_version=expected_version)
 
 
-def rotate_secret(*, organization_id: str, subscription_id: str, now: datetime) -> CreatedSubscription:
+def rotate_secret(
+    *, organization_id: str, subscription_id: str, now: datetime, settings: Settings
+) -> CreatedSubscription:
     """A new signing secret, in force from the next attempt on; the old one stops at once."""
     secret = new_secret()
 
     def change(record: WebhookSubscriptionRecord) -> None:
-        record.sealed_secret = secrets_box.seal(secret, context=record.subscription_id)
+        record.sealed_secret = secrets_box.seal(secret, context=record.subscription_id, settings=settings)
         record.updated_at = now
 
     return CreatedSubscription(_write(organization_id, subscription_id, change), secret)

@@ -26,6 +26,7 @@ from chalicelib.incident import repository
 from chalicelib.paging import escalation_runs
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 
 INCIDENT_ASSIGNED = "incident.assigned"
 
@@ -45,7 +46,7 @@ def page_delivery_id(organization_id: str, incident_number: str, assignment: str
 
 
 @handles(INCIDENT_ASSIGNED, first=True)
-def on_incident_assigned(message: Message) -> None:
+def on_incident_assigned(message: Message, settings: Settings) -> None:
     payload = message.payload
     assignee = assignee_to_page(payload)
     if assignee is None:

@@ -23,19 +23,19 @@ from chalicelib.paging.coverage_check import COVERAGE_NOTICE
 from chalicelib.paging.handoffs import method_for
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.paging")
 
 
-def _url(kind: str, subject_id: str) -> str:
+def _url(kind: str, subject_id: str, *, settings: Settings) -> str:
     if kind == "schedule":
-        return schedule_url(subject_id)
-    return f"{get_settings().app_url()}/escalation-policies/{subject_id}"
+        return schedule_url(subject_id, settings=settings)
+    return f"{settings.app_url()}/escalation-policies/{subject_id}"
 
 
 @handles(COVERAGE_NOTICE)
-def on_coverage_notice(message: Message) -> None:
+def on_coverage_notice(message: Message, settings: Settings) -> None:
     now = clock.now()
     payload = message.payload
     where: dict[str, Any] = {"organization_id": message.organization_id, "message_id": message.message_id}
@@ -67,12 +67,12 @@ def on_coverage_notice(message: Message) -> None:
             text=words.text,
             short_text=words.short_text,
             recipient_name=user.name,
-            url=_url(kind, subject_id),
+            url=_url(kind, subject_id, settings=settings),
             link_label=f"Open the {'schedule' if kind == 'schedule' else 'escalation policy'}",
             sent_at=now,
             time_zone=zone,
         )
-        return send_notice(method.type, method.address, notice)
+        return send_notice(method.type, method.address, notice, settings=settings)
 
     deliveries.send_once(
         f"coverage#{notice_id}#{user_id}",

@@ -32,6 +32,7 @@ from chalicelib.paging import nobody
 from chalicelib.paging.nobody import Decision
 from chalicelib.paging.on_call import reach_level, resolve_level_targets
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 
 ESCALATION_TIMER = "escalation.timer"
 DELIVER_NOTIFICATION = "notification.deliver"
@@ -88,7 +89,7 @@ def _decide(incident: IncidentRecord, policy_name: str, step: Step, now: datetim
     return [], nobody.nobody_to_page(incident, now=now, level=step.level, reason=reason)
 
 
-def begin(*, organization_id: str, incident_number: str, now: datetime) -> Step | None:
+def begin(*, organization_id: str, incident_number: str, now: datetime, settings: Settings) -> Step | None:
     """Snapshot the service's policy onto a new incident and notify level 1 (idempotent). Without a
     policy, or when level 1 reaches nobody, say so and page the fallback contacts."""
 
@@ -102,7 +103,7 @@ def begin(*, organization_id: str, incident_number: str, now: datetime) -> Step 
             incident.paging = decision.paging
             repository.commit(incident, decision.entries)
             return incident, None, [], decision
-        state, step = steps.start(policy, now, uuid.uuid4().hex)
+        state, step = steps.start(policy, now, uuid.uuid4().hex, settings=settings)
         people, decision = _decide(incident, policy.name, step, now)
         incident.escalation = state.to_dict()
         incident.paging = decision.paging
@@ -125,13 +126,15 @@ def begin(*, organization_id: str, incident_number: str, now: datetime) -> Step 
     return step
 
 
-def on_timer(*, organization_id: str, incident_number: str, token: str, now: datetime) -> Step | None:
+def on_timer(
+    *, organization_id: str, incident_number: str, token: str, now: datetime, settings: Settings
+) -> Step | None:
     def attempt() -> tuple[IncidentRecord, Step | None, bool, list[User], Decision | None]:
         incident = repository.get_incident(organization_id, incident_number)
         state = state_of(incident)
         if state is None or is_done(incident) or not steps.timer_is_current(state, token):
             return incident, None, False, [], None
-        moved, step = steps.advance(state, now, token)
+        moved, step = steps.advance(state, now, token, settings=settings)
         if moved == state:
             return incident, None, True, [], None  # early: re-enqueue the remainder
         incident.escalation = moved.to_dict()
@@ -165,7 +168,9 @@ def on_timer(*, organization_id: str, incident_number: str, token: str, now: dat
     return step
 
 
-def escalate(*, organization_id: str, incident_number: str, actor: str, now: datetime) -> EscalateOutcome:
+def escalate(
+    *, organization_id: str, incident_number: str, actor: str, now: datetime, settings: Settings
+) -> EscalateOutcome:
     """Manual escalate (docs/ONCALL.md, "Escalation policies"): the next level now, also when
     acknowledged; 200 either way."""
 
@@ -174,7 +179,7 @@ def escalate(*, organization_id: str, incident_number: str, actor: str, now: dat
         state = state_of(incident)
         if state is None or is_done(incident):
             return incident, None, [], None
-        moved, step = steps.escalate_now(state, now, uuid.uuid4().hex)
+        moved, step = steps.escalate_now(state, now, uuid.uuid4().hex, settings=settings)
         if step is None:
             return incident, None, [], None
         incident.escalation = moved.to_dict()

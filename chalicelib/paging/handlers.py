@@ -19,6 +19,7 @@ from chalicelib.paging import escalation_runs, reach, wanted
 from chalicelib.paging.on_call import primary_on_call
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, due_in_seconds, publish
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.escalation")
 SLA_CHECK = "sla.check"
@@ -29,7 +30,7 @@ def system_principal(organization_id: str, name: str) -> Principal:
 
 
 @handles("incident.created", first=True)
-def on_incident_created(message: Message) -> None:
+def on_incident_created(message: Message, settings: Settings) -> None:
     """After the 201: assign the service's primary on-call person, start escalating, watch the SLA."""
     now = clock.now()
     number = str(message.payload["incident_number"])
@@ -38,7 +39,7 @@ def on_incident_created(message: Message) -> None:
     except NotFound:
         return
     _auto_assign(incident, now)
-    escalation_runs.begin(organization_id=message.organization_id, incident_number=number, now=now)
+    escalation_runs.begin(organization_id=message.organization_id, incident_number=number, now=now, settings=settings)
     due = (incident.sla or {}).get("acknowledge_due_at")
     if due:
         _schedule_sla_check(message.organization_id, number, str(due), now)
@@ -66,17 +67,18 @@ def _auto_assign(incident: IncidentRecord, now: datetime) -> None:
 
 
 @handles(escalation_runs.ESCALATION_TIMER)
-def on_escalation_timer(message: Message) -> None:
+def on_escalation_timer(message: Message, settings: Settings) -> None:
     escalation_runs.on_timer(
         organization_id=message.organization_id,
         incident_number=str(message.payload["incident_number"]),
         token=str(message.payload["token"]),
         now=clock.now(),
+        settings=settings,
     )
 
 
 @handles(escalation_runs.DELIVER_NOTIFICATION)
-def on_deliver_notification(message: Message) -> None:
+def on_deliver_notification(message: Message, settings: Settings) -> None:
     """Send one person's notification once, and only while the incident still wants it: the
     delivery id is claimed under a check of the incident in the same write (chalicelib/paging/
     wanted.py), so a page racing a resolve or an acknowledge is skipped and recorded. When no
@@ -101,6 +103,7 @@ def on_deliver_notification(message: Message) -> None:
             page=paged,
             now=now,
             final_attempt=message.final_attempt,
+            settings=settings,
         )
 
     def settle(outcome: reach.PageResult) -> bool:
@@ -124,7 +127,7 @@ def on_deliver_notification(message: Message) -> None:
 
 
 @handles(reach.RULE_STEP)
-def on_rule_step(message: Message) -> None:
+def on_rule_step(message: Message, settings: Settings) -> None:
     """A person's delayed notification-rule step came due: send it unless the incident was
     acknowledged or resolved (or its escalation replaced) meanwhile, checked in the same write
     as its claim (chalicelib/paging/wanted.py); once, like a page."""
@@ -144,6 +147,7 @@ def on_rule_step(message: Message) -> None:
             payload=payload,
             now=now,
             final_attempt=message.final_attempt,
+            settings=settings,
         )
 
     try:
@@ -171,7 +175,7 @@ def _schedule_sla_check(organization_id: str, incident_number: str, due_at: str,
 
 
 @handles(SLA_CHECK)
-def on_sla_check(message: Message) -> None:
+def on_sla_check(message: Message, settings: Settings) -> None:
     """Not acknowledged in time: mark the breach, add `sla_breached`, notify the current level."""
     now = clock.now()
     number = str(message.payload["incident_number"])

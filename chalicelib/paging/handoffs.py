@@ -34,6 +34,7 @@ from chalicelib.oncall.handoff_notices import HANDOFF_NOTICE, MAX_LATENESS
 from chalicelib.paging.reach import account_email_step, usable_steps
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.paging")
 
@@ -86,7 +87,9 @@ def method_for(organization_id: str, user: User, now: datetime) -> ContactMethod
     return step.contact_method if step is not None else None
 
 
-def _send(organization_id: str, notice: HandoffNotice, now: datetime, where: dict[str, Any]) -> DeliveryResult | None:
+def _send(
+    organization_id: str, notice: HandoffNotice, now: datetime, where: dict[str, Any], *, settings: Settings
+) -> DeliveryResult | None:
     """Send to the person's chosen method; None when there is nobody or nothing to send to."""
     try:
         user = get_user(organization_id=organization_id, user_id=notice.user_id)
@@ -106,17 +109,19 @@ def _send(organization_id: str, notice: HandoffNotice, now: datetime, where: dic
         text=notice.text,
         short_text=notice.short_text,
         recipient_name=user.name,
-        url=schedule_url(notice.schedule_id),
+        url=schedule_url(notice.schedule_id, settings=settings),
         link_label="Open the schedule",
         sent_at=now,
     )
     # A webhook-style method is named by its id: its URL is sealed, its address only a hint.
     address = method.contact_method_id if method.sealed_destination is not None else method.address
-    return send_notice(method.type, address, words, organization_id=organization_id, user_id=user.user_id, now=now)
+    return send_notice(
+        method.type, address, words, organization_id=organization_id, user_id=user.user_id, now=now, settings=settings
+    )
 
 
 @handles(HANDOFF_NOTICE)
-def on_handoff_notice(message: Message) -> None:
+def on_handoff_notice(message: Message, settings: Settings) -> None:
     now = clock.now()
     where: dict[str, Any] = {"organization_id": message.organization_id, "message_id": message.message_id}
     notice = parse_notice(message.payload)
@@ -130,7 +135,7 @@ def on_handoff_notice(message: Message) -> None:
     deliveries.send_once(
         notice.delivery_id,
         now,
-        lambda: _send(message.organization_id, notice, now, where),
+        lambda: _send(message.organization_id, notice, now, where, settings=settings),
         final_attempt=message.final_attempt,
         what="handoff notice",
         where=where,

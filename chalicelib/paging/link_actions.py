@@ -27,17 +27,18 @@ from chalicelib.notification import email_links, pushover
 from chalicelib.notification.email_links import EmailLink, LinkRefused
 from chalicelib.notification.hook_links import mattermost_token
 from chalicelib.paging.respond import Outcome, respond
+from chalicelib.settings import Settings
 
 NO_PERSON = "The person this page was sent to is no longer in the organization; nothing was changed."
 TAP_CHANNELS = ("ntfy",)  # channels whose links act on a bare POST (the phone's notification button)
 
 
-def verify_link(token: str, *, channels: tuple[str, ...], now: datetime) -> EmailLink:
+def verify_link(token: str, *, channels: tuple[str, ...], now: datetime, settings: Settings) -> EmailLink:
     """The link a token carries, sent by one of `channels`: 401 INVALID_SIGNATURE when forged,
     mangled or sent by another channel (an email link must be confirmed on its page), 401
     SIGNATURE_EXPIRED when past its 24 hours."""
     try:
-        link = email_links.verify(token, now=now)
+        link = email_links.verify(token, now=now, settings=settings)
     except LinkRefused as refused:
         if refused.reason == email_links.EXPIRED:
             raise SignatureExpired(
@@ -49,28 +50,28 @@ def verify_link(token: str, *, channels: tuple[str, ...], now: datetime) -> Emai
     return link
 
 
-def verify_mattermost(context: Any, *, now: datetime) -> EmailLink:
+def verify_mattermost(context: Any, *, now: datetime, settings: Settings) -> EmailLink:
     """A Mattermost button's `context`: the signed link, sent by Mattermost, with its organization's token."""
     if not isinstance(context, dict) or not isinstance(context.get("link"), str):
         raise InvalidSignature("The button's context carries no Tocsin action; nothing was done.")
-    link = verify_link(context["link"], channels=("mattermost",), now=now)
+    link = verify_link(context["link"], channels=("mattermost",), now=now, settings=settings)
     sent = context.get("token")
-    expected = mattermost_token(link.organization_id)
+    expected = mattermost_token(link.organization_id, settings=settings)
     if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
         raise InvalidSignature("The button's organization token does not verify; nothing was done.")
     return link
 
 
-def verify_pushover(token: str, form: dict[str, str], *, now: datetime) -> EmailLink:
+def verify_pushover(token: str, form: dict[str, str], *, now: datetime, settings: Settings) -> EmailLink:
     """Pushover's acknowledgement callback: the URL's link (sent by Pushover, to acknowledge) and
     the form's `receipt`, which must be the one Pushover gave for that page (it signs nothing else)."""
-    link = verify_link(token, channels=("pushover",), now=now)
+    link = verify_link(token, channels=("pushover",), now=now, settings=settings)
     if not pushover.check_receipt(link, form.get("receipt")):
         raise InvalidSignature("The callback does not name the receipt of this page; nothing was done.")
     return link
 
 
-def act(link: EmailLink, now: datetime) -> Outcome:
+def act(link: EmailLink, now: datetime, *, settings: Settings) -> Outcome:
     """Spend the link and act as its person; 409 CONFLICT when it was used already."""
     try:
         person = get_user(organization_id=link.organization_id, user_id=link.user_id)
@@ -89,6 +90,7 @@ def act(link: EmailLink, now: datetime) -> Outcome:
             person=person,
             channel=link.via,
             now=now,
+            settings=settings,
         )
     except Exception:
         email_links.release(link)  # nothing changed: the provider's retry may act

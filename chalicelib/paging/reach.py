@@ -44,6 +44,7 @@ from chalicelib.notification.channels import Recipient
 from chalicelib.notification.service import Target, notify_targets
 from chalicelib.paging.sms_reply import remember_page
 from chalicelib.queue.messages import Message, due_in_seconds, publish
+from chalicelib.settings import Settings
 from chalicelib.store import Transaction
 
 logger = logging.getLogger("tocsin.paging")
@@ -106,7 +107,7 @@ def recipient_of(user: User) -> Recipient:
     return Recipient(user.user_id, user.name, user.email, user.slack_user_id, time_zone=user.time_zone)
 
 
-def target_of(user: User, method: ContactMethod, organization_id: str) -> Target:
+def target_of(user: User, method: ContactMethod, organization_id: str, *, settings: Settings) -> Target:
     """The person's recipient with the method's address on the method's channel."""
     base = recipient_of(user)
     if method.type == "email":
@@ -114,7 +115,7 @@ def target_of(user: User, method: ContactMethod, organization_id: str) -> Target
     elif method.type == "slack":
         address = Recipient(base.user_id, base.name, None, method.address)
     elif method.sealed_destination is not None:  # a webhook-style method: its URL, unsealed to send
-        destination = method.destination(organization_id, user.user_id)
+        destination = method.destination(organization_id, user.user_id, settings=settings)
         assert destination is not None
         address = Recipient(
             base.user_id,
@@ -145,7 +146,14 @@ def account_email_step(person: NotificationProfile) -> RuleStep | None:
 
 
 def page_person(
-    *, organization_id: str, incident: IncidentRecord, user: User, page: Page, now: datetime, final_attempt: bool
+    *,
+    organization_id: str,
+    incident: IncidentRecord,
+    user: User,
+    page: Page,
+    now: datetime,
+    final_attempt: bool,
+    settings: Settings,
 ) -> PageResult:
     """Run the person's rules for the incident's urgency: later steps scheduled first (a retry of
     this page schedules them again; their claims keep that harmless), then the steps due now.
@@ -165,7 +173,7 @@ def page_person(
     now_steps = [step for step in steps if step.delay_minutes == 0]
     for position, step in enumerate(steps):
         if step.delay_minutes > 0:
-            _schedule_step(organization_id, page, step, position, now)
+            _schedule_step(organization_id, page, step, position, now, settings=settings)
     if not now_steps:
         if page.note:  # an escalation's level says when it paged; an assignee's page says it here
             first = min(step.delay_minutes for step in steps)
@@ -183,6 +191,7 @@ def page_person(
         page.delivery_id,
         now,
         final_attempt,
+        settings=settings,
     )
     return "sent"
 
@@ -207,8 +216,10 @@ def _say(incident: IncidentRecord, page: Page, now: datetime, event_type: str, t
     repository.add_entries(incident, [entry], also=lambda tx: deliveries.mark_sent_in(tx, page.delivery_id, now))
 
 
-def _schedule_step(organization_id: str, page: Page, step: RuleStep, position: int, now: datetime) -> None:
-    due_at = now + clock.scaled(timedelta(minutes=step.delay_minutes))
+def _schedule_step(
+    organization_id: str, page: Page, step: RuleStep, position: int, now: datetime, *, settings: Settings
+) -> None:
+    due_at = now + clock.scaled(timedelta(minutes=step.delay_minutes), scale=settings.effective_time_scale)
     payload: dict[str, Any] = {
         **page.payload(),
         "contact_method_id": step.contact_method.contact_method_id,
@@ -228,6 +239,8 @@ def _send(
     delivery_id: str,
     now: datetime,
     final_attempt: bool,
+    *,
+    settings: Settings,
 ) -> None:
     def mark_sent(transaction: Transaction) -> None:
         deliveries.mark_sent_in(transaction, delivery_id, now)
@@ -235,7 +248,7 @@ def _send(
     results = notify_targets(
         incident=incident,
         recipient=recipient_of(user),
-        targets=[target_of(user, method, organization_id) for method in methods],
+        targets=[target_of(user, method, organization_id, settings=settings) for method in methods],
         message=reason,
         now=now,
         actor=page.actor,
@@ -243,6 +256,7 @@ def _send(
         service_name=page.service_name,
         also=mark_sent,
         title_note=page.note,
+        settings=settings,
     )
     sent: dict[str, Any] = {
         "delivery_id": delivery_id,
@@ -283,6 +297,7 @@ def send_step(
     payload: dict[str, Any],
     now: datetime,
     final_attempt: bool,
+    settings: Settings,
 ) -> bool:
     """A due step: its method as it is now (removed or unverified since: nothing is sent).
     True when something was sent."""
@@ -293,5 +308,16 @@ def send_step(
     page = Page.of(
         payload, incident_number=incident.incident_number, user_id=user.user_id, delivery_id=str(payload["delivery_id"])
     )
-    _send(organization_id, incident, user, [method], page, page.reason, page.delivery_id, now, final_attempt)
+    _send(
+        organization_id,
+        incident,
+        user,
+        [method],
+        page,
+        page.reason,
+        page.delivery_id,
+        now,
+        final_attempt,
+        settings=settings,
+    )
     return True

@@ -30,6 +30,7 @@ from chalicelib.incident import commands
 from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.paging import escalation_runs
+from chalicelib.settings import Settings
 
 Action = Literal["acknowledge", "resolve", "escalate"]
 ACTIONS: tuple[Action, ...] = ("acknowledge", "resolve", "escalate")
@@ -82,7 +83,14 @@ def resolved_status(organization_id: str) -> str:
 
 
 def respond(
-    *, organization_id: str, incident_number: str, action: Action, person: User, channel: str, now: datetime
+    *,
+    organization_id: str,
+    incident_number: str,
+    action: Action,
+    person: User,
+    channel: str,
+    now: datetime,
+    settings: Settings,
 ) -> Outcome:
     if not person.is_active:
         return Outcome(False, "Your Tocsin account is deactivated; nothing was changed.", incident_number)
@@ -114,6 +122,7 @@ def respond(
             incident_number=incident_number,
             actor=f"{principal.actor} via {principal.via}",
             now=now,
+            settings=settings,
         )
         if not outcome.escalated:
             return Outcome(False, f"{incident_number}: there is no further level to escalate to.", incident_number)

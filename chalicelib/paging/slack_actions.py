@@ -43,7 +43,7 @@ from chalicelib.errors import InvalidPayload, InvalidSignature, SignatureExpired
 from chalicelib.notification import slack
 from chalicelib.paging import action_once
 from chalicelib.paging.respond import ACTIONS, Action, Outcome, respond
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.slack")
 
@@ -70,10 +70,11 @@ def signature_of(secret: str, timestamp: str, body: bytes) -> str:
     return f"{VERSION}=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
 
 
-def verify_signature(*, body: bytes, timestamp: str | None, signature: str | None, now: datetime) -> None:
+def verify_signature(
+    *, body: bytes, timestamp: str | None, signature: str | None, now: datetime, secret: str | None
+) -> None:
     """Raises InvalidSignature (missing, forged, or no signing secret configured) or
     SignatureExpired (timestamp more than 5 minutes from now, either way)."""
-    secret = get_settings().slack_signing_key()
     if not secret:
         raise InvalidSignature("Slack requests cannot be verified: no Slack signing secret is configured.")
     if not timestamp or not signature:
@@ -177,18 +178,17 @@ def _person_in(click: Click, linked: list[User]) -> User | str:
     return NOT_A_MEMBER
 
 
-def from_our_workspace(click: Click) -> bool:
-    """False when the click names a Slack workspace other than the configured one(s)."""
-    teams = get_settings().slack_teams()
+def from_our_workspace(click: Click, teams: frozenset[str]) -> bool:
+    """False when the click names a Slack workspace other than the configured one(s) (`teams`)."""
     return not teams or click.team_id is None or click.team_id in teams
 
 
-def handle_click(click: Click, now: datetime) -> Outcome:
+def handle_click(click: Click, now: datetime, *, teams: frozenset[str], settings: Settings) -> Outcome:
     """Act for the Slack user who clicked, once per click, then tell them. Never raises for
     their mistakes; a replay is answered as the first click was and tells nobody anything."""
     person = (
         _person_in(click, find_users_by_slack_user_id(click.slack_user_id))
-        if from_our_workspace(click)
+        if from_our_workspace(click, teams)
         else OTHER_WORKSPACE
     )
     if isinstance(person, str):
@@ -204,15 +204,16 @@ def handle_click(click: Click, now: datetime) -> Outcome:
                 person=acting,
                 channel="slack",
                 now=now,
+                settings=settings,
             )
 
         outcome = action_once.once(click.click_id, now, act) if click.click_id else act()
     if outcome.replay:
         return outcome
     if outcome.done:
-        _update_message(click, outcome)
+        _update_message(click, outcome, settings=settings)
     else:
-        _tell_clicker(click, outcome)
+        _tell_clicker(click, outcome, settings=settings)
     return outcome
 
 
@@ -223,9 +224,9 @@ def outcome_blocks(blocks: list[dict[str, Any]], outcome: Outcome) -> list[dict[
     return [*kept, {"type": "context", "block_id": OUTCOME_BLOCK_ID, "elements": [note]}]
 
 
-def _update_message(click: Click, outcome: Outcome) -> None:
+def _update_message(click: Click, outcome: Outcome, *, settings: Settings) -> None:
     if not click.channel_id or not click.message_ts:
-        _tell_clicker(click, outcome)
+        _tell_clicker(click, outcome, settings=settings)
         return
     arguments = {
         "channel": click.channel_id,
@@ -233,15 +234,15 @@ def _update_message(click: Click, outcome: Outcome) -> None:
         "text": outcome.message,
         "blocks": outcome_blocks(click.message_blocks, outcome),
     }
-    result = slack.web_api("chat.update", arguments, timeout=WEB_API_TIMEOUT_SECONDS)
+    result = slack.web_api("chat.update", arguments, timeout=WEB_API_TIMEOUT_SECONDS, settings=settings)
     if not result.sent:
         logger.warning("Slack message update failed", extra={"error": result.error_code})
 
 
-def _tell_clicker(click: Click, outcome: Outcome) -> None:
+def _tell_clicker(click: Click, outcome: Outcome, *, settings: Settings) -> None:
     """An ephemeral reply only the clicker sees (in the conversation of the page)."""
     channel = click.channel_id or click.slack_user_id
     arguments = {"channel": channel, "user": click.slack_user_id, "text": outcome.message}
-    result = slack.web_api("chat.postEphemeral", arguments, timeout=WEB_API_TIMEOUT_SECONDS)
+    result = slack.web_api("chat.postEphemeral", arguments, timeout=WEB_API_TIMEOUT_SECONDS, settings=settings)
     if not result.sent:
         logger.warning("Slack ephemeral reply failed", extra={"error": result.error_code})

@@ -20,7 +20,7 @@ from typing import Protocol
 from chalicelib.budget.destinations import phone_key
 from chalicelib.notification.deliveries import DeliveryRecord
 from chalicelib.notification.sms import is_phone_number
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.store import best_effort
 
 LAST_INBOUND = "sms-in-last"
@@ -50,11 +50,11 @@ def echoes_tocsin(body: str) -> bool:
     return "tocsin" in lowered or "nothing was changed" in lowered
 
 
-def why_not_reply(inbound: Inbound, *, acted: bool, now: datetime) -> str | None:
+def why_not_reply(inbound: Inbound, *, acted: bool, now: datetime, settings: Settings) -> str | None:
     """Why this message gets no SMS back (None: it gets one)."""
     if not is_phone_number(inbound.sender):
         return NOT_A_PHONE
-    own = get_settings().sms_origination_number
+    own = settings.sms_origination_number
     if own and phone_key(own) == phone_key(inbound.sender):
         return OWN_NUMBER
     repeated = _same_as_last(inbound, now)

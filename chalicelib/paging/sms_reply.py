@@ -34,6 +34,7 @@ from chalicelib.notification.gate import send_within_budget
 from chalicelib.notification.sms import SMS_LIMIT, SnsSmsChannel, gsm7, is_phone_number, shorten
 from chalicelib.paging import sms_loops
 from chalicelib.paging.respond import Action, respond
+from chalicelib.settings import Settings
 from chalicelib.store import best_effort
 
 logger = logging.getLogger("tocsin.paging")
@@ -152,12 +153,12 @@ class Answer:
     acted: bool = False
 
 
-def answer(inbound: InboundSms, now: datetime) -> str:
+def answer(inbound: InboundSms, now: datetime, *, settings: Settings) -> str:
     """Act on the reply if the sender may, and return what to tell them."""
-    return decide(inbound, now).text
+    return decide(inbound, now, settings=settings).text
 
 
-def decide(inbound: InboundSms, now: datetime) -> Answer:
+def decide(inbound: InboundSms, now: datetime, *, settings: Settings) -> Answer:
     """Act on the reply if the sender may; what to tell them and who they are."""
     if not is_phone_number(inbound.sender):
         return Answer(NOT_VERIFIED)
@@ -191,6 +192,7 @@ def decide(inbound: InboundSms, now: datetime) -> Answer:
         person=person,
         channel="sms",
         now=now,
+        settings=settings,
     )
     return Answer(outcome.message, (paged.organization_id, paged.user_id), acted=True)
 
@@ -204,14 +206,18 @@ class Handled:
     withheld: str | None = None
 
 
-def handle_inbound(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = None) -> str | None:
+def handle_inbound(
+    inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = None, *, settings: Settings
+) -> str | None:
     """Answer one inbound SMS once and text the answer back (as `handle`); the answer, or None when
     this message was handled before (an SNS retry): nothing is done or sent again."""
-    handled = handle(inbound, now, channel)
+    handled = handle(inbound, now, channel, settings=settings)
     return handled.text if handled is not None else None
 
 
-def handle(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = None) -> Handled | None:
+def handle(
+    inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = None, *, settings: Settings
+) -> Handled | None:
     """Answer one inbound SMS once, and text the answer back unless that would feed a loop or pass
     the outbound budget (chalicelib/paging/sms_loops.py). None for an SNS retry of a message
     handled before: nothing is done or sent again."""
@@ -221,12 +227,12 @@ def handle(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = N
         deliveries.mark_sent(claim_id, now)
         return True
 
-    done = deliveries.once(claim_id, now, lambda: decide(inbound, now), answered)
+    done = deliveries.once(claim_id, now, lambda: decide(inbound, now, settings=settings), answered)
     if done is None:
         return None
     decided = done.result
     text = shorten(gsm7(decided.text), SMS_LIMIT)
-    why = sms_loops.why_not_reply(inbound, acted=decided.acted, now=now)
+    why = sms_loops.why_not_reply(inbound, acted=decided.acted, now=now, settings=settings)
     if why is not None:
         logger.info("no SMS reply", extra={"why": why})
         return Handled(decided.text, False, why)
@@ -238,7 +244,8 @@ def handle(inbound: InboundSms, now: datetime, channel: SnsSmsChannel | None = N
         organization_id=organization_id,
         user_id=user_id,
         now=now,
-        deliver=lambda: (channel or SnsSmsChannel()).send_text(inbound.sender, text),
+        deliver=lambda: (channel or SnsSmsChannel(settings=settings)).send_text(inbound.sender, text),
+        settings=settings,
     )
     if result.sent:
         return Handled(decided.text, True)

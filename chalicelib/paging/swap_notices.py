@@ -33,6 +33,7 @@ from chalicelib.oncall.swap_text import SwapNoticeKind, render_swap_notice
 from chalicelib.paging.handoffs import method_for
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import MAX_DELAY_SECONDS, Message, publish
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.paging")
 
@@ -49,6 +50,8 @@ def _tell(
     recipient: User,
     now: datetime,
     message: Message,
+    *,
+    settings: Settings,
 ) -> None:
     """One notice to one person, once (its delivery id)."""
     suffix = f"#{recipient.user_id}" if kind == "asked" else ""
@@ -76,12 +79,12 @@ def _tell(
             text=words.text,
             short_text=words.short_text,
             recipient_name=recipient.name,
-            url=schedule_url(request.schedule_id) + "#swaps",
+            url=schedule_url(request.schedule_id, settings=settings) + "#swaps",
             link_label="Open the schedule",
             sent_at=now,
             time_zone=zone,
         )
-        return send_notice(method.type, method.address, notice)
+        return send_notice(method.type, method.address, notice, settings=settings)
 
     deliveries.send_once(delivery_id, now, send, final_attempt=message.final_attempt, what="swap notice", where=where)
 
@@ -100,7 +103,7 @@ def _load(message: Message) -> tuple[SwapRequest, StoredSchedule] | None:
 
 
 @handles(swaps.SWAP_REQUESTED)
-def on_swap_requested(message: Message) -> None:
+def on_swap_requested(message: Message, settings: Settings) -> None:
     now = clock.now()
     loaded = _load(message)
     if loaded is None or not loaded[0].is_open(now):
@@ -114,30 +117,32 @@ def on_swap_requested(message: Message) -> None:
         if person is None or not rules.can_respond(person.role, person.is_active):
             continue
         try:
-            _tell("asked", request, stored, people, person, now, message)
+            _tell("asked", request, stored, people, person, now, message, settings=settings)
         except NotSentYet as error:  # the others are still told; SQS retries the rest
             failed = error
     if failed is not None:
         raise failed
 
 
-def _tell_requester(kind: SwapNoticeKind, request: SwapRequest, stored: StoredSchedule, message: Message) -> None:
+def _tell_requester(
+    kind: SwapNoticeKind, request: SwapRequest, stored: StoredSchedule, message: Message, *, settings: Settings
+) -> None:
     wanted = [request.requester_id, *([request.taken_by] if request.taken_by else [])]
     people = get_users(organization_id=request.organization_id, user_ids=wanted)
     requester = people.get(request.requester_id)
     if requester is not None:
-        _tell(kind, request, stored, people, requester, clock.now(), message)
+        _tell(kind, request, stored, people, requester, clock.now(), message, settings=settings)
 
 
 @handles(swaps.SWAP_TAKEN)
-def on_swap_taken(message: Message) -> None:
+def on_swap_taken(message: Message, settings: Settings) -> None:
     loaded = _load(message)
     if loaded is not None and loaded[0].status == "taken":
-        _tell_requester("taken", *loaded, message)
+        _tell_requester("taken", *loaded, message, settings=settings)
 
 
 @handles(swaps.SWAP_EXPIRY)
-def on_swap_expiry(message: Message) -> None:
+def on_swap_expiry(message: Message, settings: Settings) -> None:
     now = clock.now()
     payload = message.payload
     try:
@@ -159,4 +164,4 @@ def on_swap_expiry(message: Message) -> None:
         stored = get_schedule(organization_id=message.organization_id, schedule_id=schedule_id)
     except NotFound:
         return
-    _tell_requester("expired", expired, stored, message)
+    _tell_requester("expired", expired, stored, message, settings=settings)

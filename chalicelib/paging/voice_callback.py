@@ -33,7 +33,7 @@ from chalicelib.notification.voice_link import (
 )
 from chalicelib.paging import action_once
 from chalicelib.paging.respond import Action, respond
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 GATHER_TIMEOUT_SECONDS = 10
 
@@ -53,17 +53,19 @@ def keys_twiml(speech: str, action_url: str) -> str:
     return ElementTree.tostring(response, encoding="unicode")
 
 
-def answer_key(*, query: Mapping[str, str], form: Sequence[tuple[str, str]], signature: str, now: datetime) -> str:
+def answer_key(
+    *, query: Mapping[str, str], form: Sequence[tuple[str, str]], signature: str, now: datetime, settings: Settings
+) -> str:
     """The TwiML answer to one callback; raises InvalidSignature when it is not genuine."""
-    return answer_press(verify_callback(query=query, form=form, signature=signature, now=now), form, now)
+    target = verify_callback(query=query, form=form, signature=signature, now=now, settings=settings)
+    return answer_press(target, form, now, settings=settings)
 
 
 def verify_callback(
-    *, query: Mapping[str, str], form: Sequence[tuple[str, str]], signature: str, now: datetime
+    *, query: Mapping[str, str], form: Sequence[tuple[str, str]], signature: str, now: datetime, settings: Settings
 ) -> CallbackTarget:
     """Both checks (Twilio's signature, our token in the URL): the person and incident called, or
     InvalidSignature. The callback route's credential (chalicelib.api.provider_signatures)."""
-    settings = get_settings()
     credentials = settings.voice_credentials()
     if credentials is None:
         raise InvalidSignature("No voice provider is configured, so no callback can be verified.")
@@ -76,9 +78,8 @@ def verify_callback(
     return target
 
 
-def answer_press(target: CallbackTarget, form: Sequence[tuple[str, str]], now: datetime) -> str:
+def answer_press(target: CallbackTarget, form: Sequence[tuple[str, str]], now: datetime, *, settings: Settings) -> str:
     """The TwiML answer to the key pressed on a verified callback (`verify_callback`)."""
-    settings = get_settings()
     key = token_key(settings.api_key_hmac_secret)
     try:
         person = get_user(organization_id=target.organization_id, user_id=target.user_id)
@@ -103,6 +104,7 @@ def answer_press(target: CallbackTarget, form: Sequence[tuple[str, str]], now: d
             person=person,
             channel="voice",
             now=now,
+            settings=settings,
         ),
     )
     return say_twiml(f"{outcome.message} Goodbye.")

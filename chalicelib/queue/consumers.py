@@ -15,10 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.workers")
 
-MessageHandler = Callable[[Message], None]
+# A consumer gets the settings its entry point (the worker dispatch) read once for the batch.
+MessageHandler = Callable[[Message, Settings], None]
 # A consumer retried on its own waits this long, as SQS redelivery would.
 CONSUMER_RETRY_DELAY_SECONDS = 30
 
@@ -58,7 +60,7 @@ def consumers_of(message_type: str) -> list[str]:
     return [consumer.name for consumer in _consumers.get(message_type, [])]
 
 
-def handle(message: Message) -> bool:
+def handle(message: Message, *, settings: Settings) -> bool:
     """Run the message's consumers; False when SQS should deliver the record again."""
     consumers = [
         consumer
@@ -68,7 +70,7 @@ def handle(message: Message) -> bool:
     if not consumers:
         logger.info("no consumer for message type", extra={"message_type": message.message_type})
         return True
-    failed = [consumer for consumer in consumers if not _run(consumer, message)]
+    failed = [consumer for consumer in consumers if not _run(consumer, message, settings)]
     if not failed:
         return True
     if len(consumers) == 1:
@@ -83,9 +85,9 @@ def handle(message: Message) -> bool:
     return True
 
 
-def _run(consumer: Consumer, message: Message) -> bool:
+def _run(consumer: Consumer, message: Message, settings: Settings) -> bool:
     try:
-        consumer.function(message)
+        consumer.function(message, settings)
     except Exception:
         logger.exception("message failed", extra={"message_type": message.message_type, "consumer": consumer.name})
         return False

@@ -20,14 +20,13 @@ from chalicelib.addresses import caller_network
 from chalicelib.errors import RateLimited
 from chalicelib.ratelimit import service as ratelimit
 from chalicelib.ratelimit.window import RateLimitDecision
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 # Buckets whose identity is the caller's address and counted by its network.
 PER_NETWORK = frozenset({"status_subscribe"})
 
 
-def limit_for(category: str) -> int:
-    settings = get_settings()
+def limit_for(category: str, *, settings: Settings) -> int:
     return {
         "api_key": settings.rate_limit_api_key,
         "session": settings.rate_limit_session,
@@ -47,17 +46,21 @@ class Bucket:
     refusal: str | None = None  # what its 429 says; None: RATE_LIMITED's own message
 
 
-def charge_bucket(bucket: Bucket, now: datetime) -> RateLimitDecision:
-    return charge(category=bucket.category, identity=bucket.identity, now=now, message=bucket.refusal)
+def charge_bucket(bucket: Bucket, now: datetime, *, settings: Settings) -> RateLimitDecision:
+    return charge(
+        category=bucket.category, identity=bucket.identity, now=now, message=bucket.refusal, settings=settings
+    )
 
 
-def charge(*, category: str, identity: str, now: datetime, message: str | None = None) -> RateLimitDecision:
+def charge(
+    *, category: str, identity: str, now: datetime, settings: Settings, message: str | None = None
+) -> RateLimitDecision:
     """Count one request; raise RATE_LIMITED (with the headers) when the window is spent."""
     decision = ratelimit.hit(
         category=category,
         identity=caller_network(identity) if category in PER_NETWORK else identity,
-        limit=limit_for(category),
-        window_seconds=get_settings().rate_limit_window_seconds,
+        limit=limit_for(category, settings=settings),
+        window_seconds=settings.rate_limit_window_seconds,
         now=now,
     )
     if not decision.allowed:

@@ -20,6 +20,7 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 from chalicelib.statuspage import public
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.repository import Structure, load_structure
@@ -59,17 +60,22 @@ def maintenance_change(previous_status: str | None, status: str, *, times_moved:
     return MAINTENANCE_CHANGES.get(status)
 
 
-def page_document(structure: Structure) -> dict[str, Any]:
+def page_document(structure: Structure, *, settings: Settings) -> dict[str, Any]:
     page = structure.page
-    return {"page_id": page.page_id, "name": page.name, "slug": page.slug, "url": public_url(page.slug or "")}
+    return {
+        "page_id": page.page_id,
+        "name": page.name,
+        "slug": page.slug,
+        "url": public_url(page.slug or "", settings=settings),
+    }
 
 
-def announce_incident(page_id: str, item: StatusPageItem, *, change: str, now: datetime) -> None:
+def announce_incident(page_id: str, item: StatusPageItem, *, change: str, now: datetime, settings: Settings) -> None:
     structure = load_structure(page_id)
     if structure is None or not structure.page.organization_id:
         return  # the page was deleted a moment ago: nobody to tell
     payload = {
-        "status_page": page_document(structure),
+        "status_page": page_document(structure, settings=settings),
         "incident": public.public_incident(public.PageView(structure, [], []), item).model_dump(mode="json"),
         "change": change,
     }
@@ -78,7 +84,13 @@ def announce_incident(page_id: str, item: StatusPageItem, *, change: str, now: d
 
 
 def announce_maintenance(
-    page_id: str, item: StatusPageItem, *, previous_status: str | None, now: datetime, times_moved: bool = False
+    page_id: str,
+    item: StatusPageItem,
+    *,
+    previous_status: str | None,
+    now: datetime,
+    times_moved: bool = False,
+    settings: Settings,
 ) -> None:
     change = maintenance_change(previous_status, item.status or "", times_moved=times_moved)
     if change is None:
@@ -87,7 +99,7 @@ def announce_maintenance(
     if structure is None or not structure.page.organization_id:
         return
     payload = {
-        "status_page": page_document(structure),
+        "status_page": page_document(structure, settings=settings),
         "maintenance": public.public_window(public.PageView(structure, [], []), item).model_dump(mode="json"),
         "change": change,
     }

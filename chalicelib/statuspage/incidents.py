@@ -16,6 +16,7 @@ from pynamodb.expressions.update import Action
 
 from chalicelib.errors import ValidationFailed
 from chalicelib.incident.tables import INCIDENT_SORT_KEY, IncidentRecord, incident_partition
+from chalicelib.settings import Settings
 from chalicelib.statuspage import history, incident_templates, rules
 from chalicelib.statuspage.announcements import announce_incident, incident_change
 from chalicelib.statuspage.repository import (
@@ -96,6 +97,7 @@ def create_incident(
     incident_number: str | None = None,
     component_statuses: dict[str, str] | None = None,
     template_id: str | None = None,
+    settings: Settings,
 ) -> StatusPageItem:
     """Open an incident with its first update; `component_statuses` sets those components' statuses
     in the same transaction. `template_id` fills title, body, status, impact and component statuses
@@ -141,7 +143,7 @@ def create_incident(
 
     item = retry_on_conflict(attempt, what="public incident")
     # After the write: outbound webhook subscriptions and the page's subscribers hear of it.
-    announce_incident(page_id, item, change="created", now=now)
+    announce_incident(page_id, item, change="created", now=now, settings=settings)
     return item
 
 
@@ -160,6 +162,7 @@ def add_update(
     component_ids: list[str] | None = None,
     component_statuses: dict[str, str] | None = None,
     template_id: str | None = None,
+    settings: Settings,
 ) -> StatusPageItem:
     """Post an update; it moves the incident to `status` (any move is allowed, see rules) and may
     replace the affected components and set component statuses (one transaction). `template_id`
@@ -200,7 +203,7 @@ def add_update(
         return item
 
     item = retry_on_conflict(attempt, what="public incident")
-    announce_incident(page_id, item, change=incident_change(previous[0], new_status), now=now)
+    announce_incident(page_id, item, change=incident_change(previous[0], new_status), now=now, settings=settings)
     return item
 
 

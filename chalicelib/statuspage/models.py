@@ -18,6 +18,7 @@ from chalicelib.model_base import (
     SingleLine,
     not_nullable,
 )
+from chalicelib.settings import Settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.public_models import PublicIncidentUpdate, incident_fields, window_fields
 from chalicelib.statuspage.repository import item_id
@@ -249,13 +250,13 @@ class StatusPageV1(ApiModel):
     updated_at: datetime
 
     @classmethod
-    def of(cls, item: StatusPageItem) -> StatusPageV1:
+    def of(cls, item: StatusPageItem, *, settings: Settings) -> StatusPageV1:
         slug = item.slug or ""
         return cls(
             id=item.page_id,
             name=item.name or "",
             slug=slug,
-            url=public_url(slug),
+            url=public_url(slug, settings=settings),
             created_at=item.created_at,
             updated_at=item.updated_at,
         )

@@ -12,7 +12,7 @@ from types import EllipsisType
 
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.queue.messages import Message, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.statuspage import rules
 from chalicelib.statuspage.repository import get_page
 from chalicelib.statuspage.tables import PAGE_KEY, SLUG_KEY, StatusPageItem, slug_partition
@@ -25,8 +25,8 @@ STATUS_PAGE_DELETED_MESSAGE = "status_page.deleted"
 FORGET_FOLLOWERS_AFTER_SECONDS = 60
 
 
-def public_url(slug: str) -> str:
-    return f"{get_settings().public_base_url.rstrip('/')}/status/{slug}"
+def public_url(slug: str, *, settings: Settings) -> str:
+    return f"{settings.public_base_url.rstrip('/')}/status/{slug}"
 
 
 def _slug_taken(slug: str) -> Conflict:

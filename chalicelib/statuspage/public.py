@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib import clock
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.statuspage import feeds, rules
 from chalicelib.statuspage.cursors import decode_cursor, encode_cursor
 from chalicelib.statuspage.pages import public_url
@@ -84,13 +84,13 @@ def load_view(slug: str) -> PageView | None:
     return PageView(structure, incidents, windows)
 
 
-def summary(view: PageView) -> dict[str, Any]:
+def summary(view: PageView, *, settings: Settings) -> dict[str, Any]:
     components = view.components()
     page = view.structure.page
     moments = [page.updated_at, *(c.updated_at for c in components.values())]
     moments += [i.updated_at for i in view.active_incidents] + [w.updated_at for w in view.active_windows]
     return PublicSummary(
-        page=PublicPage(name=page.name or "", url=public_url(page.slug or "")),
+        page=PublicPage(name=page.name or "", url=public_url(page.slug or "", settings=settings)),
         status=rules.worst(c.status for c in components.values()),
         updated_at=max(moments),
         active_incident_count=len(view.active_incidents),
@@ -145,10 +145,12 @@ def public_window(view: PageView, item: StatusPageItem) -> PublicMaintenance:
     )
 
 
-def _listing(view: PageView, prefix: str, scope: str, cursor: str | None) -> tuple[list[StatusPageItem], str | None]:
+def _listing(
+    view: PageView, prefix: str, scope: str, cursor: str | None, *, settings: Settings
+) -> tuple[list[StatusPageItem], str | None]:
     """One page of items under `prefix`, newest first, and the cursor of the next page (or None).
     Reads one item more than it serves, so the last page never promises a next one."""
-    secret = get_settings().api_key_hmac_secret
+    secret = settings.api_key_hmac_secret
     start: dict[str, Any] | None = None
     if cursor is not None:
         item_key = decode_cursor(cursor, secret=secret, scope=f"{view.page_id}#{scope}", prefix=prefix)
@@ -170,15 +172,15 @@ def _listing(view: PageView, prefix: str, scope: str, cursor: str | None) -> tup
     return served, next_cursor
 
 
-def incidents(view: PageView, cursor: str | None) -> dict[str, Any]:
-    items, next_cursor = _listing(view, INCIDENT_PREFIX, "incidents", cursor)
+def incidents(view: PageView, cursor: str | None, *, settings: Settings) -> dict[str, Any]:
+    items, next_cursor = _listing(view, INCIDENT_PREFIX, "incidents", cursor, settings=settings)
     return PublicIncidents(
         incidents=[public_incident(view, item) for item in items], next_cursor=next_cursor
     ).model_dump(mode="json")
 
 
-def maintenance(view: PageView, cursor: str | None) -> dict[str, Any]:
-    items, next_cursor = _listing(view, MAINTENANCE_PREFIX, "maintenance", cursor)
+def maintenance(view: PageView, cursor: str | None, *, settings: Settings) -> dict[str, Any]:
+    items, next_cursor = _listing(view, MAINTENANCE_PREFIX, "maintenance", cursor, settings=settings)
     return PublicMaintenanceList(
         maintenance=[public_window(view, item) for item in items], next_cursor=next_cursor
     ).model_dump(mode="json")
@@ -192,13 +194,13 @@ def _newest(view: PageView, prefix: str) -> list[StatusPageItem]:
     )
 
 
-def history_feed(view: PageView) -> feeds.Feed:
+def history_feed(view: PageView, *, settings: Settings) -> feeds.Feed:
     """What history.atom and history.rss say: the newest incidents and windows (one Query each)."""
     page = view.structure.page
     about = feeds.FeedPage(
         page_id=page.page_id,
         name=page.name or "",
-        url=public_url(page.slug or ""),
+        url=public_url(page.slug or "", settings=settings),
         created_at=page.created_at,
         updated_at=page.updated_at,
     )

@@ -20,6 +20,7 @@ from pynamodb.exceptions import DoesNotExist
 
 from chalicelib import clock
 from chalicelib.errors import Conflict
+from chalicelib.settings import Settings
 from chalicelib.statuspage import history, rules
 from chalicelib.statuspage.announcements import announce_maintenance
 from chalicelib.statuspage.repository import get_item, load_structure, page_not_found
@@ -54,6 +55,7 @@ def create_window(
     scheduled_end: datetime,
     component_ids: list[str],
     now: datetime,
+    settings: Settings,
 ) -> StatusPageItem:
     scheduled_start, scheduled_end = scheduled_start.astimezone(UTC), scheduled_end.astimezone(UTC)
     rules.check_window(scheduled_start, scheduled_end)
@@ -75,7 +77,9 @@ def create_window(
     )
     if not _save(item, frozenset(), now):  # a fresh random id: only a duplicate delivery of this very write gets here
         raise Conflict("The maintenance window could not be created; retry.")
-    announce_maintenance(page_id, item, previous_status=None, now=now)  # after the write: the page's subscribers
+    announce_maintenance(
+        page_id, item, previous_status=None, now=now, settings=settings
+    )  # after the write: the page's subscribers
     return item
 
 
@@ -93,6 +97,7 @@ def update_window(
     scheduled_end: datetime | EllipsisType = ...,
     component_ids: list[str] | EllipsisType = ...,
     status: str | EllipsisType = ...,
+    settings: Settings,
 ) -> StatusPageItem:
     """Retitle, reschedule, change components, or move (start early, complete, cancel). A final
     window (completed, cancelled) accepts only a new title."""
@@ -132,7 +137,9 @@ def update_window(
         return item
 
     item = retry_on_conflict(attempt, what="maintenance window")
-    announce_maintenance(page_id, item, previous_status=previous[0], now=now, times_moved=times_moved[0])
+    announce_maintenance(
+        page_id, item, previous_status=previous[0], now=now, times_moved=times_moved[0], settings=settings
+    )
     return item
 
 
@@ -150,7 +157,7 @@ class SchedulerRun:
     skipped: int  # changed by someone else between the Query and the write
 
 
-def run_scheduler(*, now: datetime) -> SchedulerRun:
+def run_scheduler(*, now: datetime, settings: Settings) -> SchedulerRun:
     """Move every due window: one Query on the due index, then one conditional write per window."""
     started = completed = skipped = 0
     horizon = clock.isoformat(now) + "#~"  # '~' sorts after every page id: every key due by now
@@ -175,7 +182,7 @@ def run_scheduler(*, now: datetime) -> SchedulerRun:
         if not _save(item, held_before, now):
             skipped += 1
             continue
-        announce_maintenance(item.page_id, item, previous_status=previous, now=now)
+        announce_maintenance(item.page_id, item, previous_status=previous, now=now, settings=settings)
         if target == "in_progress":
             started += 1
         else:

@@ -25,7 +25,7 @@ from chalicelib.notification.channels import PROVIDER_ERROR, DeliveryResult
 from chalicelib.notification.gate import send_within_budget
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.repository import load_structure
 from chalicelib.subscriber import repository, rules
@@ -85,12 +85,14 @@ def render(*, page_name: str, page_url: str, confirm_url: str, subscriber: Subsc
     )
 
 
-def send_email(address: str, email: ConfirmationEmail, client: Any | None = None) -> DeliveryResult:
+def send_email(
+    address: str, email: ConfirmationEmail, client: Any | None = None, *, settings: Settings
+) -> DeliveryResult:
     from botocore.exceptions import BotoCoreError, ClientError
 
     try:
         response = (client or aws.client("ses")).send_email(
-            Source=get_settings().ses_sender,
+            Source=settings.ses_sender,
             Destination={"ToAddresses": [address]},
             Message={
                 "Subject": {"Data": email.subject, "Charset": "UTF-8"},
@@ -109,7 +111,7 @@ def send_email(address: str, email: ConfirmationEmail, client: Any | None = None
 
 
 @handles(CONFIRMATION_REQUESTED)
-def on_confirmation_requested(message: Message) -> None:
+def on_confirmation_requested(message: Message, settings: Settings) -> None:
     now = clock.now()
     page_id = str(message.payload.get("page_id") or "")
     subscriber_id = str(message.payload.get("subscriber_id") or "")
@@ -125,8 +127,8 @@ def on_confirmation_requested(message: Message) -> None:
         slug = structure.page.slug or ""
         email = render(
             page_name=structure.page.name or slug,
-            page_url=public_url(slug),
-            confirm_url=link_url(slug, SubscriberLink("confirm", page_id, subscriber_id)),
+            page_url=public_url(slug, settings=settings),
+            confirm_url=link_url(slug, SubscriberLink("confirm", page_id, subscriber_id), settings=settings),
             subscriber=subscriber,
         )
         return send_within_budget(
@@ -135,7 +137,8 @@ def on_confirmation_requested(message: Message) -> None:
             purpose="confirmation",
             organization_id=message.organization_id or None,
             now=now,
-            deliver=lambda: send_email(str(subscriber.email), email),
+            deliver=lambda: send_email(str(subscriber.email), email, settings=settings),
+            settings=settings,
         )
 
     deliveries.send_once(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from chalicelib.queue.consumers import handles
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings
 from chalicelib.statuspage.announcements import (
     STATUS_PAGE_INCIDENT_UPDATED_MESSAGE,
     STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE,
@@ -27,5 +28,5 @@ handles(notice_webhooks.WEBHOOK_REMOVED, name="subscriber.webhook_removed")(noti
 
 
 @handles(STATUS_PAGE_DELETED_MESSAGE, name="subscriber.page_deleted")
-def forget_followers(message: Message) -> None:
+def forget_followers(message: Message, settings: Settings) -> None:
     repository.forget_page(str(message.payload["page_id"]))

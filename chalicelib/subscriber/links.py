@@ -16,7 +16,7 @@ import hmac
 from dataclasses import dataclass
 from typing import Literal
 
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 LinkPurpose = Literal["confirm", "unsubscribe"]
 PURPOSES: tuple[LinkPurpose, ...] = ("confirm", "unsubscribe")
@@ -36,8 +36,8 @@ class LinkRefused(Exception):
     """A token we did not sign, or a malformed one."""
 
 
-def signing_key() -> bytes:
-    secret = get_settings().api_key_hmac_secret.encode()
+def signing_key(*, settings: Settings) -> bytes:
+    secret = settings.api_key_hmac_secret.encode()
     return hmac.new(secret, b"tocsin status subscriber links", hashlib.sha256).digest()
 
 
@@ -49,18 +49,18 @@ def _signature(body: str, key: bytes) -> str:
     return _b64(hmac.new(key, VERSION.encode() + b"." + body.encode("ascii"), hashlib.sha256).digest())
 
 
-def sign(link: SubscriberLink, key: bytes | None = None) -> str:
+def sign(link: SubscriberLink, key: bytes | None = None, *, settings: Settings) -> str:
     body = _b64(_SEPARATOR.join([link.purpose, link.page_id, link.subscriber_id]).encode("utf-8"))
-    return f"{VERSION}.{body}.{_signature(body, key or signing_key())}"
+    return f"{VERSION}.{body}.{_signature(body, key or signing_key(settings=settings))}"
 
 
-def verify(token: str, purpose: LinkPurpose, key: bytes | None = None) -> SubscriberLink:
+def verify(token: str, purpose: LinkPurpose, key: bytes | None = None, *, settings: Settings) -> SubscriberLink:
     """The link the token carries, when we signed it for this purpose; LinkRefused otherwise."""
     parts = token.split(".") if len(token) <= MAX_TOKEN_LENGTH else []
     if len(parts) != 3 or parts[0] != VERSION or not parts[1].isascii():
         raise LinkRefused()
     _, body, sent = parts
-    if not hmac.compare_digest(_signature(body, key or signing_key()).encode(), sent.encode("utf-8")):
+    if not hmac.compare_digest(_signature(body, key or signing_key(settings=settings)).encode(), sent.encode("utf-8")):
         raise LinkRefused()
     try:
         fields = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8").split(_SEPARATOR)
@@ -71,15 +71,15 @@ def verify(token: str, purpose: LinkPurpose, key: bytes | None = None) -> Subscr
     return SubscriberLink(purpose=purpose, page_id=fields[1], subscriber_id=fields[2])
 
 
-def link_url(slug: str, link: SubscriberLink) -> str:
+def link_url(slug: str, link: SubscriberLink, *, settings: Settings) -> str:
     """The public URL of a link: `{public_base_url}/status/{slug}/{confirm|unsubscribe}?token=...`."""
-    base = get_settings().public_base_url.rstrip("/")
-    return f"{base}/status/{slug}/{link.purpose}?token={sign(link)}"
+    base = settings.public_base_url.rstrip("/")
+    return f"{base}/status/{slug}/{link.purpose}?token={sign(link, settings=settings)}"
 
 
-def webhook_secret(page_id: str, subscriber_id: str) -> str:
+def webhook_secret(page_id: str, subscriber_id: str, *, settings: Settings) -> str:
     """The secret a webhook subscriber verifies its deliveries with (hex): derived, never stored,
     shown on the page its confirmation link opens (only the email's holder sees it)."""
-    secret = get_settings().api_key_hmac_secret.encode()
+    secret = settings.api_key_hmac_secret.encode()
     key = hmac.new(secret, b"tocsin status subscriber webhooks", hashlib.sha256).digest()
     return hmac.new(key, f"{page_id}\n{subscriber_id}".encode(), hashlib.sha256).hexdigest()

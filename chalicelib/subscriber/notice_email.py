@@ -24,7 +24,7 @@ from typing import Any, Literal
 from chalicelib import aws, clock, templates
 from chalicelib.budget import service as budget
 from chalicelib.budget.rules import Send
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.subscriber.notice_content import (
     INCIDENT_STATUS_LABELS,
     Notice,
@@ -178,16 +178,17 @@ def send_notice(
     subscribed_to: Sequence[str] = (),
     organization_id: str | None = None,
     client: Any | None = None,
+    settings: Settings,
 ) -> SendOutcome:
     """The notice within the outbound budget (per subscriber mailbox, per organization): a refusal
     is `refused` (logged, never retried); an SES failure worth retrying gives its charge back."""
     rendered = render(notice, unsubscribe_url=unsubscribe_url, subscribed_to=subscribed_to)
-    sender = get_settings().ses_sender
+    sender = settings.ses_sender
     try:
         raw = mime_message(rendered, sender=sender, to=to, page_name=notice.page_name, unsubscribe_url=unsubscribe_url)
     except (ValueError, TypeError) as error:  # an address the email package will not write
         return SendOutcome("refused", f"unwritable message: {error}"[:300])
-    decision = budget.spend(Send("email", to, "subscriber_notice", organization_id), clock.now())
+    decision = budget.spend(Send("email", to, "subscriber_notice", organization_id), clock.now(), settings=settings)
     if decision.refusal is not None:
         logger.warning("subscriber notice not sent: over the outbound budget", extra={"limit": decision.refusal.limit})
         return SendOutcome("refused", f"OVER_BUDGET: {decision.refusal.message}")

@@ -28,7 +28,7 @@ from chalicelib.budget.rules import Send
 from chalicelib.delivery import attempts, http_post, webhook
 from chalicelib.delivery.attempts import AttemptFields, Outcome, ScheduledDelivery, Unsent
 from chalicelib.queue.messages import Message, publish
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.statuspage.repository import load_structure
 from chalicelib.store import Transaction, TransactionCancelled, delete_if
@@ -52,9 +52,9 @@ __all__ = [
 ]
 
 
-def signing_secret(page_id: str, subscriber_id: str) -> str:
+def signing_secret(page_id: str, subscriber_id: str, *, settings: Settings) -> str:
     """The secret a webhook subscriber verifies its deliveries with (HMAC-SHA256, hex)."""
-    return links.webhook_secret(page_id, subscriber_id)
+    return links.webhook_secret(page_id, subscriber_id, settings=settings)
 
 
 def deliver_message(organization_id: str, page_id: str, notice_id: str, subscriber_id: str, attempt: int) -> Message:
@@ -99,12 +99,15 @@ class FollowerWebhook(ScheduledDelivery[SubscriberItem, SubscriberItem]):
         subscriber = _get(self.page_id, subscriber_key(self.subscriber_id))
         return Unsent("unsubscribed") if subscriber is None else subscriber
 
-    def send(self, record: SubscriberItem, recipient: SubscriberItem, attempt: int) -> http_post.Answer:
+    def send(
+        self, record: SubscriberItem, recipient: SubscriberItem, attempt: int, *, settings: Settings
+    ) -> http_post.Answer:
         return http_post.post(
             record.url or "",
             (record.body or "").encode(),
-            secret=signing_secret(self.page_id, self.subscriber_id),
+            secret=signing_secret(self.page_id, self.subscriber_id, settings=settings),
             headers=webhook.event_headers(self.notice_id, record.event_type or "", attempt),
+            settings=settings,
         )
 
     def give_up(self, record: SubscriberItem, now: datetime, recipient: SubscriberItem | None) -> None:
@@ -113,7 +116,7 @@ class FollowerWebhook(ScheduledDelivery[SubscriberItem, SubscriberItem]):
             _remove(self.organization_id, subscriber, record)
 
 
-def handle(message: Message) -> None:
+def handle(message: Message, settings: Settings) -> None:
     payload = message.payload
     page_id, notice_id, subscriber_id = (
         str(payload["page_id"]),
@@ -121,13 +124,22 @@ def handle(message: Message) -> None:
         str(payload["subscriber_id"]),
     )
     delivery = FollowerWebhook(message.organization_id, page_id, notice_id, subscriber_id)
-    attempts.run(delivery, int(payload["attempt"]), clock.now())
+    attempts.run(delivery, int(payload["attempt"]), clock.now(), settings=settings)
 
 
 def deliver(
-    *, organization_id: str, page_id: str, notice_id: str, subscriber_id: str, attempt: int, now: datetime
+    *,
+    organization_id: str,
+    page_id: str,
+    notice_id: str,
+    subscriber_id: str,
+    attempt: int,
+    now: datetime,
+    settings: Settings,
 ) -> Outcome:
-    return attempts.run(FollowerWebhook(organization_id, page_id, notice_id, subscriber_id), attempt, now)
+    return attempts.run(
+        FollowerWebhook(organization_id, page_id, notice_id, subscriber_id), attempt, now, settings=settings
+    )
 
 
 def _get(page_id: str, key: str) -> SubscriberItem | None:
@@ -163,7 +175,7 @@ def _remove(organization_id: str, subscriber: SubscriberItem, record: Subscriber
     logger.info("webhook subscriber removed after failures", extra={"subscriber_id": subscriber.subscriber_id})
 
 
-def notify_removed(message: Message) -> None:
+def notify_removed(message: Message, settings: Settings) -> None:
     """Email the address of a removed webhook subscriber, within the outbound budget (a refusal is
     logged); SES failing raises (SQS retries)."""
     payload = message.payload
@@ -174,7 +186,7 @@ def notify_removed(message: Message) -> None:
     page_name = structure.page.name or ""
     values = {
         "page_name": page_name,
-        "page_url": public_url(structure.page.slug or ""),
+        "page_url": public_url(structure.page.slug or "", settings=settings),
         "url": str(payload.get("url") or ""),
         "attempts": int(payload.get("attempts") or webhook.RETRIES.max_attempts),
         "last_error": payload.get("last_error"),
@@ -182,7 +194,9 @@ def notify_removed(message: Message) -> None:
     subject = f"[{' '.join(page_name.split())}] Your status webhook was removed"
     text = templates.render("email/status_webhook_removed.txt", **values)
     html = templates.render("email/status_webhook_removed.html", **values)
-    decision = budget.spend(Send("email", email, "subscriber_notice", message.organization_id), clock.now())
+    decision = budget.spend(
+        Send("email", email, "subscriber_notice", message.organization_id), clock.now(), settings=settings
+    )
     if decision.refusal is not None:
         logger.warning(
             "webhook-removed email not sent: over the outbound budget", extra={"limit": decision.refusal.limit}
@@ -190,7 +204,7 @@ def notify_removed(message: Message) -> None:
         return
     try:
         aws.client("ses").send_email(
-            Source=get_settings().ses_sender,
+            Source=settings.ses_sender,
             Destination={"ToAddresses": [email]},
             Message={
                 "Subject": {"Data": subject, "Charset": "UTF-8"},

@@ -32,6 +32,7 @@ from chalicelib.delivery import attempts
 from chalicelib.delivery.claims import Claim, run_once
 from chalicelib.delivery.schedule import OnceStep, Verdict, after_once
 from chalicelib.queue.messages import Message, publish
+from chalicelib.settings import Settings
 from chalicelib.statuspage.announcements import (
     STATUS_PAGE_INCIDENT_UPDATED_MESSAGE,
     STATUS_PAGE_MAINTENANCE_CHANGED_MESSAGE,
@@ -86,8 +87,10 @@ class BatchResult:
 # ---------------------------------------------------------------- 1. fan-out
 
 
-def unsubscribe_url(notice: Notice, subscriber_id: str) -> str:
-    return links.link_url(notice.slug, links.SubscriberLink("unsubscribe", notice.page_id, subscriber_id))
+def unsubscribe_url(notice: Notice, subscriber_id: str, *, settings: Settings) -> str:
+    return links.link_url(
+        notice.slug, links.SubscriberLink("unsubscribe", notice.page_id, subscriber_id), settings=settings
+    )
 
 
 def interested_subscribers(notice: Notice) -> list[str]:
@@ -148,7 +151,7 @@ def fan_out(message: Message) -> int:
 # ---------------------------------------------------------------- 2. one batch
 
 
-def send_batch(message: Message, *, now: datetime | None = None) -> BatchResult:
+def send_batch(message: Message, *, now: datetime | None = None, settings: Settings) -> BatchResult:
     notice = notice_from_dict(message.payload["notice"])
     subscriber_ids = [str(s) for s in message.payload.get("subscriber_ids") or []]
     moment = now or clock.now()
@@ -166,11 +169,13 @@ def send_batch(message: Message, *, now: datetime | None = None) -> BatchResult:
             counts["skipped"] += 1
             continue
         if subscriber.kind == WEBHOOK and subscriber.url:
-            queued = _queue_webhook(message.organization_id, notice, subscriber, moment)
+            queued = _queue_webhook(message.organization_id, notice, subscriber, moment, settings=settings)
             counts["webhooks_queued" if queued else "already_claimed"] += 1
         elif subscriber.kind in (EMAIL, None) and subscriber.email:
             subscribed_to = [names[c] for c in subscriber.component_ids or [] if c in names]
-            counts[_email(notice, subscriber, subscribed_to, moment, final=message.final_attempt)] += 1
+            counts[
+                _email(notice, subscriber, subscribed_to, moment, final=message.final_attempt, settings=settings)
+            ] += 1
         else:
             counts["skipped"] += 1
     result = BatchResult(**counts)
@@ -200,7 +205,15 @@ _VERDICTS: dict[str, Verdict] = {"sent": "delivered", "retry": "retryable", "ref
 _COUNTED: dict[OnceStep, str] = {"done": "emailed", "retry": "to_retry", "give_up": "refused"}
 
 
-def _email(notice: Notice, subscriber: SubscriberItem, subscribed_to: list[str], now: datetime, *, final: bool) -> str:
+def _email(
+    notice: Notice,
+    subscriber: SubscriberItem,
+    subscribed_to: list[str],
+    now: datetime,
+    *,
+    final: bool,
+    settings: Settings,
+) -> str:
     """One subscriber's email: claimed, sent, recorded. The BatchResult field it counts towards.
     A worker that dies between the claim and SES's answer leaves the claim in `sending` (no
     takeover): that subscriber misses the notice rather than risk getting it twice."""
@@ -212,9 +225,10 @@ def _email(notice: Notice, subscriber: SubscriberItem, subscribed_to: list[str],
         outcome = notice_email.send_notice(
             notice,
             to=subscriber.email or "",
-            unsubscribe_url=unsubscribe_url(notice, subscriber.subscriber_id or ""),
+            unsubscribe_url=unsubscribe_url(notice, subscriber.subscriber_id or "", settings=settings),
             subscribed_to=subscribed_to,
             organization_id=subscriber.organization_id,
+            settings=settings,
         )
         return outcome, after_once(_VERDICTS[outcome.result], final_attempt=final)
 
@@ -231,20 +245,22 @@ def _email(notice: Notice, subscriber: SubscriberItem, subscribed_to: list[str],
     return "already_claimed" if done is None else _COUNTED[done.result[1]]
 
 
-def _queue_webhook(organization_id: str, notice: Notice, subscriber: SubscriberItem, now: datetime) -> bool:
+def _queue_webhook(
+    organization_id: str, notice: Notice, subscriber: SubscriberItem, now: datetime, *, settings: Settings
+) -> bool:
     """Write the delivery (the claim) and publish its first attempt; True when this run wrote it.
     A delivery already written and never attempted is published again (the earlier run may have
     stopped in between; the attempt's own claim keeps that from posting twice)."""
     subscriber_id = subscriber.subscriber_id or ""
-    body = webhook_body(notice, unsubscribe_url=unsubscribe_url(notice, subscriber_id))
+    body = webhook_body(notice, unsubscribe_url=unsubscribe_url(notice, subscriber_id, settings=settings))
     fields = {"url": subscriber.url, "body": body, "delivery_status": "pending", "attempts": 0, "next_attempt_at": now}
     delivery = FollowerWebhook(organization_id, notice.page_id, notice.notice_id, subscriber_id)
     return attempts.begin(delivery, _notice_claim(notice, subscriber, now, **fields)).created
 
 
-def handle_change(message: Message) -> None:
+def handle_change(message: Message, settings: Settings) -> None:
     fan_out(message)
 
 
-def handle_batch(message: Message) -> None:
-    send_batch(message)
+def handle_batch(message: Message, settings: Settings) -> None:
+    send_batch(message, settings=settings)

@@ -33,7 +33,7 @@ from chalicelib.delivery import targets
 from chalicelib.directory.rules import normalize_email
 from chalicelib.errors import NotFound, RateLimited
 from chalicelib.ratelimit import service as ratelimit
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 from chalicelib.statuspage.repository import Structure, get_page, load_structure, page_id_for_slug
 from chalicelib.statuspage.structure import check_components
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
@@ -68,23 +68,26 @@ class SubscribeInput:
     url: str | None = None
 
 
-def check_input(structure: Structure, wanted: SubscribeInput) -> SubscribeInput:
+def check_input(structure: Structure, wanted: SubscribeInput, *, settings: Settings) -> SubscribeInput:
     """The request as stored: the address lowercased, components of this page, a deliverable URL."""
     email = normalize_email(wanted.email)
     component_ids = check_components(structure, wanted.component_ids)
     if wanted.url is not None:
         targets.validate_target_url(
-            wanted.url, allow_local=targets.local_targets_allowed(), resolve=targets.default_resolve
+            wanted.url,
+            allow_local=targets.local_targets_allowed(settings=settings),
+            resolve=targets.default_resolve,
+            settings=settings,
         )
     return SubscribeInput(email=email, component_ids=component_ids, url=wanted.url)
 
 
-def charge_address(email: str, now: datetime) -> None:
+def charge_address(email: str, now: datetime, *, settings: Settings) -> None:
     """One of the address's subscribe requests this hour (all pages); 429 past the budget."""
     decision = ratelimit.hit(
         category=EMAIL_BUCKET,
         identity=rules.email_bucket_identity(email),
-        limit=get_settings().subscribe_emails_per_address_per_hour,
+        limit=settings.subscribe_emails_per_address_per_hour,
         window_seconds=EMAIL_WINDOW_SECONDS,
         now=now,
     )
@@ -95,12 +98,12 @@ def charge_address(email: str, now: datetime) -> None:
         )
 
 
-def subscribe(*, slug: str, wanted: SubscribeInput, now: datetime) -> str:
+def subscribe(*, slug: str, wanted: SubscribeInput, now: datetime, settings: Settings) -> str:
     """Subscribe (or re-send the confirmation). Answers only the page's name, whatever the
     address's state, after the same work in every case (the module's docstring)."""
     structure = public_structure(slug)
-    checked = check_input(structure, wanted)
-    charge_address(checked.email, now)
+    checked = check_input(structure, wanted, settings=settings)
+    charge_address(checked.email, now, settings=settings)
     page_id = structure.page.page_id
     organization_id = structure.page.organization_id or ""
     guard_key = rules.guard_key(email=checked.email, url=checked.url)
@@ -216,9 +219,9 @@ class LinkNotValid(Exception):
         self.status = status
 
 
-def read_link(token: str | None, purpose: LinkPurpose) -> SubscriberLink:
+def read_link(token: str | None, purpose: LinkPurpose, *, settings: Settings) -> SubscriberLink:
     try:
-        return verify(token or "", purpose)
+        return verify(token or "", purpose, settings=settings)
     except LinkRefused:
         raise LinkNotValid(400) from None
 
@@ -228,10 +231,10 @@ def page_name(page_id: str) -> str | None:
     return (structure.page.name or "") if structure else None
 
 
-def preview(token: str | None, purpose: LinkPurpose, now: datetime) -> LinkResult:
+def preview(token: str | None, purpose: LinkPurpose, now: datetime, *, settings: Settings) -> LinkResult:
     """What the link's page shows before its button is pressed: the page's name, and an outcome
     when the subscriber already is where the button leads (nothing left to press)."""
-    link = read_link(token, purpose)
+    link = read_link(token, purpose, settings=settings)
     name = page_name(link.page_id)
     if purpose == "confirm":
         current = repository.get_subscriber(link.page_id, link.subscriber_id, now)
@@ -243,9 +246,9 @@ def preview(token: str | None, purpose: LinkPurpose, now: datetime) -> LinkResul
     return LinkResult("not_subscribed" if stored is None else None, name or "")
 
 
-def confirm(token: str | None, now: datetime) -> LinkResult:
+def confirm(token: str | None, now: datetime, *, settings: Settings) -> LinkResult:
     """Confirm the subscriber the link names; idempotent. 404 (LinkNotValid) when it expired or left."""
-    link = read_link(token, "confirm")
+    link = read_link(token, "confirm", settings=settings)
     name = page_name(link.page_id)
     if name is None:
         raise LinkNotValid(404)
@@ -275,7 +278,11 @@ def confirm(token: str | None, now: datetime) -> LinkResult:
         return "confirmed", current
 
     outcome, subscriber = retry_on_conflict(attempt, what="subscription")
-    secret = links.webhook_secret(link.page_id, link.subscriber_id) if subscriber.kind == WEBHOOK else None
+    secret = (
+        links.webhook_secret(link.page_id, link.subscriber_id, settings=settings)
+        if subscriber.kind == WEBHOOK
+        else None
+    )
     return LinkResult(outcome, name, webhook_secret=secret)
 
 
@@ -290,9 +297,9 @@ def _delete(current: SubscriberItem) -> None:
     _commit(tx)
 
 
-def unsubscribe(token: str | None, now: datetime) -> LinkResult:
+def unsubscribe(token: str | None, now: datetime, *, settings: Settings) -> LinkResult:
     """Remove the subscriber the link names; idempotent (a second time says it is not subscribed)."""
-    link = read_link(token, "unsubscribe")
+    link = read_link(token, "unsubscribe", settings=settings)
 
     def attempt() -> Outcome:
         # Expired pending subscribers go too: a link in an old email still cleans up.

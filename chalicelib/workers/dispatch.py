@@ -8,6 +8,7 @@ from typing import Any
 from chalicelib import aws
 from chalicelib.queue.consumers import handle
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from chalicelib.store.scope import read_scope
 
 logger = logging.getLogger("tocsin.workers")
@@ -20,6 +21,7 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
     import chalicelib.workers.handlers  # noqa: F401
 
     aws.bind_tables()  # the entry point binds the tables once; the consumers below use them
+    settings = get_settings()  # and reads the settings once, handed to every consumer
 
     failures: list[dict[str, str]] = []
     for record in records:
@@ -32,7 +34,7 @@ def handle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
             continue
         # Every consumer of the message shares one read scope: each item is read once per message.
         with read_scope():
-            handled = handle(message)
+            handled = handle(message, settings=settings)
         if not handled:
             failures.append({"itemIdentifier": message_id})
     return {"batchItemFailures": failures}

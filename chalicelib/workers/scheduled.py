@@ -1,11 +1,12 @@
 """The scheduled entry points (EventBridge every minute on AWS; the local worker loop every
-LOCAL_SCHEDULE_SECONDS): each binds the tables, reads the clock once and hands both down."""
+LOCAL_SCHEDULE_SECONDS): each binds the tables, reads the clock and the settings once and hands them down."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from chalicelib import aws, clock
+from chalicelib.settings import get_settings
 
 
 def move_due_maintenance(_event: Any = None) -> dict[str, int]:
@@ -13,7 +14,7 @@ def move_due_maintenance(_event: Any = None) -> dict[str, int]:
     from chalicelib.statuspage.scheduled_maintenance import run_scheduler
 
     aws.bind_tables()
-    run = run_scheduler(now=clock.now())
+    run = run_scheduler(now=clock.now(), settings=get_settings())
     return {"started": run.started, "completed": run.completed, "skipped": run.skipped}
 
 
@@ -33,7 +34,7 @@ def check_heartbeats(_event: Any = None) -> dict[str, int]:
     from chalicelib.heartbeat.overdue import HeartbeatCheckFailed, check_overdue
 
     aws.bind_tables()
-    run = check_overdue(now=clock.now())
+    run = check_overdue(now=clock.now(), settings=get_settings())
     if run.failed:
         raise HeartbeatCheckFailed(f"heartbeat check failed for {run.failed} heartbeat(s): {run.as_dict()}")
     return run.as_dict()

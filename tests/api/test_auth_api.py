@@ -18,6 +18,7 @@ from chalicelib import clock
 from chalicelib.apikey import keys
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES, ROLE_SCOPES
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.conftest import reconfigure as _reconfigure
 from tests.kit.api import call, session_jwt
@@ -186,7 +187,12 @@ def test_last_used_is_stamped_once_not_on_every_request(client: Any, org: Org) -
 
 def test_scope_escalation_is_refused(client: Any, org: Org) -> None:
     _, admin_only = apikeys.create_api_key(
-        organization_id=org.organization_id, name="admin", kind="service_account", scopes=["admin"], now=NOW
+        organization_id=org.organization_id,
+        name="admin",
+        kind="service_account",
+        scopes=["admin"],
+        now=NOW,
+        settings=get_settings(),
     )
     status, document = create_key(client, admin_only, scopes=["incidents:write"])
     assert status == 403

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from chalicelib import clock
 from chalicelib.catalog.service import Service
+from chalicelib.settings import get_settings
 from tests.api.test_webhooks_api import UNKNOWN_KEY, api, integrate, post, reconfigure
 
 # Fixtures of test_webhooks_api, re-exported so pytest finds them here (frozen_clock is autouse).
@@ -269,7 +270,12 @@ def test_the_list_needs_incidents_read(client: Any, org: Org, services: list[Ser
     from chalicelib.apikey import service as apikeys
 
     _, services_only = apikeys.create_api_key(
-        organization_id=org.organization_id, name="svc", kind="service_account", scopes=["services:read"], now=NOW
+        organization_id=org.organization_id,
+        name="svc",
+        kind="service_account",
+        scopes=["services:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     response = api(client, "get", LIST, services_only)
     assert response.status_code == 403

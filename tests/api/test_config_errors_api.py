@@ -14,6 +14,7 @@ from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.client.document import schema_text
+from chalicelib.settings import get_settings
 from tests.api.config_documents import FULL
 from tests.api.tocsin_client import Answer, InProcess, api, tocsin
 from tests.conftest import NOW, Org
@@ -46,6 +47,7 @@ def test_without_the_admin_scope_export_works_without_sources(transport: InProce
         kind="service_account",
         scopes=[scope for scope in ALL_SCOPES if scope.endswith(":read")],
         now=NOW,
+        settings=get_settings(),
     )
     ran = tocsin(transport, reader, "config", "export", now=NOW)
     assert ran.status == 0, ran.err

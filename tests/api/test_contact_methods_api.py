@@ -12,6 +12,7 @@ from chalicelib import aws
 from chalicelib.apikey import service as apikeys
 from chalicelib.directory import users
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.api.test_directory_services import error_of
 from tests.conftest import NOW, Org, make_org
 from tests.kit.api import call, session_jwt
@@ -37,7 +38,13 @@ def person(org: Org, email: str, slack: str | None = None, role: str = "responde
 
 def personal_key(org: Org, user_id: str, scopes: list[str]) -> str:
     _, key = apikeys.create_api_key(
-        organization_id=org.organization_id, name="mine", kind="personal", scopes=scopes, now=NOW, user_id=user_id
+        organization_id=org.organization_id,
+        name="mine",
+        kind="personal",
+        scopes=scopes,
+        now=NOW,
+        user_id=user_id,
+        settings=get_settings(),
     )
     return key
 

@@ -11,6 +11,7 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.directory import users
 from chalicelib.oncall import Layer
 from chalicelib.oncall import service as schedules
+from chalicelib.settings import get_settings
 from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
 from tests.kit.api import call
@@ -32,7 +33,12 @@ def setup(client, org):
         now=NOW,
     )
     _, read_key = apikeys.create_api_key(
-        organization_id=oid, name="reader", kind="service_account", scopes=["oncall:read"], now=NOW
+        organization_id=oid,
+        name="reader",
+        kind="service_account",
+        scopes=["oncall:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     body = {
         "name": "Payments",

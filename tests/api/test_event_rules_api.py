@@ -16,6 +16,7 @@ from chalicelib.catalog import service as catalog
 from chalicelib.eventrule import service as rule_service
 from chalicelib.eventrule.rules import MAX_RULES, Actions
 from chalicelib.integration import admin
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.kit import factories as make
 from tests.kit.api import call
@@ -64,7 +65,11 @@ def ids(client: Any, org: Org, base: str = ORG_LIST) -> list[str]:
 
 def integration_base(org: Org) -> tuple[str, str]:
     integration = admin.create_integration(
-        organization_id=org.organization_id, integration_type="alertmanager", name="prom", now=NOW
+        organization_id=org.organization_id,
+        integration_type="alertmanager",
+        name="prom",
+        now=NOW,
+        settings=get_settings(),
     ).integration
     return integration.integration_id, f"/api/v1/integrations/{integration.integration_id}/event-rules"
 
@@ -343,10 +348,20 @@ def test_the_list_is_capped(client: Any, org: Org) -> None:
 
 def test_scopes(client: Any, org: Org) -> None:
     _, reader = apikeys.create_api_key(
-        organization_id=org.organization_id, name="r", kind="service_account", scopes=["integrations:read"], now=NOW
+        organization_id=org.organization_id,
+        name="r",
+        kind="service_account",
+        scopes=["integrations:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     _, writer = apikeys.create_api_key(
-        organization_id=org.organization_id, name="w", kind="service_account", scopes=["integrations:write"], now=NOW
+        organization_id=org.organization_id,
+        name="w",
+        kind="service_account",
+        scopes=["integrations:write"],
+        now=NOW,
+        settings=get_settings(),
     )
     _, base = integration_base(org)
     body = {"conditions": [], "actions": {"suppress": True}}

@@ -9,6 +9,7 @@ from typing import Any
 
 from chalicelib import clock, signed_tokens
 from chalicelib.exports import links
+from chalicelib.settings import get_settings
 from tests.api.test_exports_api import RANGE, SINCE, all_pages, error, export_path, get, next_path
 from tests.api.test_exports_api import frozen_clock as frozen_clock
 from tests.conftest import NOW, Org
@@ -81,7 +82,7 @@ def test_a_changed_or_foreign_link_is_refused(client: Any, org: Org) -> None:
     ours, _ = all_pages(client, link_path(made["url"]), None)
     assert [row["title"] for row in theirs] == ["Theirs"] and [row["title"] for row in ours] == ["Ours"]
     # An email link's signature (another purpose) is no export link.
-    email_key = signed_tokens.purpose_key(b"tocsin email action links")
+    email_key = signed_tokens.purpose_key(b"tocsin email action links", secret=get_settings().api_key_hmac_secret)
     cross = signed_tokens.sign(links.VERSION, fields, email_key)
     assert get(client, f"/exports/{cross}", None).status_code == 404
 

@@ -8,6 +8,7 @@ from typing import Any
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.externalref.service import ref_id_of
+from chalicelib.settings import get_settings
 from tests.api.test_webhooks_api import api
 from tests.conftest import NOW, Org, make_org
 
@@ -108,6 +109,7 @@ def test_admin_scope_and_isolation(client: Any, org: Org) -> None:
         kind="service_account",
         scopes=["services:write", "services:read", "integrations:write"],
         now=NOW,
+        settings=get_settings(),
     )
     for method, path, body in (
         ("get", BASE, None),

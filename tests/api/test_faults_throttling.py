@@ -13,6 +13,7 @@ from chalicelib import aws
 from chalicelib.incident import repository
 from chalicelib.incident.listing import list_incidents
 from chalicelib.incident.models import IncidentListQuery
+from chalicelib.settings import get_settings
 from tests.api.test_incidents_api import create, error_code
 from tests.conftest import NOW, Org
 from tests.faults import THROTTLED, dynamodb_errors, record_backoff_waits
@@ -121,6 +122,7 @@ def test_a_throttled_webhook_is_a_503_in_the_webhook_body(
         integration_type="custom",
         default_service_key=service_key,
         now=NOW,
+        settings=get_settings(),
     )
     body = json.dumps({"title": "Disk full", "severity": "Critical"})
     with dynamodb_errors(operations=TRANSACT):

@@ -15,6 +15,7 @@ from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.catalog.service import Service
 from chalicelib.heartbeat import overdue
+from chalicelib.settings import get_settings
 from tests.api.test_webhooks_api import reconfigure
 from tests.conftest import NOW, Org, make_org
 from tests.kit import factories as make
@@ -60,6 +61,7 @@ def reader(org: Org) -> str:
         kind="service_account",
         scopes=["integrations:read"],
         now=NOW,
+        settings=get_settings(),
     )
     return key
 
@@ -279,7 +281,7 @@ def test_a_paused_heartbeat_accepts_and_ignores_pings(client: Any, org: Org, svc
 
 def test_an_outage_and_its_recovery_through_the_api(client: Any, org: Org, svc: Service) -> None:
     created = create(client, org, svc)
-    overdue.check_overdue(now=NOW + 6 * MINUTE)
+    overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings())
     status, document = call(client, "GET", f"{BASE}/{created['id']}", org.owner_key)
     data = document["data"]
     assert (data["status"], data["down_since"], data["next_due_at"]) == ("down", "2026-11-22T12:06:00Z", None)

@@ -18,6 +18,7 @@ from chalicelib.directory import users
 from chalicelib.incident import repository
 from chalicelib.notification import email_links
 from chalicelib.notification.hook_links import mattermost_token
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.kit.api import call
 
@@ -114,6 +115,7 @@ def incident(org: Org) -> str:
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     )
     return created.incident_number
 
@@ -127,7 +129,7 @@ def _token(org: Org, user_id: str, number: str, action: str, via: str, *, at: An
         now=at,
         via=via,  # type: ignore[arg-type]
     )
-    return email_links.sign(link)
+    return email_links.sign(link, settings=get_settings())
 
 
 def _tap(client: Any, token: str) -> Any:
@@ -187,7 +189,7 @@ def test_a_mattermost_press_updates_the_post_once(client: Any, org: Org, inciden
     ana = _person(org)
     context = {
         "action": "resolve",
-        "token": mattermost_token(org.organization_id),
+        "token": mattermost_token(org.organization_id, settings=get_settings()),
         "link": _token(org, ana, incident, "resolve", "mattermost"),
     }
     with clock.frozen(NOW):
@@ -204,9 +206,12 @@ def test_refused_mattermost_presses_are_401(client: Any, org: Org, incident: str
     ana = _person(org)
     other = make_org("Other")
     good = _token(org, ana, incident, "resolve", "mattermost")
-    token = mattermost_token(org.organization_id)
+    token = mattermost_token(org.organization_id, settings=get_settings())
     context = {
-        "another organization's token": {"token": mattermost_token(other.organization_id), "link": good},
+        "another organization's token": {
+            "token": mattermost_token(other.organization_id, settings=get_settings()),
+            "link": good,
+        },
         "no token": {"link": good},
         "forged link": {"token": token, "link": good[:-4] + "AAAA"},
         "ntfy link": {"token": token, "link": _token(org, ana, incident, "resolve", "ntfy")},
@@ -235,7 +240,7 @@ def test_a_link_of_one_organization_cannot_act_in_another(client: Any, org: Org,
         via="ntfy",
     )
     with clock.frozen(NOW):
-        reply = _tap(client, email_links.sign(link))
+        reply = _tap(client, email_links.sign(link, settings=get_settings()))
     assert reply.status == 200 and json.loads(reply.body)["done"] is False
     assert repository.get_incident(org.organization_id, incident).resolved_at is None
 
@@ -249,7 +254,7 @@ def test_malformed_mattermost_posts(client: Any, org: Org, body: bytes, status: 
 def test_a_viewer_pressing_in_mattermost_is_told_only_themself(client: Any, org: Org, incident: str) -> None:
     vera = _person(org, role="viewer", email="vera@acme.test")
     context = {
-        "token": mattermost_token(org.organization_id),
+        "token": mattermost_token(org.organization_id, settings=get_settings()),
         "link": _token(org, vera, incident, "acknowledge", "mattermost"),
     }
     with clock.frozen(NOW):
@@ -274,7 +279,7 @@ def _pushover_link(org: Org, user_id: str, number: str, *, at: Any = NOW, via: s
         via=via,
     )
     pushover.remember_receipt(link, "rcpt-1", at)
-    return email_links.sign(link)
+    return email_links.sign(link, settings=get_settings())
 
 
 def _callback(client: Any, token: str, receipt: str = "rcpt-1") -> Any:

@@ -15,6 +15,7 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.catalog import service as catalog
 from chalicelib.catalog.service import Service
 from chalicelib.integration import signing
+from chalicelib.settings import get_settings
 from tests.api.event_log_support import detail, listed, newest, replay
 from tests.api.test_webhooks_api import api, incident, integrate, post, reconfigure
 
@@ -183,6 +184,7 @@ def test_replaying_needs_integrations_write(client: Any, org: Org, services: lis
         kind="service_account",
         scopes=["integrations:read"],
         now=NOW,
+        settings=get_settings(),
     )
     assert detail(client, org, hook, refused["id"], key=reader)["replayable"] is True  # it may read it
     assert replay(client, org, hook, refused["id"], key=reader).status_code == 403

@@ -12,6 +12,7 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.catalog.service import Service
 from chalicelib.integration import routing_keys
 from chalicelib.integration.admin import reveal_client_secret, reveal_signing_secret
+from chalicelib.settings import get_settings
 from tests.api.test_webhooks_api import api, assert_error, integrate, post
 
 # Fixtures of test_webhooks_api, re-exported so pytest finds them here (frozen_clock is autouse).
@@ -153,10 +154,20 @@ def _other_org_service() -> str:
 
 def test_scopes(client: Any, org: Org) -> None:
     _, reader = apikeys.create_api_key(
-        organization_id=org.organization_id, name="r", kind="service_account", scopes=["integrations:read"], now=NOW
+        organization_id=org.organization_id,
+        name="r",
+        kind="service_account",
+        scopes=["integrations:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     _, writer = apikeys.create_api_key(
-        organization_id=org.organization_id, name="w", kind="service_account", scopes=["integrations:write"], now=NOW
+        organization_id=org.organization_id,
+        name="w",
+        kind="service_account",
+        scopes=["integrations:write"],
+        now=NOW,
+        settings=get_settings(),
     )
     hook = integrate(client, org, "custom")
     item = f"{BASE}/{hook['id']}"
@@ -269,8 +280,8 @@ def test_routing_keys_are_stored_hashed_and_secrets_sealed(client: Any, org: Org
         assert stored.routing_key_hash == expected_hash != data["routing_key"]
         for name, value in stored.attribute_values.items():
             assert value != data["routing_key"], name
-    assert reveal_signing_secret(records[signed["id"]]) == signed["signing_secret"]
-    assert reveal_client_secret(records[sentry["id"]]) == "sentry-client-secret"
+    assert reveal_signing_secret(records[signed["id"]], settings=get_settings()) == signed["signing_secret"]
+    assert reveal_client_secret(records[sentry["id"]], settings=get_settings()) == "sentry-client-secret"
     assert records[signed["id"]].signing_secret_sealed.startswith("v1:")
 
     # The raw items, as DynamoDB holds them: no routing key, no secret in clear anywhere.

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.kit import factories as make
 
@@ -271,6 +272,7 @@ def test_a_page_about_an_alert_carries_what_a_responder_needs_on_every_channel(s
         name="Prometheus",
         now=NOW,
         default_service_key=svc.service_key,
+        settings=get_settings(),
     )
     ana = users.create_user(
         organization_id=org.organization_id,
@@ -305,6 +307,7 @@ def test_a_page_about_an_alert_carries_what_a_responder_needs_on_every_channel(s
         message=None,
         now=NOW,
         actor="escalation",
+        settings=get_settings(),
     )
 
     console = f"{served}/app/incidents/{number}"
@@ -364,6 +367,7 @@ def test_a_runbook_the_source_gives_is_linked_on_the_page(served: str, org: Org)
         name="Scripts",
         now=NOW,
         default_service_key=svc.service_key,
+        settings=get_settings(),
     )
     users.create_user(organization_id=org.organization_id, name="Bo", email="bo@example.com", now=NOW)
     body = {

@@ -13,6 +13,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.notification import voice, voice_link
 from chalicelib.notification.channels import Notification
+from chalicelib.settings import get_settings
 from tests.api.test_local_voice_sink_api import SID, basic
 from tests.conftest import NOW, Org, reconfigure
 from tests.kit import factories as make
@@ -39,10 +40,15 @@ def _page(client: Any, org: Org) -> tuple[str, str]:
         ),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     ).incident_number
     note = Notification(number, "Checkout down", "SEV1", "high", None, "http://x", organization_id=org.organization_id)
     url = voice.callback_url(
-        organization_id=org.organization_id, incident_number=number, user_id=grace.user_id, now=NOW
+        organization_id=org.organization_id,
+        incident_number=number,
+        user_id=grace.user_id,
+        now=NOW,
+        settings=get_settings(),
     )
     form = {"To": "+15551234567", "From": "+15005550006", "Twiml": voice.page_twiml(note, url)}
     answer = client.http.post(

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from chalicelib.notification.channels import Recipient
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.kit import factories as make
 
@@ -187,6 +188,7 @@ def test_sms_and_voice_pages_on_the_local_stack_show_up_in_the_outbox(served: st
         request=incidents.NewIncident(title="Pay <down> & out", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
     number = incident.incident_number
     ada = Recipient("usr_ada", "Ada", "ada@example.com", None, "+15551230001")
@@ -198,6 +200,7 @@ def test_sms_and_voice_pages_on_the_local_stack_show_up_in_the_outbox(served: st
         message=None,
         now=NOW,
         actor="escalation",
+        settings=get_settings(),
     )
     assert [(r.channel, r.sent, r.error_code) for r in results] == [("sms", True, None), ("voice", True, None)]
     failing = Recipient("usr_fay", "Fay", "fay@example.com", None, "+15005550001")
@@ -209,6 +212,7 @@ def test_sms_and_voice_pages_on_the_local_stack_show_up_in_the_outbox(served: st
         message=None,
         now=NOW,
         actor="escalation",
+        settings=get_settings(),
     )
     assert (refused.sent, refused.provider_failure, refused.error_code) == (False, True, "VOICE_21211")
 
@@ -237,12 +241,13 @@ def test_a_page_links_to_the_console_never_to_the_api(served: str, org: Org) -> 
         request=incidents.NewIncident(title="Down", service_keys=[svc.service_key], severity="SEV2"),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
     number = incident.incident_number
     console = f"{served}/app/incidents/{number}"
-    note = service.build_notification(incident, "look", NOW, service_name="Checkout")
+    note = service.build_notification(incident, "look", NOW, service_name="Checkout", settings=get_settings())
     assert note.url == console
-    rendered = email_ses.render(note, Recipient(user.user_id, "Ana", "ana@example.com", None))
+    rendered = email_ses.render(note, Recipient(user.user_id, "Ana", "ana@example.com", None), settings=get_settings())
     assert console in rendered.html and "/api/v1/" not in rendered.html + rendered.text
     assert "/api/v1/" not in json.dumps(slack.render(note, Recipient(user.user_id, "Ana", None, "U0ANA")))
 
@@ -254,6 +259,7 @@ def test_a_page_links_to_the_console_never_to_the_api(served: str, org: Org) -> 
         message="look",
         now=NOW,
         actor="t",
+        settings=get_settings(),
     )
     items = {item.channel: item for item in outbox.list_outbox(incident_number=number)}
     assert f"Open the incident ({console})" in items["email"].text and "/api/v1/" not in items["email"].text

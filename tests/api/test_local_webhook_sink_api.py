@@ -14,6 +14,7 @@ import pytest
 
 import chalicelib.outbound.tables  # noqa: F401  (registers the subscriptions table before provisioning)
 from chalicelib import clock
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org, reconfigure
 
 # The plain app has no /local routes: only the local server mounts them (tests/api/conftest.py).
@@ -35,7 +36,7 @@ def add_subscription(organization_id: str, url: str, secret: str = SECRET, suffi
         subscription_id,
         url=url,
         event_types={"*"},
-        sealed_secret=seal(secret, context=subscription_id),
+        sealed_secret=seal(secret, context=subscription_id, settings=get_settings()),
         created_at=NOW,
     ).save()
     return subscription_id

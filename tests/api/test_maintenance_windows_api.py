@@ -13,6 +13,7 @@ from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.catalog import service as services
 from chalicelib.maintenance.in_effect import window_in_effect
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.kit.api import call
 
@@ -54,7 +55,12 @@ def svc(org: Org) -> dict[str, Any]:
 
 def key_with(org: Org, *scopes: str) -> str:
     _, key = apikeys.create_api_key(
-        organization_id=org.organization_id, name="-".join(scopes), kind="service_account", scopes=list(scopes), now=NOW
+        organization_id=org.organization_id,
+        name="-".join(scopes),
+        kind="service_account",
+        scopes=list(scopes),
+        now=NOW,
+        settings=get_settings(),
     )
     return key
 

@@ -8,6 +8,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
+from chalicelib.settings import get_settings
 from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
 from tests.kit.api import call
@@ -207,6 +208,11 @@ def test_errors_and_scopes(client, world, org):
     status, document = call(client, "GET", PATH, org.readonly_key)
     assert (status, error_of(document)["details"]["required_scope"]) == (403, "oncall:read")
     _, reader = apikeys.create_api_key(
-        organization_id=org.organization_id, name="reader", kind="service_account", scopes=["oncall:read"], now=NOW
+        organization_id=org.organization_id,
+        name="reader",
+        kind="service_account",
+        scopes=["oncall:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     assert call(client, "GET", PATH, reader)[0] == 200

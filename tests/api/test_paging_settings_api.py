@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.settings import get_settings
 from tests.api.test_auth_api import session_token
 from tests.conftest import NOW, Org, make_org
 
@@ -133,7 +134,7 @@ def test_the_incident_detail_says_who_is_paged(client: Any, org: Org, people: di
     assert "paging" not in created["data"]  # the detail's field
     detail = call(client, "get", f"/api/v1/incidents/{number}", org.owner_key)[1]["data"]
     assert detail["paging"] == {"status": "pending", "reason": None, "level": None, "fallback_contacts": []}
-    handlers.on_incident_created(next(m for m in drain() if m.message_type == "incident.created"))
+    handlers.on_incident_created(next(m for m in drain() if m.message_type == "incident.created"), get_settings())
     detail = call(client, "get", f"/api/v1/incidents/{number}", org.owner_key)[1]["data"]
     assert detail["paging"] == {
         "status": "fallback",

@@ -8,6 +8,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
+from chalicelib.settings import get_settings
 from tests.api.test_incidents_api import create, error_code
 from tests.conftest import NOW, Org, make_org
 from tests.kit import factories as make
@@ -54,7 +55,12 @@ def incident_number(client: Any, org: Org) -> str:
 
 def key_with(org: Org, *scopes: str) -> str:
     _, key = apikeys.create_api_key(
-        organization_id=org.organization_id, name="scoped", kind="service_account", scopes=list(scopes), now=NOW
+        organization_id=org.organization_id,
+        name="scoped",
+        kind="service_account",
+        scopes=list(scopes),
+        now=NOW,
+        settings=get_settings(),
     )
     return key
 

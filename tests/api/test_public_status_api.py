@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from chalicelib import clock
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents, pages, public, scheduled_maintenance, structure
 from chalicelib.statuspage.repository import item_id
 from tests.conftest import NOW, reconfigure
@@ -44,6 +45,7 @@ def site(client, org):
         component_ids=[item_id(checkout)],
         incident_number=None,
         now=NOW,
+        settings=get_settings(),
     )
     window = scheduled_maintenance.create_window(
         page_id=page.page_id,
@@ -52,6 +54,7 @@ def site(client, org):
         scheduled_end=NOW + timedelta(hours=1),
         component_ids=[item_id(billing)],
         now=NOW,
+        settings=get_settings(),
     )
     return page, section, group, checkout, billing, incident, window
 
@@ -157,6 +160,7 @@ def test_nothing_internal_leaks(client, site, org):
         request=NewIncident("Latency", [service.service_key]),
         now=NOW,
         actor="ada@example.com",
+        settings=get_settings(),
     )
     incidents.create_incident(
         organization_id=org.organization_id,
@@ -168,6 +172,7 @@ def test_nothing_internal_leaks(client, site, org):
         component_ids=[],
         incident_number=internal.incident_number,
         now=NOW,
+        settings=get_settings(),
     )
     for name in ("summary", "components", "incidents", "maintenance"):
         body = get(client, f"{STATUS}/{name}.json").body.decode()
@@ -228,6 +233,7 @@ def test_cursor_paging_across_pages(client, site):
             component_ids=[],
             incident_number=None,
             now=NOW + timedelta(seconds=index + 1),
+            settings=get_settings(),
         )
     first = document(get(client, f"{STATUS}/incidents.json"))
     assert len(first["incidents"]) == public.PAGE_SIZE and first["incidents"][0]["title"] == "Old 20"

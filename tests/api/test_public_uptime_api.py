@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from chalicelib import clock
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents, pages, structure
 from chalicelib.statuspage.repository import item_id
 from tests.conftest import NOW, reconfigure
@@ -37,6 +38,7 @@ def site(client, org):
         incident_number=None,
         now=NOW + timedelta(hours=6),
         component_statuses={item_id(api): "major_outage"},
+        settings=get_settings(),
     )
     structure.update_component(
         page_id=page.page_id, component_id=item_id(api), now=NOW + timedelta(hours=9), status="partial_outage"

@@ -7,6 +7,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.directory import users
+from chalicelib.settings import get_settings
 from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
 from tests.kit.api import call
@@ -46,7 +47,12 @@ def setup(client, org):
         for name in ("alice", "bob", "carol")
     }
     _, read_key = apikeys.create_api_key(
-        organization_id=oid, name="reader", kind="service_account", scopes=["oncall:read"], now=NOW
+        organization_id=oid,
+        name="reader",
+        kind="service_account",
+        scopes=["oncall:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     return org.owner_key, read_key, people
 

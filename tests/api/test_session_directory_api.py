@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from chalicelib.auth.scopes import ROLE_SCOPES
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.kit.api import call, session_jwt
 
@@ -89,7 +90,7 @@ def test_the_directory_names_the_actor(client: Any, org: Org) -> None:
     from chalicelib.api.credentials import authenticate
     from chalicelib.clock import now
 
-    principal = authenticate(authorization=f"Bearer {forged_email}", now=now())
+    principal = authenticate(authorization=f"Bearer {forged_email}", now=now(), settings=get_settings())
     assert principal.email == "real.person@example.com"
     assert principal.user_id == subject
 
@@ -105,7 +106,7 @@ def test_an_identity_providers_subject_is_matched_by_a_verified_email(client: An
     response = call(client, "get", VERIFY, verified)
     assert response.status_code == 200
     assert response.json["data"]["scopes"] == sorted(ROLE_SCOPES["responder"])  # the directory's, lower
-    assert authenticate(authorization=f"Bearer {verified}", now=now()).user_id == subject
+    assert authenticate(authorization=f"Bearer {verified}", now=now(), settings=get_settings()).user_id == subject
     for claims in ({"email": "sso.person@example.com"}, {"email": "sso.person@example.com", "email_verified": False}):
         assert_unauthorized(call(client, "get", VERIFY, session_jwt(org.organization_id, cognito, "admin", **claims)))
     other = make_org("Other")

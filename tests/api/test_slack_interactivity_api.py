@@ -12,6 +12,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.paging import slack_actions
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org, reconfigure
 from tests.service.test_notification_slack import FakeSlack
 
@@ -53,6 +54,7 @@ def world(org: Org, fake_slack: FakeSlack) -> dict[str, Any]:
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     )
     return {"number": created.incident_number}
 
@@ -201,6 +203,7 @@ def test_a_button_naming_another_organization_acts_nowhere(
         request=service.NewIncident(title="Their outage", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     ).incident_number
     answer = post(client, click_body("U0ANA", f"{other.organization_id}/{theirs}"))
     assert answer.status_code == 200
@@ -249,8 +252,9 @@ def escalating(org: Org) -> str:
         request=service.NewIncident(title="Payments down", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     ).incident_number
-    escalation_runs.begin(organization_id=org.organization_id, incident_number=number, now=NOW)
+    escalation_runs.begin(organization_id=org.organization_id, incident_number=number, now=NOW, settings=get_settings())
     return number
 
 

@@ -12,6 +12,7 @@ import feedparser
 import pytest
 
 from chalicelib import clock
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents, pages, scheduled_maintenance, structure
 from chalicelib.statuspage.repository import item_id
 from tests.conftest import NOW
@@ -42,9 +43,15 @@ def site(client, org):
         component_ids=[item_id(checkout)],
         incident_number=None,
         now=NOW,
+        settings=get_settings(),
     )
     incidents.add_update(
-        page_id=page.page_id, incident_id=item_id(old), status="resolved", body="Fixed.", now=NOW + timedelta(hours=1)
+        page_id=page.page_id,
+        incident_id=item_id(old),
+        status="resolved",
+        body="Fixed.",
+        now=NOW + timedelta(hours=1),
+        settings=get_settings(),
     )
     window = scheduled_maintenance.create_window(
         page_id=page.page_id,
@@ -53,6 +60,7 @@ def site(client, org):
         scheduled_end=NOW + timedelta(days=1, hours=2),
         component_ids=[item_id(checkout)],
         now=NOW + timedelta(minutes=30),
+        settings=get_settings(),
     )
     return page, old, window
 
@@ -166,7 +174,12 @@ def test_a_new_update_changes_the_feed(client, site):
     page, old, _ = site
     etag = client.http.get(f"{STATUS}/history.atom").headers["ETag"]
     incidents.add_update(
-        page_id=page.page_id, incident_id=item_id(old), status="monitoring", body="Again.", now=NOW + timedelta(hours=2)
+        page_id=page.page_id,
+        incident_id=item_id(old),
+        status="monitoring",
+        body="Again.",
+        now=NOW + timedelta(hours=2),
+        settings=get_settings(),
     )
     changed = client.http.get(f"{STATUS}/history.atom", headers={"If-None-Match": etag})
     assert changed.status_code == 200 and "Again." in changed.body.decode()

@@ -6,6 +6,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
+from chalicelib.settings import get_settings
 from tests.api.test_directory_services import error_of
 from tests.conftest import NOW
 from tests.kit import factories as make
@@ -19,7 +20,12 @@ UNKNOWN_PAGE = "page_0000000000000000000000aa"
 def keys(client, org):
     clock.freeze(NOW)
     _, reader = apikeys.create_api_key(
-        organization_id=org.organization_id, name="reader", kind="service_account", scopes=["status:read"], now=NOW
+        organization_id=org.organization_id,
+        name="reader",
+        kind="service_account",
+        scopes=["status:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     return org.owner_key, reader
 
@@ -134,6 +140,7 @@ def test_linking_an_internal_incident(client, keys, page, org):
         request=NewIncident("Latency", [service.service_key]),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
     base = f"{BASE}/{page[0]['id']}/incidents"
     body = {"title": "Slow", "body": "Looking.", "incident_number": internal.incident_number}

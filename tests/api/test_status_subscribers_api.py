@@ -13,6 +13,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from chalicelib import aws, clock
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import pages, structure
 from chalicelib.statuspage.repository import item_id
 from chalicelib.subscriber import links, notice_webhooks, repository
@@ -244,10 +245,14 @@ def test_confirming_a_webhook_subscriber_shows_the_secret_its_deliveries_verify_
     assert "secret" not in html(client.http.get(link))  # a mail scanner's GET shows nothing of it
     page = html(client.http.post(link, headers=FORM, body=""))
     [hook] = stored(site["page_id"])
-    secret = links.webhook_secret(site["page_id"], hook.subscriber_id)
+    secret = links.webhook_secret(site["page_id"], hook.subscriber_id, settings=get_settings())
     assert secret in page and "X-Service-Signature" in page
     # The secret shown is the one deliveries are signed with.
-    headers = signed_headers(notice_webhooks.signing_secret(site["page_id"], hook.subscriber_id), 1_700_000_000, b"{}")
+    headers = signed_headers(
+        notice_webhooks.signing_secret(site["page_id"], hook.subscriber_id, settings=get_settings()),
+        1_700_000_000,
+        b"{}",
+    )
     assert verify_custom(secret, headers, b"{}", now=1_700_000_000) == 1_700_000_000
     assert secret in html(client.http.post(link, headers=FORM, body=""))  # shown again, already confirmed
     # An email subscriber's confirmation shows no secret.
@@ -278,7 +283,9 @@ def test_unsubscribe_page_button_and_rfc_8058_one_click(client: Any, site: Any) 
     drain()
     client.http.post(confirm_path(emails()[0]), headers=FORM, body="")
     [subscriber] = stored(site["page_id"])
-    token = sign(SubscriberLink("unsubscribe", site["page_id"], subscriber.subscriber_id or ""))
+    token = sign(
+        SubscriberLink("unsubscribe", site["page_id"], subscriber.subscriber_id or ""), settings=get_settings()
+    )
     link = f"/status/acme/unsubscribe?token={token}"
 
     shown = client.http.get(link)
@@ -296,7 +303,7 @@ def test_unsubscribe_page_button_and_rfc_8058_one_click(client: Any, site: Any) 
 
 
 def test_bad_and_forged_tokens_get_a_400_page(client: Any, site: Any) -> None:
-    confirm_token = sign(SubscriberLink("confirm", site["page_id"], "sub_" + "0" * 24))
+    confirm_token = sign(SubscriberLink("confirm", site["page_id"], "sub_" + "0" * 24), settings=get_settings())
     for path in (
         "/status/acme/confirm?token=garbage",
         "/status/acme/confirm",

@@ -12,6 +12,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.errors import Conflict
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incident_templates
 from chalicelib.statuspage.tables import TEMPLATE_COUNTER_KEY, StatusPageItem
 from tests.api.test_directory_services import error_of
@@ -26,7 +27,12 @@ UNKNOWN_TEMPLATE = "tpl_0000000000000000000000aa"
 def keys(client, org):
     clock.freeze(NOW)
     _, reader = apikeys.create_api_key(
-        organization_id=org.organization_id, name="reader", kind="service_account", scopes=["status:read"], now=NOW
+        organization_id=org.organization_id,
+        name="reader",
+        kind="service_account",
+        scopes=["status:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     return org.owner_key, reader
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from chalicelib.apikey import service as apikeys
+from chalicelib.settings import get_settings
 from tests.api.test_contact_methods_api import person, personal_key
 from tests.api.test_directory_services import call, error_of
 from tests.conftest import NOW, Org
@@ -144,7 +145,12 @@ def test_only_an_admin_sets_the_organization_zone(client: Any, org: Org) -> None
     status, refused = call(client, "PATCH", SETTINGS, org.readonly_key, {"time_zone": "Europe/Paris"})
     assert status == 403 and error_of(refused)["code"] == "FORBIDDEN"
     _, reader = apikeys.create_api_key(
-        organization_id=org.organization_id, name="reader", kind="service_account", scopes=["users:read"], now=NOW
+        organization_id=org.organization_id,
+        name="reader",
+        kind="service_account",
+        scopes=["users:read"],
+        now=NOW,
+        settings=get_settings(),
     )
     status, read = call(client, "GET", SETTINGS, reader)
     assert status == 200 and read["data"]["time_zone"] == "UTC"

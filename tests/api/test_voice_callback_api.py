@@ -39,6 +39,7 @@ def world(client: Any, org: Org) -> Iterator[dict[str, Any]]:
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     )
     with clock.frozen(NOW):
         yield {"client": client, "org": org, "grace": grace, "vera": vera, "number": created.incident_number}
@@ -50,6 +51,7 @@ def _url(world: dict[str, Any], *, user: str = "grace", number: str | None = Non
         incident_number=number or world["number"],
         user_id=world[user].user_id,
         now=NOW,
+        settings=get_settings(),
     )
 
 
@@ -184,8 +186,9 @@ def test_a_key_press_replayed_four_times_escalates_once(world: dict[str, Any]) -
         request=service.NewIncident(title="Payments down", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     ).incident_number
-    escalation_runs.begin(organization_id=organization_id, incident_number=number, now=NOW)
+    escalation_runs.begin(organization_id=organization_id, incident_number=number, now=NOW, settings=get_settings())
     url = _url(world, number=number)
     answers = [said(press(world, url, "8")) for _ in range(4)]
     assert answers == [f"{number} escalated by grace@acme.test. Goodbye."] * 4

@@ -20,6 +20,7 @@ from chalicelib.directory import users
 from chalicelib.integration import admin
 from chalicelib.outbound import events, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.kit.api import call
 
@@ -119,7 +120,7 @@ def test_lifecycle_and_the_secret_shown_once(client: Any, org: Org) -> None:
     record = subscriptions.get_subscription(
         organization_id=org.organization_id, subscription_id=created["subscription_id"]
     )
-    assert subscriptions.get_secret(record) == rotated["data"]["secret"]
+    assert subscriptions.get_secret(record, settings=get_settings()) == rotated["data"]["secret"]
 
     for path in (item, BASE, f"{item}/deliveries"):
         text = json.dumps(call(client, "GET", path, org.owner_key)[1])
@@ -141,6 +142,7 @@ def test_owner_email_defaults_to_the_calling_user(client: Any, org: Org) -> None
         now=NOW,
         user_id=user.user_id,
         user_email=user.email,
+        settings=get_settings(),
     )
     status, mine = call(client, "POST", BASE, personal, {"url": URL, "event_types": ["*"]})
     assert (status, mine["data"]["owner_email"]) == (201, "ann@example.com")
@@ -154,7 +156,7 @@ def test_owner_email_defaults_to_the_calling_user(client: Any, org: Org) -> None
 
 def test_sync_target_of_an_integration(client: Any, org: Org) -> None:
     integration = admin.create_integration(
-        organization_id=org.organization_id, integration_type="custom", name="tool", now=NOW
+        organization_id=org.organization_id, integration_type="custom", name="tool", now=NOW, settings=get_settings()
     ).integration
     created = subscribe(client, org, sync_integration_id=integration.integration_id)
     assert created["sync_integration_id"] == integration.integration_id
@@ -235,6 +237,7 @@ def test_401_without_a_valid_credential_and_403_without_the_scope(client: Any, o
         kind="service_account",
         scopes=[s for s in ALL_SCOPES if s != "webhooks:write"],
         now=NOW,
+        settings=get_settings(),
     )
     for method, path, body in every_operation(sid):
         for key in (None, "tcs_not_a_key"):

@@ -20,6 +20,7 @@ from chalicelib import aws, clock
 from chalicelib.catalog.service import Service
 from chalicelib.integration import fetch
 from chalicelib.integration.parsers import sns
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.conftest import reconfigure as _reconfigure
 
@@ -166,8 +167,8 @@ def services(org: Org) -> list[Service]:
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """SNS certificates and confirmations never leave the process."""
     sns.clear_certificate_cache()
-    monkeypatch.setattr(fetch, "fetch_certificate", lambda url: b"not a certificate")
-    monkeypatch.setattr(fetch, "confirm_subscription", lambda url: None)
+    monkeypatch.setattr(fetch, "fetch_certificate", lambda url, settings: b"not a certificate")
+    monkeypatch.setattr(fetch, "confirm_subscription", lambda url, settings: None)
 
 
 def signed_trigger(service: Service, **fields: Any) -> dict[str, Any]:
@@ -291,7 +292,7 @@ def test_rate_limit_per_routing_key(client: Any, org: Org, services: list[Servic
         response = post(client, locked["routing_key"], body)
         assert_error(response, "IP_NOT_ALLOWED")
         assert "X-RateLimit-Remaining" not in response.headers
-    decision = buckets.charge(category="webhook", identity=locked["id"], now=NOW)
+    decision = buckets.charge(category="webhook", identity=locked["id"], now=NOW, settings=get_settings())
     assert decision.remaining == 2  # only this charge was counted
 
 

@@ -19,6 +19,7 @@ from cryptography.x509.oid import NameOID
 from chalicelib.catalog.service import Service
 from chalicelib.integration import fetch
 from chalicelib.integration.parsers import sns
+from chalicelib.settings import Settings
 from tests.api.test_webhooks_api import (
     assert_accepted,
     assert_error,
@@ -54,7 +55,7 @@ class FakeSns:
     fetched: list[str] = field(default_factory=list)
     confirmed: list[str] = field(default_factory=list)
 
-    def fetch(self, url: str) -> bytes:
+    def fetch(self, url: str, settings: Settings) -> bytes:
         self.fetched.append(url)
         return self.pem
 
@@ -75,7 +76,7 @@ def fake_sns(key: rsa.RSAPrivateKey, monkeypatch: pytest.MonkeyPatch) -> Iterato
     fake = FakeSns(certificate.public_bytes(serialization.Encoding.PEM))
     sns.clear_certificate_cache()
     monkeypatch.setattr(fetch, "fetch_certificate", fake.fetch)
-    monkeypatch.setattr(fetch, "confirm_subscription", fake.confirmed.append)
+    monkeypatch.setattr(fetch, "confirm_subscription", lambda url, settings: fake.confirmed.append(url))
     yield fake
     sns.clear_certificate_cache()
 

@@ -92,7 +92,7 @@ def test_a_certificate_url_with_a_port_is_refused_before_fetching(
     client: Any, hook: str, key: Any, monkeypatch: pytest.MonkeyPatch, port: str
 ) -> None:
     fetched: list[str] = []
-    monkeypatch.setattr(fetch, "fetch_certificate", lambda url: fetched.append(url) or b"")
+    monkeypatch.setattr(fetch, "fetch_certificate", lambda url, settings: fetched.append(url) or b"")
     url = CERT_URL.replace(".amazonaws.com/", f".amazonaws.com{port}/")
     response = deliver(client, hook, signed(key, notification(alarm(), "m-1"), SigningCertURL=url))
     assert_error(response, "INVALID_SIGNATURE")

@@ -17,6 +17,7 @@ from chalicelib.integration.ingest import ingest
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.maintenance.in_effect import WindowInEffect
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 
 
@@ -40,8 +41,9 @@ def origin_for(org: Org, integration_type: str, name: str, service_key: str) -> 
         name=name,
         now=NOW,
         default_service_key=service_key,
+        settings=get_settings(),
     )
-    found = admin.find_by_routing_key(issued.routing_key)
+    found = admin.find_by_routing_key(issued.routing_key, settings=get_settings())
     assert found is not None
     return AlertOrigin.of(found)
 
@@ -65,7 +67,9 @@ def build_alerts(org: Org) -> AlertWorld:
 
     window = WindowInEffect(window_id="mw_upgrade", description="upgrade", end_at=NOW)
     with mock.patch("chalicelib.integration.triggering.window_in_effect", return_value=window):
-        quiet = ingest(prom, event("reboot", "Planned reboot of db3"), now=NOW - timedelta(minutes=40))
+        quiet = ingest(
+            prom, event("reboot", "Planned reboot of db3"), now=NOW - timedelta(minutes=40), settings=get_settings()
+        )
     db1 = ingest(
         prom,
         event(
@@ -77,14 +81,21 @@ def build_alerts(org: Org) -> AlertWorld:
             details={"owner": "<b>storage</b>", "disk": {"mount": "/var", "used": 0.95}},
         ),
         now=NOW - timedelta(minutes=30),
+        settings=get_settings(),
     )
-    db2 = ingest(prom, event("db2", "Disk full on db2"), now=NOW - timedelta(minutes=25))
-    ingest(prom, event("db2", "Disk full on db2"), now=NOW - timedelta(minutes=20))
-    ingest(prom, event("db1", "Disk full on db1", action="resolve"), now=NOW - timedelta(minutes=10))
+    db2 = ingest(prom, event("db2", "Disk full on db2"), now=NOW - timedelta(minutes=25), settings=get_settings())
+    ingest(prom, event("db2", "Disk full on db2"), now=NOW - timedelta(minutes=20), settings=get_settings())
+    ingest(
+        prom,
+        event("db1", "Disk full on db1", action="resolve"),
+        now=NOW - timedelta(minutes=10),
+        settings=get_settings(),
+    )
     latency = ingest(
         probe,
         NormalizedAlert(source="custom", action="trigger", dedup_key="p99", title="Search p99 above 2 s"),
         now=NOW - timedelta(minutes=5),
+        settings=get_settings(),
     )
     assert db1.incident is not None and latency.incident is not None
     assert quiet.alert and db1.alert and db2.alert and latency.alert and quiet.suppressed

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import Person
 
@@ -41,7 +42,7 @@ def seed(org: Org, people: dict[str, Person]) -> World:
             title=title, service_keys=[key], severity=severity, description="Seen by a probe."
         )
         return service.create_incident(
-            organization_id=org.organization_id, request=request, now=at, actor="seed"
+            organization_id=org.organization_id, request=request, now=at, actor="seed", settings=get_settings()
         ).incident_number
 
     old = create("Old outage", checkout.service_key, "SEV2", NOW - timedelta(days=3))

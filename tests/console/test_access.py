@@ -12,6 +12,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.apikey import service as apikeys
 from chalicelib.integration import admin
+from chalicelib.settings import get_settings
 from tests.conftest import Org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 from tests.kit.console import problem_named
@@ -32,7 +33,11 @@ def key_names(org: Org) -> list[str]:
 
 def an_integration(org: Org) -> admin.IssuedIntegration:
     return admin.create_integration(
-        organization_id=org.organization_id, integration_type="custom", name="Grafana", now=clock.now()
+        organization_id=org.organization_id,
+        integration_type="custom",
+        name="Grafana",
+        now=clock.now(),
+        settings=get_settings(),
     )
 
 
@@ -275,7 +280,12 @@ def test_revoking_asks_first_and_a_stray_tap_changes_nothing(
     from tests.conftest import NOW
 
     record, key = apikeys.create_api_key(
-        organization_id=org.organization_id, name="ci", kind="service_account", scopes=list(ALL_SCOPES), now=NOW
+        organization_id=org.organization_id,
+        name="ci",
+        kind="service_account",
+        scopes=list(ALL_SCOPES),
+        now=NOW,
+        settings=get_settings(),
     )
     browser = signed_in("owner")
     browser.get("/app/api-keys")

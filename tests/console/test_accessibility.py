@@ -21,6 +21,7 @@ from chalicelib.heartbeat import service as heartbeats
 from chalicelib.integration import admin
 from chalicelib.maintenance import service as windows
 from chalicelib.notification import email_links
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.alert_world import event, origin_for
 from tests.console.conftest import ConsoleClient, Person
@@ -65,9 +66,10 @@ def _noise_control(org: Org, world: World) -> str:
         interval_seconds=300,
         grace_seconds=0,
         now=NOW,
+        settings=get_settings(),
     )
     integration = admin.create_integration(
-        organization_id=organization_id, integration_type="custom", name="Hooks", now=NOW
+        organization_id=organization_id, integration_type="custom", name="Hooks", now=NOW, settings=get_settings()
     ).integration
     for integration_id in (None, integration.integration_id):
         for note in ("one", "two"):
@@ -119,11 +121,13 @@ def _alerts(org: Org, world: World) -> tuple[str, str, str]:
         alert_grouping=AlertGrouping(type="time", window_minutes=10),
     )
     prom = origin_for(org, "alertmanager", "prom", world.service_key)
-    first = ingest(prom, event("a", "Disk full on db1", metadata={"labels.env": "prod"}), now=NOW)
-    ingest(prom, event("b", "Disk full on db2"), now=NOW)
+    first = ingest(
+        prom, event("a", "Disk full on db1", metadata={"labels.env": "prod"}), now=NOW, settings=get_settings()
+    )
+    ingest(prom, event("b", "Disk full on db2"), now=NOW, settings=get_settings())
     window = WindowInEffect(window_id="mw_1", description=None, end_at=NOW)
     with mock.patch("chalicelib.integration.triggering.window_in_effect", return_value=window):
-        quiet = ingest(prom, event("c", "Planned reboot"), now=NOW)
+        quiet = ingest(prom, event("c", "Planned reboot"), now=NOW, settings=get_settings())
     assert first.incident is not None and first.alert is not None and quiet.alert is not None
     return first.incident.incident_number, first.alert.alert_id, quiet.alert.alert_id
 
@@ -261,7 +265,8 @@ def test_every_page_has_the_structure_assistive_technology_needs(
             incident_number=number,
             action="resolve",
             now=NOW,
-        )
+        ),
+        settings=get_settings(),
     )
     email_action = f"/app/email-actions/{link}"
     signed_out = [("/app/sign-in", anonymous.get("/app/sign-in")), ("/app/forgot-password", None)]

@@ -15,6 +15,7 @@ import pytest
 from chalicelib.console.pages.alerts import safe_link, suppressed_reason
 from chalicelib.integration.ingest import ingest
 from chalicelib.maintenance.in_effect import WindowInEffect
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.alert_world import AlertWorld, build_alerts, event
 from tests.console.conftest import ROLES, ConsoleClient, Person, action_forms
@@ -146,7 +147,12 @@ def test_twenty_five_a_page_with_older_and_newer_links(org: Org, world: AlertWor
     window = WindowInEffect(window_id="mw_more", description=None, end_at=NOW)
     with mock.patch("chalicelib.integration.triggering.window_in_effect", return_value=window):
         for index in range(22):  # 4 + 22: two pages
-            ingest(prom, event(f"quiet-{index}", f"Quiet {index:02d}"), now=NOW - timedelta(hours=2, minutes=index))
+            ingest(
+                prom,
+                event(f"quiet-{index}", f"Quiet {index:02d}"),
+                now=NOW - timedelta(hours=2, minutes=index),
+                settings=get_settings(),
+            )
     browser = signed_in("viewer")
     first = _list(browser, status="suppressed").dom()
     assert len(_titles(first)) == 23 and "1\N{EN DASH}23 of 23" in first.text()
@@ -224,7 +230,10 @@ def test_the_incident_page_shows_the_newest_ten_of_many(org: Org, world: AlertWo
     prom = world.prom
     for index in range(10):  # inside the 15 minutes of the incident's first alert: all join it
         ingest(
-            prom, event(f"db-{index}", f"Disk full on node {index}"), now=NOW - timedelta(minutes=29, seconds=-index)
+            prom,
+            event(f"db-{index}", f"Disk full on node {index}"),
+            now=NOW - timedelta(minutes=29, seconds=-index),
+            settings=get_settings(),
         )
     section = (
         signed_in("viewer")
@@ -246,6 +255,7 @@ def test_an_incident_opened_by_hand_has_no_alerts(org: Org, world: AlertWorld, s
         request=service.NewIncident(title="By hand", service_keys=[world.search_key]),
         now=NOW,
         actor="ana",
+        settings=get_settings(),
     )
     page = signed_in("viewer").get(f"/app/incidents/{opened.incident_number}").dom()
     section = page.find("section", **{"aria-labelledby": "h-alerts"})

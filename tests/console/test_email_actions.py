@@ -16,6 +16,7 @@ from chalicelib.notification import email_links
 from chalicelib.notification.channels import Recipient
 from chalicelib.notification.email_ses import render
 from chalicelib.notification.service import build_notification
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import ConsoleClient, Person
 from tests.console.incident_data import World, incident_via_api, seed
@@ -31,7 +32,9 @@ def email_links_for(org: Org, person: Person, number: str) -> dict[str, str]:
     """The page email as SES would send it to `person`: its action links, by button label."""
     incident = repository.get_incident(org.organization_id, number)
     recipient = Recipient(person.user_id, person.name, person.email, None)
-    email = render(build_notification(incident, "Look now", NOW), recipient, NOW)
+    email = render(
+        build_notification(incident, "Look now", NOW, settings=get_settings()), recipient, NOW, settings=get_settings()
+    )
     html_links = dict(re.findall(r'<a href="([^"]+/email-actions/[^"]+)"[^>]*>(\w+)</a>', email.html))
     by_label = {label: url for url, label in html_links.items()}
     assert f"Acknowledge: {by_label['Acknowledge']}" in email.text
@@ -43,7 +46,7 @@ def link_path(org: Org, person: Person, number: str, action: str, *, now: Any = 
     link = email_links.new_link(
         organization_id=org.organization_id, user_id=person.user_id, incident_number=number, action=action, now=now
     )
-    return "/app/email-actions/" + email_links.sign(link)
+    return "/app/email-actions/" + email_links.sign(link, settings=get_settings())
 
 
 def titles(org: Org, number: str) -> list[str]:

@@ -14,6 +14,7 @@ from chalicelib.catalog.service import get_service
 from chalicelib.eventrule import service as rules
 from chalicelib.eventrule.rules import Actions
 from chalicelib.integration import admin
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 from tests.console.routing_world import World, build_world
@@ -27,7 +28,11 @@ def world(org: Org, people: dict[str, Person]) -> World:
 @pytest.fixture
 def integration_id(org: Org, world: World) -> str:
     issued = admin.create_integration(
-        organization_id=org.organization_id, integration_type="alertmanager", name="Prometheus", now=NOW
+        organization_id=org.organization_id,
+        integration_type="alertmanager",
+        name="Prometheus",
+        now=NOW,
+        settings=get_settings(),
     )
     return issued.integration.integration_id
 

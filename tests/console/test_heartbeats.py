@@ -14,6 +14,7 @@ import pytest
 from chalicelib.console.pages.heartbeats import duration
 from chalicelib.heartbeat import overdue
 from chalicelib.heartbeat import service as heartbeats
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 from tests.console.routing_world import World, build_world
@@ -44,6 +45,7 @@ def _heartbeat(org: Org, world: World, name: str) -> heartbeats.IssuedHeartbeat:
         interval_seconds=300,
         grace_seconds=60,
         now=NOW,
+        settings=get_settings(),
     )
 
 
@@ -65,7 +67,7 @@ def test_the_heartbeats_page_renders_for_every_role(
 ) -> None:
     down = _heartbeat(org, world, "nightly backup")
     waiting = _heartbeat(org, world, "queue consumer")
-    overdue.check_overdue(now=NOW + timedelta(minutes=6))  # both late: both go down
+    overdue.check_overdue(now=NOW + timedelta(minutes=6), settings=get_settings())  # both late: both go down
     heartbeats.update_heartbeat(
         organization_id=org.organization_id, heartbeat_id=waiting.record.heartbeat_id, now=NOW, enabled=False
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import ROLES, ConsoleClient, Person, action_forms
 from tests.console.incident_data import World, api_get, seed
@@ -131,6 +132,7 @@ def test_pages_of_25_with_newer_and_older_links_that_keep_the_filters(
             request=service.NewIncident(title=f"Job {n}", service_keys=[svc.service_key], severity="SEV4"),
             now=NOW + timedelta(minutes=n),
             actor="seed",
+            settings=get_settings(),
         ).incident_number
         for n in range(30)
     ]

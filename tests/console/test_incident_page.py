@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.console.conftest import ROLES, ConsoleClient, Person, action_forms
 from tests.console.incident_data import World, incident_via_api, seed
@@ -147,7 +148,9 @@ def test_escalate_notifies_the_next_level_or_says_there_is_none(
         now=NOW,
         escalation_policy_id=policy.policy.policy_id,
     )
-    escalation_runs.begin(organization_id=org.organization_id, incident_number=world.checkout_down, now=NOW)
+    escalation_runs.begin(
+        organization_id=org.organization_id, incident_number=world.checkout_down, now=NOW, settings=get_settings()
+    )
     page = browser.get(at(world))
     assert "Payments: level 1 of 2" in page.text()
     answer = browser.post(at(world) + "/escalate")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import ConsoleClient, Person
 from tests.console.incident_data import World, incident_via_api, seed
@@ -22,7 +23,9 @@ def world(org: Org, people: dict[str, Person]) -> World:
     from chalicelib.paging import escalation_runs
 
     seeded = seed(org, people)
-    escalation_runs.begin(organization_id=org.organization_id, incident_number=seeded.search_slow, now=NOW)
+    escalation_runs.begin(
+        organization_id=org.organization_id, incident_number=seeded.search_slow, now=NOW, settings=get_settings()
+    )
     return seeded
 
 
@@ -73,7 +76,9 @@ def test_fallback_contacts_paged_are_named(signed_in: Browser, org: Org, people:
 
     seeded = seed(org, people)
     fallback.save_paging_settings(organization_id=org.organization_id, fallback_contacts=[people["admin"].email])
-    escalation_runs.begin(organization_id=org.organization_id, incident_number=seeded.search_slow, now=NOW)
+    escalation_runs.begin(
+        organization_id=org.organization_id, incident_number=seeded.search_slow, now=NOW, settings=get_settings()
+    )
     browser = signed_in("viewer")
     (warning,) = browser.get(f"/app/incidents/{seeded.search_slow}").dom().find_all("div", id="paging-warning")
     assert "the fallback contacts were paged instead" in warning.text()

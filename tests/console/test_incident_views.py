@@ -11,6 +11,7 @@ import pytest
 
 from chalicelib.auth.scopes import ROLE_SCOPES
 from chalicelib.incident import commands, repository
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.console.conftest import ROLES, ConsoleClient, Person
 from tests.console.incident_data import World, incident_via_api, seed
@@ -166,6 +167,7 @@ def test_another_organizations_incident_is_not_touched(signed_in: Browser, world
         request=service.NewIncident(title="Theirs", service_keys=[theirs_service.service_key], severity="SEV3"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     ).incident_number
     browser = signed_in("owner")
     browser.get("/app/incidents")

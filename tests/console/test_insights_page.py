@@ -19,6 +19,7 @@ from chalicelib.console import charts
 from chalicelib.directory import teams
 from chalicelib.exports import links
 from chalicelib.insights import rollups, writer
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import ROLES, ConsoleClient, Person, action_forms
 from tests.kit import factories as make
@@ -199,7 +200,7 @@ def test_a_download_redirects_to_a_signed_link_of_the_range_and_team(
     answer = browser.post("/app/insights/exports/incidents", DOWNLOAD)
     assert answer.status == 303, answer.body[:1000]
     token = urlsplit(answer.location).path.rsplit("/", 1)[1]
-    link = links.verify(token, now=NOW)
+    link = links.verify(token, now=NOW, settings=get_settings())
     assert (link.request.kind, link.request.organization_id, link.export_format) == (
         "incidents", org.organization_id, "csv",
     )  # fmt: skip
@@ -212,7 +213,12 @@ def test_a_download_redirects_to_a_signed_link_of_the_range_and_team(
     for kind, filters in (("shifts", {"team": team.team_id}), ("alerts", {})):
         answer = browser.post(f"/app/insights/exports/{kind}", by_team)
         assert answer.status == 303, answer.body[:1000]
-        assert links.verify(urlsplit(answer.location).path.rsplit("/", 1)[1], now=NOW).request.filters == filters
+        assert (
+            links.verify(
+                urlsplit(answer.location).path.rsplit("/", 1)[1], now=NOW, settings=get_settings()
+            ).request.filters
+            == filters
+        )
 
 
 def test_a_post_without_the_form_token_changes_nothing(signed_in: Callable[[str], ConsoleClient]) -> None:

@@ -16,6 +16,7 @@ from chalicelib.eventlog import service as eventlog
 from chalicelib.eventlog import slots
 from chalicelib.eventlog.outcome import Outcome
 from chalicelib.integration import admin
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 from tests.console.routing_world import World, build_world
@@ -32,7 +33,7 @@ def world(org: Org, people: dict[str, Person]) -> World:
 def hook(org: Org, world: World) -> dict[str, str]:
     """A custom integration without a default service."""
     issued = admin.create_integration(
-        organization_id=org.organization_id, integration_type="custom", name="Hooks", now=NOW
+        organization_id=org.organization_id, integration_type="custom", name="Hooks", now=NOW, settings=get_settings()
     )
     return {"id": issued.integration.integration_id, "routing_key": issued.routing_key}
 
@@ -148,7 +149,7 @@ def test_another_organizations_integration_is_not_found(
 ) -> None:
     other = make_org("Other")
     theirs = admin.create_integration(
-        organization_id=other.organization_id, integration_type="custom", name="x", now=NOW
+        organization_id=other.organization_id, integration_type="custom", name="x", now=NOW, settings=get_settings()
     )
     browser = signed_in("owner")
     here = f"/app/integrations/{theirs.integration.integration_id}/events"

@@ -8,6 +8,7 @@ from typing import Any
 
 from chalicelib import aws
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.conftest import Org, reconfigure
 
 
@@ -49,7 +50,7 @@ def test_a_new_user_is_invited_with_a_temporary_password_once(
     [message] = [m for m in _messages() if m.message_type == "directory.user_created"]
     from chalicelib.identity import memberships
 
-    invitations.invite_to_console(message)
+    invitations.invite_to_console(message, get_settings())
     invited = _pool_user("hire@acme.test")
     attributes = {a["Name"]: a["Value"] for a in invited["UserAttributes"]}
     assert "custom:org" not in attributes  # bound to no organization until an invitation is accepted
@@ -57,7 +58,7 @@ def test_a_new_user_is_invited_with_a_temporary_password_once(
     assert invited["UserStatus"] == "FORCE_CHANGE_PASSWORD"
     [waiting] = memberships.memberships_of("hire@acme.test")
     assert (waiting.organization_id, waiting.accepted) == (org.organization_id, False)
-    invitations.invite_to_console(message)  # redelivered: nothing changes, nothing fails
+    invitations.invite_to_console(message, get_settings())  # redelivered: nothing changes, nothing fails
     assert _pool_user("hire@acme.test")["UserStatus"] == "FORCE_CHANGE_PASSWORD"
     assert [m.accepted for m in memberships.memberships_of("hire@acme.test")] == [False]
 
@@ -68,4 +69,4 @@ def test_without_a_pool_nobody_is_invited(client: Any, org: Org) -> None:
     reconfigure(COGNITO_USER_POOL_ID="", COGNITO_CLIENT_ID="")
     _create(client, org, "other@acme.test")
     [message] = [m for m in _messages() if m.message_type == "directory.user_created"]
-    invitations.invite_to_console(message)  # returns quietly: no pool to call
+    invitations.invite_to_console(message, get_settings())  # returns quietly: no pool to call

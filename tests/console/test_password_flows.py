@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chalicelib.settings import get_settings
 from tests.conftest import Org
 from tests.console.conftest import PASSWORD, ConsoleClient, Person
 
@@ -30,7 +31,11 @@ def test_a_temporary_password_must_be_replaced_before_the_first_session(
 
     create_user(organization_id=org.organization_id, name="New Hire", email="new@acme.test", now=NOW, role="responder")
     identity_pool.create_user(
-        email="new@acme.test", organization_id=org.organization_id, password="Temporary-123!", permanent=False
+        email="new@acme.test",
+        organization_id=org.organization_id,
+        password="Temporary-123!",
+        permanent=False,
+        settings=get_settings(),
     )
     browser.get("/app/sign-in")
     challenged = browser.post("/app/sign-in", {"email": "new@acme.test", "password": "Temporary-123!"})
@@ -51,7 +56,10 @@ def test_a_temporary_password_must_be_replaced_before_the_first_session(
     )
     assert done.status == 303, done.text()[:500]
     assert "tocsin_session" in browser.cookies
-    assert cognito.sign_in(email="new@acme.test", password=NEW_PASSWORD).__class__.__name__ == "SignedIn"
+    assert (
+        cognito.sign_in(email="new@acme.test", password=NEW_PASSWORD, settings=get_settings()).__class__.__name__
+        == "SignedIn"
+    )
 
 
 def test_a_forgotten_password_is_reset_with_the_emailed_code(browser: ConsoleClient, people: dict[str, Person]) -> None:

@@ -15,6 +15,7 @@ from chalicelib.directory.users import create_user, get_user, list_users
 from chalicelib.escalation import service as policies
 from chalicelib.oncall import service as schedules
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, Person, action_forms
 from tests.console.routing_world import World, build_world
@@ -72,6 +73,7 @@ def test_the_list_says_which_contact_methods_are_verified_and_the_teams(
         address="+15551234567",
         label="Phone",
         now=NOW,
+        settings=get_settings(),
     )
     teams.create_team(
         organization_id=org.organization_id, name="Payments", now=NOW, member_ids=[people["responder"].user_id]

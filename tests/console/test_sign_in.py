@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from chalicelib.settings import get_settings
 from tests.console.conftest import PASSWORD, ConsoleClient, Person
 
 
@@ -74,7 +75,9 @@ def test_a_person_missing_from_the_directory_is_refused(
 ) -> None:
     from chalicelib.identity import pool as identity_pool
 
-    identity_pool.create_user(email="stranger@acme.test", organization_id=people["owner"].user_id, password=PASSWORD)
+    identity_pool.create_user(
+        email="stranger@acme.test", organization_id=people["owner"].user_id, password=PASSWORD, settings=get_settings()
+    )
     browser.get("/app/sign-in")
     answer = browser.post("/app/sign-in", {"email": "stranger@acme.test", "password": PASSWORD})
     assert answer.status == 403
@@ -98,5 +101,8 @@ def test_a_next_with_control_or_non_ascii_characters_goes_to_the_incident_list(
 def test_safe_next_keeps_an_encoded_console_path() -> None:
     from chalicelib.console.visits import safe_next
 
-    assert safe_next("/app/incidents?status=open&q=caf%C3%A9") == "/app/incidents?status=open&q=caf%C3%A9"
-    assert safe_next("/app/incidents\r\n") == "/app/incidents"
+    assert (
+        safe_next("/app/incidents?status=open&q=caf%C3%A9", settings=get_settings())
+        == "/app/incidents?status=open&q=caf%C3%A9"
+    )
+    assert safe_next("/app/incidents\r\n", settings=get_settings()) == "/app/incidents"

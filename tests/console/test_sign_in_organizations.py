@@ -14,6 +14,7 @@ import pytest
 from chalicelib import aws, clock
 from chalicelib.identity import memberships
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 from tests.console.conftest import PASSWORD, Answer, ConsoleClient
 
@@ -37,8 +38,8 @@ def invited_by(client: Any, org: Org, email: str = EMAIL) -> None:
     for raw in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
         message = Message.from_json(raw["Body"])
         if message.message_type == "directory.user_created":
-            invitations.invite_to_console(message)
-            invitations.invite_to_console(message)  # a redelivery changes nothing and sends nothing
+            invitations.invite_to_console(message, get_settings())
+            invitations.invite_to_console(message, get_settings())  # a redelivery changes nothing and sends nothing
         sqs.delete_message(QueueUrl=url, ReceiptHandle=raw["ReceiptHandle"])
 
 
@@ -81,7 +82,7 @@ def press(browser: ConsoleClient, answer: Answer, label: str, org: Org) -> Answe
 def signed_in_organization(browser: ConsoleClient) -> str:
     from chalicelib.console import sessions
 
-    session = sessions.resume(browser.cookies["tocsin_session"], now=clock.now())
+    session = sessions.resume(browser.cookies["tocsin_session"], now=clock.now(), settings=get_settings())
     assert session is not None
     return session.organization_id
 

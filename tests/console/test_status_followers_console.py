@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.settings import get_settings
 from chalicelib.subscriber.tables import CONFIRMED, EMAIL, PENDING, WEBHOOK, SubscriberItem, subscriber_key
 from tests.conftest import NOW, Org
 from tests.console.conftest import CONFIRMED as SURE
@@ -127,7 +128,9 @@ def test_an_empty_followers_page_points_to_the_public_page(
 
     answer = as_owner.get(f"{status_page.path}/subscribers")
     assert "No one follows this page yet. People subscribe on the public page:" in answer.text()
-    assert answer.dom().find("main").find("a", href=public_url("acme")).text() == public_url("acme")
+    assert answer.dom().find("main").find("a", href=public_url("acme", settings=get_settings())).text() == public_url(
+        "acme", settings=get_settings()
+    )
     assert answer.dom().find_all("form", method="get") == []  # nothing to filter
 
 

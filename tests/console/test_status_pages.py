@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from chalicelib import clock
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.console.conftest import ROLES, ConsoleClient, action_forms
 
@@ -61,6 +62,7 @@ def status_page(org: Org) -> StatusPage:
         component_ids=[item_id(api_part)],
         incident_number=None,
         now=NOW,
+        settings=get_settings(),
     )
     window = scheduled_maintenance.create_window(
         page_id=page.page_id,
@@ -69,6 +71,7 @@ def status_page(org: Org) -> StatusPage:
         scheduled_end=NOW + timedelta(days=1, hours=2),
         component_ids=[],
         now=NOW,
+        settings=get_settings(),
     )
     return StatusPage(
         page.page_id,
@@ -95,7 +98,7 @@ def test_the_status_pages_render_for_every_role(
     assert listing.status == 200
     from chalicelib.statuspage.pages import public_url
 
-    url = public_url("acme")
+    url = public_url("acme", settings=get_settings())
     assert url.endswith("/status/acme")
     assert listing.dom().find("a", href=url).text() == url
     page = browser.get(status_page.path)

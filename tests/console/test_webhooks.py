@@ -13,6 +13,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
+from chalicelib.settings import get_settings
 from tests.conftest import Org
 from tests.console.conftest import CONFIRMED, ROLES, ConsoleClient, action_forms
 from tests.kit.console import problems_at
@@ -28,7 +29,12 @@ def api(client: Any, org: Org, path: str) -> tuple[int, Any]:
 
 def subscribed(org: Org) -> str:
     created = subscriptions.create_subscription(
-        organization_id=org.organization_id, url=URL, event_types=["*"], now=clock.now(), owner_email="ops@acme.test"
+        organization_id=org.organization_id,
+        url=URL,
+        event_types=["*"],
+        now=clock.now(),
+        owner_email="ops@acme.test",
+        settings=get_settings(),
     )
     return str(created.record.subscription_id)
 
@@ -157,7 +163,7 @@ def test_disable_enable_rotate_and_delete(signed_in: Callable[[str], ConsoleClie
     assert rotated.status == 200
     secret = rotated.dom().find(id="signing-secret").text()
     record = subscriptions.get_subscription(organization_id=org.organization_id, subscription_id=subscription_id)
-    assert subscriptions.get_secret(record) == secret
+    assert subscriptions.get_secret(record, settings=get_settings()) == secret
 
     deleted = browser.post(here + "/delete", CONFIRMED)
     assert deleted.status == 303 and deleted.location == "/app/webhooks?done=webhook_deleted"

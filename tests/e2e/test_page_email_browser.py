@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.notification import email_ses
+from chalicelib.settings import get_settings
 from scripts.chromium_cdp import Tab
 from tests.e2e.browser import needs_chromium
 from tests.unit.test_page_renderers import ANA, BARE, FULL
@@ -29,7 +30,7 @@ LONG = replace(
 def test_the_page_email_fits_a_phone_and_a_desk(tmp_path: Path, name: str) -> None:
     note = {"full": FULL, "long": LONG, "bare": BARE}[name]
     page = tmp_path / f"{name}.html"
-    page.write_text(email_ses.render(note, ANA).html)
+    page.write_text(email_ses.render(note, ANA, settings=get_settings()).html)
     with Tab() as tab:
         tab.open(page.as_uri())
         for width in (390, 1280):

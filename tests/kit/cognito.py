@@ -21,6 +21,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.settings import get_settings
+
 PASSWORD = "correct horse battery staple"
 ROLES = ("owner", "admin", "responder", "viewer")
 ACCOUNT = "123456789012"  # moto's default account
@@ -72,7 +74,11 @@ class WorkerPool:
         reconfigure(COGNITO_USER_POOL_ID=pool_id, COGNITO_CLIENT_ID=client_id)
         for role in ROLES:
             identity_pool.create_user(
-                email=email_of(role), organization_id=UNASSIGNED, name=name_of(role), password=PASSWORD
+                email=email_of(role),
+                organization_id=UNASSIGNED,
+                name=name_of(role),
+                password=PASSWORD,
+                settings=get_settings(),
             )
         region = get_settings().aws_region
         self.made += 1
@@ -92,7 +98,7 @@ def assign(organization_id: str) -> None:
     client = aws.client("cognito-idp")
     for role in ROLES:
         client.admin_update_user_attributes(
-            UserPoolId=cognito.pool_id(),
+            UserPoolId=cognito.pool_id(settings=get_settings()),
             Username=email_of(role),
             UserAttributes=[{"Name": cognito.ORG_ATTRIBUTE, "Value": organization_id}],
         )

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from chalicelib.settings import get_settings
+
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 _numbers = itertools.count(1)
 
@@ -41,7 +43,12 @@ def organization(name: str = "Acme", *, now: datetime = NOW) -> Org:
 
     made = create_organization(name=name, now=now)
     _, owner = apikeys.create_api_key(
-        organization_id=made.organization_id, name="owner", kind="service_account", scopes=list(ALL_SCOPES), now=now
+        organization_id=made.organization_id,
+        name="owner",
+        kind="service_account",
+        scopes=list(ALL_SCOPES),
+        now=now,
+        settings=get_settings(),
     )
     _, readonly = apikeys.create_api_key(
         organization_id=made.organization_id,
@@ -49,6 +56,7 @@ def organization(name: str = "Acme", *, now: datetime = NOW) -> Org:
         kind="service_account",
         scopes=["incidents:read"],
         now=now,
+        settings=get_settings(),
     )
     return Org(made.organization_id, made.name, owner, readonly)
 
@@ -63,6 +71,7 @@ def api_key(org: Org, *scopes: str, name: str | None = None, now: datetime = NOW
         kind="service_account",
         scopes=list(scopes),
         now=now,
+        settings=get_settings(),
     )
     return key
 
@@ -110,6 +119,7 @@ def person(
                 label=None,
                 now=now,
                 proven_elsewhere=True,
+                settings=get_settings(),
             )
             methods[method.contact_method_id] = phone
     return Person(user.user_id, user.email, role, name, methods)
@@ -200,7 +210,9 @@ def incident(
     organization_id = org if isinstance(org, str) else org.organization_id
     keys = [s if isinstance(s, str) else s.service_key for s in services] or [service(org, now=now).service_key]
     request = NewIncident(title=title, service_keys=keys, description=description, severity=severity)
-    return create_incident(organization_id=organization_id, request=request, now=now, actor=actor)
+    return create_incident(
+        organization_id=organization_id, request=request, now=now, actor=actor, settings=get_settings()
+    )
 
 
 def integration(
@@ -224,8 +236,9 @@ def integration(
         name=name or f"{integration_type}-{next(_numbers)}",
         now=now,
         default_service_key=target if isinstance(target, str) else target.service_key,
+        settings=get_settings(),
     )
-    found = admin.find_by_routing_key(issued.routing_key)
+    found = admin.find_by_routing_key(issued.routing_key, settings=get_settings())
     assert found is not None
     return AlertOrigin.of(found)
 
@@ -253,4 +266,4 @@ def alert(
         summary=fields.pop("summary", title),
         **fields,
     )
-    return ingest(origin, normalized, now=now)
+    return ingest(origin, normalized, now=now, settings=get_settings())

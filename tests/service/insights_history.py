@@ -11,6 +11,7 @@ from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.incident import commands
 from chalicelib.insights import handlers
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.kit.factories import Person
 
 CONSUMERS = {
@@ -44,7 +45,7 @@ def feed_rollups(*, times: int = 1) -> list[Message]:
         for message in messages:
             consumer = CONSUMERS.get(message.message_type)
             if consumer is not None:
-                consumer(message)
+                consumer(message, get_settings())
     return messages
 
 

@@ -20,6 +20,7 @@ from chalicelib import aws, clock
 from chalicelib.outbound import subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from chalicelib.workers import dispatch
 from tests.conftest import NOW, Org, reconfigure
 
@@ -138,6 +139,7 @@ def subscribe(org: Org, url: str, *, owner_email: str | None = OWNER, event_type
         now=NOW,
         owner_email=owner_email,
         description="Ops receiver",
+        settings=get_settings(),
     )
 
 
@@ -152,6 +154,7 @@ def open_incident(org: Org) -> str:
             request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
     return record.incident_number
 

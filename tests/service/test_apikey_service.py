@@ -15,6 +15,7 @@ from chalicelib.apikey import service as apikeys
 from chalicelib.apikey.tables import ApiKeyRecord
 from chalicelib.errors import NotFound, Unauthorized, ValidationFailed
 from chalicelib.organization.service import create_organization
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, reconfigure
 
 HMAC_SECRET = "test-hmac-secret"  # set by conftest
@@ -34,7 +35,7 @@ def create(org_id: str, **overrides: Any) -> tuple[apikeys.ApiKey, str]:
         "now": NOW,
     }
     arguments.update(overrides)
-    return apikeys.create_api_key(**arguments)
+    return apikeys.create_api_key(**arguments, settings=get_settings())
 
 
 def stored_items() -> list[dict[str, Any]]:
@@ -119,7 +120,7 @@ def test_personal_key_keeps_its_user_and_service_account_drops_it(org_id: str) -
 
 def test_authenticate_resolves_the_principal(org_id: str) -> None:
     key, plaintext = create(org_id, kind="personal", user_id="user-1", scopes=["admin", "incidents:read"])
-    principal = apikeys.authenticate_key(key=plaintext, now=NOW)
+    principal = apikeys.authenticate_key(key=plaintext, now=NOW, settings=get_settings())
     assert principal.organization_id == org_id
     assert principal.credential_kind == "api_key"
     assert principal.key_id == key.key_id
@@ -134,16 +135,16 @@ def test_unknown_and_malformed_keys_are_unauthorized(org_id: str) -> None:
     create(org_id)
     for credential in (keys.generate_key(), "tcs_short", "tcs_" + "!" * 40):
         with pytest.raises(Unauthorized):
-            apikeys.authenticate_key(key=credential, now=NOW)
+            apikeys.authenticate_key(key=credential, now=NOW, settings=get_settings())
 
 
 def test_revoke_is_immediate_and_keeps_the_first_time(org_id: str) -> None:
     key, plaintext = create(org_id)
-    apikeys.authenticate_key(key=plaintext, now=NOW)
+    apikeys.authenticate_key(key=plaintext, now=NOW, settings=get_settings())
     revoked = apikeys.revoke_api_key(organization_id=org_id, key_id=key.key_id, now=NOW + timedelta(minutes=1))
     assert revoked.revoked_at == NOW + timedelta(minutes=1)
     with pytest.raises(Unauthorized):
-        apikeys.authenticate_key(key=plaintext, now=NOW + timedelta(minutes=1))
+        apikeys.authenticate_key(key=plaintext, now=NOW + timedelta(minutes=1), settings=get_settings())
     again = apikeys.revoke_api_key(organization_id=org_id, key_id=key.key_id, now=NOW + timedelta(hours=1))
     assert again.revoked_at == NOW + timedelta(minutes=1)
     assert apikeys.get_api_key(organization_id=org_id, key_id=key.key_id).revoked_at == NOW + timedelta(minutes=1)
@@ -156,7 +157,7 @@ def test_revoke_is_scoped_to_the_organization(org_id: str) -> None:
         apikeys.revoke_api_key(organization_id=org_id, key_id=key.key_id, now=NOW)
     with pytest.raises(NotFound):
         apikeys.revoke_api_key(organization_id=org_id, key_id="no-such-key", now=NOW)
-    assert apikeys.authenticate_key(key=plaintext, now=NOW).organization_id == other
+    assert apikeys.authenticate_key(key=plaintext, now=NOW, settings=get_settings()).organization_id == other
 
 
 def test_rotating_the_hmac_secret_invalidates_every_key(org_id: str) -> None:
@@ -165,22 +166,22 @@ def test_rotating_the_hmac_secret_invalidates_every_key(org_id: str) -> None:
     reconfigure(API_KEY_HMAC_SECRET="other")
     for plaintext in (first, second):
         with pytest.raises(Unauthorized):
-            apikeys.authenticate_key(key=plaintext, now=NOW)
+            apikeys.authenticate_key(key=plaintext, now=NOW, settings=get_settings())
     # New keys work under the new secret.
     _, fresh = create(org_id, name="fresh")
-    assert apikeys.authenticate_key(key=fresh, now=NOW).organization_id == org_id
+    assert apikeys.authenticate_key(key=fresh, now=NOW, settings=get_settings()).organization_id == org_id
 
 
 def test_last_used_is_stamped_once_per_resolution_window(org_id: str, update_calls: list[list[Any]]) -> None:
     key, plaintext = create(org_id)
-    apikeys.authenticate_key(key=plaintext, now=NOW)
+    apikeys.authenticate_key(key=plaintext, now=NOW, settings=get_settings())
     assert len(update_calls) == 1
     for seconds in (1, 10, 60, 299):
-        apikeys.authenticate_key(key=plaintext, now=NOW + timedelta(seconds=seconds))
+        apikeys.authenticate_key(key=plaintext, now=NOW + timedelta(seconds=seconds), settings=get_settings())
     assert len(update_calls) == 1
     assert apikeys.get_api_key(organization_id=org_id, key_id=key.key_id).last_used_at == NOW
 
-    apikeys.authenticate_key(key=plaintext, now=NOW + timedelta(seconds=301))
+    apikeys.authenticate_key(key=plaintext, now=NOW + timedelta(seconds=301), settings=get_settings())
     assert len(update_calls) == 2
     assert apikeys.get_api_key(organization_id=org_id, key_id=key.key_id).last_used_at == NOW + timedelta(seconds=301)
 
@@ -199,17 +200,17 @@ def test_last_used_stamp_losing_a_race_is_harmless(org_id: str) -> None:
 def test_cache_when_enabled_still_honours_local_revocation(org_id: str) -> None:
     reconfigure(AUTH_CACHE_SECONDS="60")
     key, plaintext = create(org_id)
-    apikeys.authenticate_key(key=plaintext, now=NOW)
+    apikeys.authenticate_key(key=plaintext, now=NOW, settings=get_settings())
     apikeys.revoke_api_key(organization_id=org_id, key_id=key.key_id, now=NOW)
     with pytest.raises(Unauthorized):
-        apikeys.authenticate_key(key=plaintext, now=NOW)
+        apikeys.authenticate_key(key=plaintext, now=NOW, settings=get_settings())
 
 
 def test_plaintext_key_can_be_supplied_for_demo_data(org_id: str) -> None:
     chosen = keys.derive_key("seed", "owner")
     _, plaintext = create(org_id, plaintext_key=chosen)
     assert plaintext == chosen
-    assert apikeys.authenticate_key(key=chosen, now=NOW).organization_id == org_id
+    assert apikeys.authenticate_key(key=chosen, now=NOW, settings=get_settings()).organization_id == org_id
     # The same key twice would share a hash: refused by the conditional write.
     with pytest.raises(Exception, match="ConditionalCheckFailed"):
         create(org_id, plaintext_key=chosen)

@@ -12,6 +12,7 @@ from chalicelib.notification import deliveries, digests
 from chalicelib.notification.channels import DeliveryResult, Recipient
 from chalicelib.notification.service import Target, notify_targets
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.service.test_escalation_runtime import drain
 from tests.service.test_incident_service import principal
@@ -49,8 +50,8 @@ def test_ten_in_a_burst_page_five_at_once_and_the_other_five_in_one_digest(org: 
         assert "Paged Ada by sms" not in timeline_titles(org, number)
 
     with clock.frozen(due_at):
-        digests.on_page_digest(digest_message)
-        digests.on_page_digest(digest_message)  # delivered twice: sent once
+        digests.on_page_digest(digest_message, get_settings())
+        digests.on_page_digest(digest_message, get_settings())  # delivered twice: sent once
     texts = [text for phone, text in sent_sms() if phone == ADA_PHONE]
     assert len(texts) == 6
     assert texts[-1] == f"Tocsin: 5 more incidents: {', '.join(numbers[5:])} (SEV1 first)"
@@ -66,7 +67,7 @@ def test_the_digest_lists_only_what_still_wants_the_person_most_urgent_first(org
     )
     (digest_message,) = digest_messages
     with clock.frozen(NOW + timedelta(minutes=10)):
-        digests.on_page_digest(digest_message)
+        digests.on_page_digest(digest_message, get_settings())
     text = [text for phone, text in sent_sms() if phone == ADA_PHONE][-1]
     assert text == f"Tocsin: 3 more incidents: {worst[0]}, {later[0]}, {later[1]} (SEV0 first)"
     assert worst[1] not in text and numbers[0] not in text
@@ -84,7 +85,7 @@ def test_nothing_left_to_tell_sends_nothing(org: Org, ada: dict[str, Any]) -> No
         now=NOW,
     )
     with clock.frozen(NOW + timedelta(minutes=10)):
-        digests.on_page_digest(digest_message)
+        digests.on_page_digest(digest_message, get_settings())
     assert len(sent_sms()) == 5
 
 
@@ -93,7 +94,7 @@ def test_a_digest_that_comes_early_waits_for_the_rest(org: Org, ada: dict[str, A
     _, (digest_message,) = burst(org, ada, 1)
     drain()
     with clock.frozen(NOW + timedelta(minutes=2)):
-        digests.on_page_digest(digest_message)
+        digests.on_page_digest(digest_message, get_settings())
     assert len(sent_sms()) == 5
     (again,) = [m for m in drain() if m.message_type == digests.PAGE_DIGEST]
     assert again.payload == digest_message.payload and ada["sqs"].delays[-1] == 8 * 60
@@ -108,7 +109,7 @@ def test_pages_after_the_digest_went_out_start_the_next_one(org: Org, ada: dict[
         deliveries.send_once(
             f"{first.payload['digest_key']}#sent",
             NOW,
-            lambda: digests.send_digest(first.payload["digest_key"], org.organization_id, NOW),
+            lambda: digests.send_digest(first.payload["digest_key"], org.organization_id, NOW, settings=get_settings()),
             final_attempt=True,
             what="page digest",
             where={},
@@ -116,7 +117,7 @@ def test_pages_after_the_digest_went_out_start_the_next_one(org: Org, ada: dict[
     after, (second,) = burst(org, ada, 1)
     assert second.payload["digest_key"] != first.payload["digest_key"]
     with clock.frozen(NOW + timedelta(minutes=10)):
-        digests.on_page_digest(second)
+        digests.on_page_digest(second, get_settings())
     assert sent_sms()[-1][1] == f"Tocsin: 1 more incident: {after[0]} (SEV1)"
 
 
@@ -142,6 +143,7 @@ def test_a_page_the_provider_failed_gives_its_charge_back(org: Org, ada: dict[st
             now=NOW,
             actor="test",
             providers={"sms": FailingSms()},
+            settings=get_settings(),
         )
     burst(org, ada, 4)
     assert len(sent_sms()) == 5  # the first page and four more: the burst was all there

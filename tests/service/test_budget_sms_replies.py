@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from chalicelib.paging import sms_loops
 from chalicelib.paging.sms_reply import Handled, InboundSms, handle
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_sms_reply import PHONE, Texts, _incident, _paged, _person
 
@@ -16,7 +17,7 @@ UNKNOWN = "+15559990000"
 
 def inbound(body: str, sender: str = UNKNOWN, n: int = 0, at: timedelta = timedelta()) -> tuple[Handled, Texts]:
     texts = Texts()
-    handled = handle(InboundSms(f"in-{sender}-{n}", sender, body), NOW + at, texts)
+    handled = handle(InboundSms(f"in-{sender}-{n}", sender, body), NOW + at, texts, settings=get_settings())
     assert handled is not None
     return handled, texts
 

@@ -15,6 +15,7 @@ from chalicelib import cli
 from chalicelib.api.credentials import authenticate
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.errors import Unauthorized
+from chalicelib.settings import get_settings
 from tests.conftest import NOW
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +40,7 @@ def test_create_org_prints_an_owner_key_that_authenticates(aws_env: None) -> Non
     assert printed["name"] == "Acme"
     assert printed["key"].startswith("tcs_")
     assert sorted(printed["scopes"]) == sorted(ALL_SCOPES)
-    principal = authenticate(authorization=f"Bearer {printed['key']}", now=NOW)
+    principal = authenticate(authorization=f"Bearer {printed['key']}", now=NOW, settings=get_settings())
     assert principal.organization_id == printed["organization_id"]
     assert principal.scopes == frozenset(ALL_SCOPES)
     assert principal.key_id == printed["key_id"]
@@ -65,7 +66,7 @@ def test_create_org_with_an_owner(aws_env: None) -> None:
 
     user = get_user(organization_id=printed["organization_id"], user_id=owner["user_id"])
     assert user.role == "owner"
-    principal = authenticate(authorization=f"Bearer {printed['key']}", now=NOW)
+    principal = authenticate(authorization=f"Bearer {printed['key']}", now=NOW, settings=get_settings())
     assert principal.user_id == owner["user_id"]
     assert principal.key_kind == "personal"
     assert principal.scopes == frozenset(ALL_SCOPES)
@@ -93,7 +94,7 @@ def test_create_key_list_and_revoke(aws_env: None) -> None:
     assert code == 0, err
     assert created["scopes"] == ["incidents:read", "incidents:write"]
     assert created["kind"] == "service_account"
-    principal = authenticate(authorization=f"Bearer {created['key']}", now=NOW)
+    principal = authenticate(authorization=f"Bearer {created['key']}", now=NOW, settings=get_settings())
     assert principal.scopes == frozenset({"incidents:read", "incidents:write"})
 
     code, listed, _ = run("list-keys", "--org", org_id)
@@ -109,7 +110,7 @@ def test_create_key_list_and_revoke(aws_env: None) -> None:
     assert code == 0
     assert revoked["revoked_at"] is not None
     with pytest.raises(Unauthorized):
-        authenticate(authorization=f"Bearer {created['key']}", now=NOW)
+        authenticate(authorization=f"Bearer {created['key']}", now=NOW, settings=get_settings())
     [ci] = [k for k in run("list-keys", "--org", org_id)[1] if k["name"] == "ci"]
     assert ci["revoked_at"] == revoked["revoked_at"]
 
@@ -132,7 +133,7 @@ def test_personal_key_for_a_user(aws_env: None) -> None:
     )  # fmt: skip
     assert code == 0, err
     assert created["user_id"] == user.user_id
-    principal = authenticate(authorization=f"Bearer {created['key']}", now=NOW)
+    principal = authenticate(authorization=f"Bearer {created['key']}", now=NOW, settings=get_settings())
     assert principal.email == "ria@acme.example"
 
     code, _, err = run(
@@ -227,7 +228,10 @@ def test_provision_with_another_prefix_then_use_it(aws_env: None) -> None:
     assert code == 0
     assert "tocsin-other-api-keys" in printed["tables"]
     printed = create_org()
-    assert authenticate(authorization=f"Bearer {printed['key']}", now=NOW).organization_id == printed["organization_id"]
+    assert (
+        authenticate(authorization=f"Bearer {printed['key']}", now=NOW, settings=get_settings()).organization_id
+        == printed["organization_id"]
+    )
 
 
 def test_list_services(aws_env: None) -> None:

@@ -18,6 +18,7 @@ from chalicelib.contact.tables import ContactRecord, user_key
 from chalicelib.directory import users
 from chalicelib.directory.users import User
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 
 
@@ -33,6 +34,7 @@ def _add(org: Org, user: User, method_type: str = "sms", address: str = "+155512
         address=address,
         label=label,
         now=NOW,
+        settings=get_settings(),
     )
 
 
@@ -119,6 +121,7 @@ def test_the_default_email_follows_the_account_email(org: Org) -> None:
             contact_method_id="default-email",
             address="other@example.com",
             now=NOW,
+            settings=get_settings(),
         )
     relabelled = service.update_method(
         organization_id=org.organization_id,
@@ -126,6 +129,7 @@ def test_the_default_email_follows_the_account_email(org: Org) -> None:
         contact_method_id="default-email",
         label="Work",
         now=NOW,
+        settings=get_settings(),
     )
     assert (relabelled.label, relabelled.address) == ("Work", "ann@new.io")
     # The account email is taken: adding it again is a duplicate.
@@ -276,6 +280,7 @@ def test_a_new_phone_number_is_unverified_again(org: Org) -> None:
         contact_method_id=sms.contact_method_id,
         address="+15557654321",
         now=NOW,
+        settings=get_settings(),
     )
     assert (moved.address, moved.verified) == ("+15557654321", False)
     assert service.owners_of_phone(method_type="sms", address="+15551234567") == []
@@ -287,6 +292,7 @@ def test_a_new_phone_number_is_unverified_again(org: Org) -> None:
         address="+15557654321",
         label=None,
         now=NOW,
+        settings=get_settings(),
     )
     assert (same.address, same.label) == ("+15557654321", "SMS")
     second = _add(org, ann, "sms", "+15550000000")
@@ -298,4 +304,5 @@ def test_a_new_phone_number_is_unverified_again(org: Org) -> None:
                 contact_method_id=second.contact_method_id,
                 address=address,
                 now=NOW,
+                settings=get_settings(),
             )

@@ -16,6 +16,7 @@ from chalicelib.directory import users
 from chalicelib.directory.users import User
 from chalicelib.errors import Conflict, InvalidVerificationCode, NotFound, NoVerificationCode, RateLimited
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_contact_service import _race
 
@@ -34,6 +35,7 @@ def _phone(org: Org, user: User, method_type: str = "sms") -> ContactMethod:
         address="+15551234567",
         label=None,
         now=NOW,
+        settings=get_settings(),
     )
 
 
@@ -55,6 +57,7 @@ def _send(org: Org, user: User, method: ContactMethod, at: timedelta = timedelta
         user_id=user.user_id,
         contact_method_id=method.contact_method_id,
         now=NOW + at,
+        settings=get_settings(),
     )
     (message,) = [m for m in _drain() if m.message_type == verification.SEND_VERIFICATION]
     return str(message.payload["code"])
@@ -67,6 +70,7 @@ def _verify(org: Org, user: User, method: ContactMethod, code: str, at: timedelt
         contact_method_id=method.contact_method_id,
         code=code,
         now=NOW + at,
+        settings=get_settings(),
     )
 
 
@@ -87,7 +91,11 @@ def test_send_publishes_the_contract_message_and_stores_only_a_digest(
     sms = _phone(org, ann)
     with caplog.at_level(logging.DEBUG, logger="tocsin"):
         sent = verification.send_verification(
-            organization_id=org.organization_id, user_id=ann.user_id, contact_method_id=sms.contact_method_id, now=NOW
+            organization_id=org.organization_id,
+            user_id=ann.user_id,
+            contact_method_id=sms.contact_method_id,
+            now=NOW,
+            settings=get_settings(),
         )
     assert (sent.expires_at, sent.resend_available_at, sent.attempts_allowed) == (
         NOW + timedelta(minutes=10),
@@ -203,7 +211,11 @@ def test_racing_sends_store_one_code(org: Org) -> None:
     results, errors = _race(
         4,
         lambda _: verification.send_verification(
-            organization_id=org.organization_id, user_id=ann.user_id, contact_method_id=sms.contact_method_id, now=NOW
+            organization_id=org.organization_id,
+            user_id=ann.user_id,
+            contact_method_id=sms.contact_method_id,
+            now=NOW,
+            settings=get_settings(),
         ),
     )
     assert len(results) == 1 and len(errors) == 3 and all(isinstance(e, RateLimited) for e in errors)
@@ -217,16 +229,29 @@ def test_email_and_slack_need_no_code_and_unknown_methods_are_404(org: Org) -> N
     for method_id in ("default-email", "default-slack"):
         with pytest.raises(Conflict):
             verification.send_verification(
-                organization_id=org.organization_id, user_id=ann.user_id, contact_method_id=method_id, now=NOW
+                organization_id=org.organization_id,
+                user_id=ann.user_id,
+                contact_method_id=method_id,
+                now=NOW,
+                settings=get_settings(),
             )
     for method_id in ("nope", "bad id!"):
         with pytest.raises(NotFound):
             verification.send_verification(
-                organization_id=org.organization_id, user_id=ann.user_id, contact_method_id=method_id, now=NOW
+                organization_id=org.organization_id,
+                user_id=ann.user_id,
+                contact_method_id=method_id,
+                now=NOW,
+                settings=get_settings(),
             )
     with pytest.raises(NotFound):
         verification.verify(
-            organization_id=org.organization_id, user_id="ghost", contact_method_id="nope", code="123456", now=NOW
+            organization_id=org.organization_id,
+            user_id="ghost",
+            contact_method_id="nope",
+            code="123456",
+            now=NOW,
+            settings=get_settings(),
         )
 
 
@@ -240,6 +265,7 @@ def test_a_new_address_voids_the_pending_code(org: Org) -> None:
         contact_method_id=sms.contact_method_id,
         address="+15557654321",
         now=NOW,
+        settings=get_settings(),
     )
     with pytest.raises(NoVerificationCode) as raised:
         _verify(org, ann, sms, code)

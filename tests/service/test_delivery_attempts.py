@@ -19,6 +19,7 @@ from chalicelib.delivery.http_post import Answer
 from chalicelib.delivery.schedule import RetrySchedule
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from chalicelib.queue.messages import Message
+from chalicelib.settings import Settings, get_settings
 from tests.conftest import NOW
 from tests.service.outbound_fakes import RecordingSqs, record_published_messages
 
@@ -59,7 +60,7 @@ class Scripted(ScheduledDelivery[WebhookDeliveryRecord, str]):
     def recipient(self, record: WebhookDeliveryRecord) -> str | Unsent:
         return "the receiver" if self.here else Unsent("the receiver left")
 
-    def send(self, record: WebhookDeliveryRecord, recipient: str, attempt: int) -> Answer:
+    def send(self, record: WebhookDeliveryRecord, recipient: str, attempt: int, *, settings: Settings) -> Answer:
         with self.lock:
             self.sent.append(attempt)
             return self.answers.pop(0) if self.answers else FAILED
@@ -100,7 +101,7 @@ def published(sqs: RecordingSqs) -> list[tuple[int, int]]:
 
 def run(delivery: Scripted, attempt: int, at: datetime) -> str:
     with clock.frozen(at):
-        return attempts.run(delivery, attempt, at)
+        return attempts.run(delivery, attempt, at, settings=get_settings())
 
 
 def test_begin_writes_the_delivery_once_and_publishes_its_first_attempt(sqs: RecordingSqs) -> None:
@@ -124,7 +125,7 @@ def test_racing_workers_send_an_attempt_once(sqs: RecordingSqs) -> None:
 
     def work(_: int) -> str:
         barrier.wait()
-        return attempts.run(delivery, 1, NOW)
+        return attempts.run(delivery, 1, NOW, settings=get_settings())
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         outcomes = list(pool.map(work, range(workers)))

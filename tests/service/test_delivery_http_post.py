@@ -15,6 +15,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.delivery import http_post
 from chalicelib.integration import signing
+from chalicelib.settings import get_settings
 from tests.conftest import NOW
 from tests.service.outbound_fakes import Receiver
 
@@ -33,7 +34,9 @@ def test_a_name_that_now_resolves_to_a_private_address_is_refused_without_connec
         asked.append((host, port))
         return ["93.184.216.34", "169.254.169.254"]
 
-    result = http_post.post_checked("https://hooks.example.test/tocsin", b"{}", {}, allow_local=False, resolve=rebound)
+    result = http_post.post_checked(
+        "https://hooks.example.test/tocsin", b"{}", {}, allow_local=False, resolve=rebound, settings=get_settings()
+    )
     assert asked == [("hooks.example.test", 443)]
     assert not result.succeeded and result.response_code is None
     assert result.error is not None and "169.254.169.254" in result.error
@@ -43,7 +46,12 @@ def test_a_signed_post_carries_the_signature_then_the_callers_headers(receiver: 
     body = b'{"id":"evt_1"}'
     with clock.frozen(NOW):
         answer = http_post.post(
-            receiver.url(), body, secret="whsec_test", headers={"X-Tocsin-Event-Id": "evt_1"}, allow_local=True
+            receiver.url(),
+            body,
+            secret="whsec_test",
+            headers={"X-Tocsin-Event-Id": "evt_1"},
+            allow_local=True,
+            settings=get_settings(),
         )
     assert (answer.verdict, answer.response_code, answer.error) == ("delivered", 204, None)
     (request,) = receiver.requests
@@ -61,7 +69,9 @@ def test_a_signed_post_carries_the_signature_then_the_callers_headers(receiver: 
 
 def test_an_unsigned_post_carries_no_signature(receiver: Receiver) -> None:
     receiver.answers = [503]
-    answer = http_post.post(receiver.url(), b"{}", secret=None, content_type="text/plain", allow_local=True)
+    answer = http_post.post(
+        receiver.url(), b"{}", secret=None, content_type="text/plain", allow_local=True, settings=get_settings()
+    )
     assert (answer.verdict, answer.response_code) == ("retryable", 503)
     (request,) = receiver.requests
     assert "x-service-signature" not in request.headers and "x-service-timestamp" not in request.headers
@@ -69,7 +79,7 @@ def test_an_unsigned_post_carries_no_signature(receiver: Receiver) -> None:
 
 
 def test_a_refused_target_is_a_final_answer_and_nothing_is_sent(receiver: Receiver) -> None:
-    answer = http_post.post(receiver.url(), b"{}", secret="whsec_test", allow_local=False)
+    answer = http_post.post(receiver.url(), b"{}", secret="whsec_test", allow_local=False, settings=get_settings())
     assert (answer.verdict, answer.response_code) == ("final", None)
     assert answer.error is not None and answer.error.startswith("target refused: url: must use https")
     assert receiver.requests == []
@@ -89,7 +99,7 @@ def test_the_connection_goes_to_the_address_the_check_accepted(receiver: Receive
 
 def test_redirects_are_not_followed(receiver: Receiver) -> None:
     receiver.answers = [302]
-    result = http_post.post_checked(receiver.url(), b"{}", {}, allow_local=True)
+    result = http_post.post_checked(receiver.url(), b"{}", {}, allow_local=True, settings=get_settings())
     assert (result.succeeded, result.response_code) == (False, 302)
     assert len(receiver.requests) == 1
 
@@ -99,7 +109,7 @@ def test_a_receiver_that_never_answers_times_out() -> None:
         silent.bind(("127.0.0.1", 0))
         silent.listen(1)  # accepts the connection (backlog), never reads or answers
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
-        result = http_post.post_checked(url, b"{}", {}, allow_local=True, timeout=0.2)
+        result = http_post.post_checked(url, b"{}", {}, allow_local=True, timeout=0.2, settings=get_settings())
     assert (result.succeeded, result.response_code, result.error) == (False, None, "timed out after 10 s")
 
 
@@ -107,7 +117,7 @@ def test_a_closed_port_is_a_connection_failure() -> None:
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    result = http_post.post_checked(f"http://127.0.0.1:{port}/", b"{}", {}, allow_local=True)
+    result = http_post.post_checked(f"http://127.0.0.1:{port}/", b"{}", {}, allow_local=True, settings=get_settings())
     assert not result.succeeded and result.retryable
     assert result.error is not None and result.error.startswith("connection failed: ConnectionRefusedError")
 

@@ -15,6 +15,7 @@ import pytest
 from chalicelib import clock, logs
 from chalicelib.incident import repository
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from chalicelib.workers import dispatch
 from tests.conftest import NOW, Org, reconfigure
 from tests.kit import factories
@@ -121,6 +122,7 @@ def test_inbound_and_notification_lines(org: Org, lines: Lines) -> None:
         now=NOW,
         actor="test",
         providers=providers,
+        settings=get_settings(),
     )
     sent = [(line["Channel"], "NotificationsSent" in line) for line in lines.metrics() if "Channel" in line]
     assert sent == [("email", True), ("sms", False)]

@@ -14,6 +14,7 @@ from chalicelib.escalation.steps import Level, Target
 from chalicelib.incident import commands, repository
 from chalicelib.paging import escalation_runs, handlers
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_incident_service import principal
 from tests.service.test_notification_slack import FakeSlack
@@ -90,6 +91,7 @@ def create(org: Org, setup: dict[str, Any]) -> str:
             ),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
     return record.incident_number
 
@@ -98,14 +100,14 @@ def deliver_all(messages: list[Message], at: Any) -> None:
     with clock.frozen(at):
         for message in messages:
             if message.message_type == escalation_runs.DELIVER_NOTIFICATION:
-                handlers.on_deliver_notification(message)
+                handlers.on_deliver_notification(message, get_settings())
 
 
 def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup: dict[str, Any]) -> None:
     number = create(org, setup)
     created = [m for m in drain() if m.message_type == "incident.created"]
     with clock.frozen(NOW):
-        handlers.on_incident_created(created[0])
+        handlers.on_incident_created(created[0], get_settings())
     queued = drain()
     deliveries = [m for m in queued if m.message_type == escalation_runs.DELIVER_NOTIFICATION]
     assert [m.payload["level"] for m in deliveries] == [1]
@@ -121,6 +123,7 @@ def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup:
             incident_number=number,
             token=timer.payload["token"],
             now=NOW + timedelta(minutes=4),
+            settings=get_settings(),
         )
         is None
     )
@@ -129,6 +132,7 @@ def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup:
         incident_number=number,
         token=timer.payload["token"],
         now=NOW + timedelta(minutes=5),
+        settings=get_settings(),
     )
     assert step is not None and step.level == 2
     # The same (now stale) timer delivered again does nothing.
@@ -138,6 +142,7 @@ def test_trigger_pages_level_one_then_level_two_after_the_delay(org: Org, setup:
             incident_number=number,
             token=timer.payload["token"],
             now=NOW + timedelta(minutes=6),
+            settings=get_settings(),
         )
         is None
     )
@@ -151,7 +156,7 @@ def test_acknowledge_stops_escalation_and_manual_escalate_still_works(org: Org, 
     number = create(org, setup)
     created = [m for m in drain() if m.message_type == "incident.created"]
     with clock.frozen(NOW):
-        handlers.on_incident_created(created[0])
+        handlers.on_incident_created(created[0], get_settings())
     timer = next(m for m in drain() if m.message_type == escalation_runs.ESCALATION_TIMER)
     commands.acknowledge(
         organization_id=org.organization_id,
@@ -165,11 +170,16 @@ def test_acknowledge_stops_escalation_and_manual_escalate_still_works(org: Org, 
             incident_number=number,
             token=timer.payload["token"],
             now=NOW + timedelta(minutes=30),
+            settings=get_settings(),
         )
         is None
     )
     outcome = escalation_runs.escalate(
-        organization_id=org.organization_id, incident_number=number, actor="me", now=NOW + timedelta(minutes=31)
+        organization_id=org.organization_id,
+        incident_number=number,
+        actor="me",
+        now=NOW + timedelta(minutes=31),
+        settings=get_settings(),
     )
     assert (outcome.escalated, outcome.notified_emails, outcome.current_level, outcome.next_level) == (
         True,
@@ -178,7 +188,11 @@ def test_acknowledge_stops_escalation_and_manual_escalate_still_works(org: Org, 
         None,
     )
     again = escalation_runs.escalate(
-        organization_id=org.organization_id, incident_number=number, actor="me", now=NOW + timedelta(minutes=32)
+        organization_id=org.organization_id,
+        incident_number=number,
+        actor="me",
+        now=NOW + timedelta(minutes=32),
+        settings=get_settings(),
     )
     assert (again.escalated, again.notified_emails) == (False, [])
 
@@ -187,7 +201,7 @@ def test_a_redelivered_notification_is_not_sent_twice(org: Org, setup: dict[str,
     create(org, setup)
     created = [m for m in drain() if m.message_type == "incident.created"]
     with clock.frozen(NOW):
-        handlers.on_incident_created(created[0])
+        handlers.on_incident_created(created[0], get_settings())
     delivery = next(m for m in drain() if m.message_type == escalation_runs.DELIVER_NOTIFICATION)
     deliver_all([delivery, delivery], NOW)
     assert len(setup["slack"].requests) == 1
@@ -197,10 +211,10 @@ def test_unacknowledged_incident_breaches_its_sla(org: Org, setup: dict[str, Any
     number = create(org, setup)
     created = [m for m in drain() if m.message_type == "incident.created"]
     with clock.frozen(NOW):
-        handlers.on_incident_created(created[0])
+        handlers.on_incident_created(created[0], get_settings())
     check = next(m for m in drain() if m.message_type == handlers.SLA_CHECK)
     with clock.frozen(NOW + timedelta(minutes=16)):  # SEV1 acknowledge target: 15 minutes
-        handlers.on_sla_check(check)
+        handlers.on_sla_check(check, get_settings())
     found = repository.get_with_timeline(org.organization_id, number)
     assert found.timeline[0].event_type == "sla_breached"
     assert found.incident.sla["acknowledge_breached"] is True

@@ -14,12 +14,15 @@ from chalicelib.eventlog import replay, service, slots
 from chalicelib.eventlog.outcome import Outcome
 from chalicelib.eventlog.tables import IntegrationEventRecord
 from chalicelib.integration import admin
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org
 
 
 @pytest.fixture
 def integration_id(org: Org) -> str:
-    issued = admin.create_integration(organization_id=org.organization_id, integration_type="custom", name="c", now=NOW)
+    issued = admin.create_integration(
+        organization_id=org.organization_id, integration_type="custom", name="c", now=NOW, settings=get_settings()
+    )
     return issued.integration.integration_id
 
 

@@ -21,6 +21,7 @@ from chalicelib.heartbeat import service as heartbeats
 from chalicelib.heartbeat.tables import DUE_SHARD, HeartbeatRecord
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, list_partition
+from chalicelib.settings import get_settings
 from chalicelib.workers import scheduled
 from tests.conftest import NOW, Org
 from tests.kit import factories
@@ -44,6 +45,7 @@ def make(org: Org, svc: Any, *, interval: int = 300, grace: int = 60, **fields: 
         grace_seconds=grace,
         now=fields.pop("now", NOW),
         **fields,
+        settings=get_settings(),
     )
     return issued.record.heartbeat_id, issued.ping_url.rsplit("/", 1)[1]
 
@@ -63,7 +65,9 @@ def due_ids(now: Any) -> set[str]:
 
 
 def ping_at(token: str, at: Any) -> ping.Pinged:
-    return ping.record_ping(record=ping.admit(token=token, forwarded_proto=HTTPS), now=at)
+    return ping.record_ping(
+        record=ping.admit(token=token, forwarded_proto=HTTPS, settings=get_settings()), now=at, settings=get_settings()
+    )
 
 
 def race(count: int, work: Callable[[int], Any]) -> list[Any]:
@@ -115,7 +119,7 @@ def test_the_due_index_holds_only_enabled_heartbeats_awaiting_a_ping(org: Org, s
     later, _ = make(org, svc, interval=3600, name="later")
     paused, _ = make(org, svc, interval=60, grace=0, enabled=False, name="paused")
     down, _ = make(org, svc, interval=60, grace=0, name="down")
-    overdue.check_overdue(now=NOW + MINUTE)  # both 60 s heartbeats go down; "down" stays so
+    overdue.check_overdue(now=NOW + MINUTE, settings=get_settings())  # both 60 s heartbeats go down; "down" stays so
     assert stored(down).state == "down"
     restarted, _ = make(org, svc, interval=60, grace=0, name="due again", now=NOW + MINUTE)
     assert due_ids(NOW + 2 * MINUTE) == {restarted}
@@ -126,11 +130,11 @@ def test_the_due_index_holds_only_enabled_heartbeats_awaiting_a_ping(org: Org, s
 
 def test_an_overdue_heartbeat_opens_one_incident_however_often_the_check_runs(org: Org, svc: Any) -> None:
     heartbeat_id, _ = make(org, svc)
-    assert overdue.check_overdue(now=NOW + 6 * MINUTE - timedelta(seconds=1)).opened == 0
-    first = overdue.check_overdue(now=NOW + 6 * MINUTE)
+    assert overdue.check_overdue(now=NOW + 6 * MINUTE - timedelta(seconds=1), settings=get_settings()).opened == 0
+    first = overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings())
     assert first.as_dict() == {"opened": 1, "lost": 0, "failed": 0}
     for minute in range(7, 10):
-        assert overdue.check_overdue(now=NOW + minute * MINUTE).opened == 0
+        assert overdue.check_overdue(now=NOW + minute * MINUTE, settings=get_settings()).opened == 0
     [opened] = incidents(org, is_open=True)
     record = stored(heartbeat_id)
     assert (record.state, record.outages, record.incident_number) == ("down", 1, opened.incident_number)
@@ -144,7 +148,9 @@ def test_an_overdue_heartbeat_opens_one_incident_however_often_the_check_runs(or
 
 def test_concurrent_checks_open_one_incident(org: Org, svc: Any) -> None:
     heartbeat_id, _ = make(org, svc)
-    runs = race(6, lambda i: overdue.check_overdue(now=NOW + 6 * MINUTE + timedelta(seconds=i)))
+    runs = race(
+        6, lambda i: overdue.check_overdue(now=NOW + 6 * MINUTE + timedelta(seconds=i), settings=get_settings())
+    )
     assert sum(r.opened for r in runs) == 1 and sum(r.failed for r in runs) == 0
     [opened] = incidents(org, is_open=True)
     assert stored(heartbeat_id).incident_number == opened.incident_number
@@ -153,9 +159,11 @@ def test_concurrent_checks_open_one_incident(org: Org, svc: Any) -> None:
 def test_a_check_that_died_after_raising_the_alert_is_finished_by_the_next(org: Org, svc: Any) -> None:
     heartbeat_id, _ = make(org, svc)
     record = stored(heartbeat_id)
-    first = outages.open_outage(record, heartbeat_records.beat_of(record), 1, NOW + 6 * MINUTE)  # then "crashed"
+    first = outages.open_outage(
+        record, heartbeat_records.beat_of(record), 1, NOW + 6 * MINUTE, settings=get_settings()
+    )  # then "crashed"
     assert first.created and stored(heartbeat_id).state == "waiting"
-    assert overdue.check_overdue(now=NOW + 7 * MINUTE).opened == 1
+    assert overdue.check_overdue(now=NOW + 7 * MINUTE, settings=get_settings()).opened == 1
     [opened] = incidents(org, is_open=True)
     assert opened.incident_number == first.incident.incident_number  # type: ignore[union-attr]
     assert opened.alert_count == 2  # the repeated trigger counted on the same incident
@@ -164,7 +172,7 @@ def test_a_check_that_died_after_raising_the_alert_is_finished_by_the_next(org: 
 
 def test_the_next_ping_resolves_the_outage(org: Org, svc: Any) -> None:
     heartbeat_id, token = make(org, svc)
-    overdue.check_overdue(now=NOW + 6 * MINUTE)
+    overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings())
     [opened] = incidents(org, is_open=True)
     at = NOW + 20 * MINUTE
     pinged = ping_at(token, at)
@@ -181,7 +189,7 @@ def test_the_next_ping_resolves_the_outage(org: Org, svc: Any) -> None:
     assert (record.last_ping_at, record.due_at) == (at, at + 6 * MINUTE)
     # The next miss is a new outage with a new incident.
     assert ping_at(token, at + MINUTE).resolved_outages == []
-    overdue.check_overdue(now=at + MINUTE + 6 * MINUTE)
+    overdue.check_overdue(now=at + MINUTE + 6 * MINUTE, settings=get_settings())
     [second] = incidents(org, is_open=True)
     assert second.incident_number != opened.incident_number and second.source["dedup_key"] == "outage-2"
     assert stored(heartbeat_id).outages == 2
@@ -189,7 +197,7 @@ def test_the_next_ping_resolves_the_outage(org: Org, svc: Any) -> None:
 
 def test_a_failed_resolve_is_retried_by_the_next_ping(org: Org, svc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     heartbeat_id, token = make(org, svc)
-    overdue.check_overdue(now=NOW + 6 * MINUTE)
+    overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings())
     real_ingest = outages.ingest
 
     def failing(*args: Any, **kwargs: Any) -> Any:
@@ -206,7 +214,7 @@ def test_a_failed_resolve_is_retried_by_the_next_ping(org: Org, svc: Any, monkey
 
 def test_racing_pings_after_an_outage_resolve_it_once(org: Org, svc: Any) -> None:
     heartbeat_id, token = make(org, svc)
-    overdue.check_overdue(now=NOW + 6 * MINUTE)
+    overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings())
     results = race(5, lambda i: ping_at(token, NOW + 10 * MINUTE + timedelta(seconds=i)))
     assert all(not r.ignored for r in results)
     assert incidents(org, is_open=True) == [] and len(incidents(org, is_open=False)) == 1
@@ -234,7 +242,7 @@ def test_a_ping_pause_or_delete_between_the_checks_read_and_write_leaves_no_inci
         return result
 
     monkeypatch.setattr(outages, "open_outage", open_then_change)
-    run = overdue.check_overdue(now=NOW + 6 * MINUTE)
+    run = overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings())
     assert (run.opened, run.lost, run.failed) == (0, 1, 0)
     assert incidents(org, is_open=True) == [] and len(incidents(org, is_open=False)) == 1
     if meanwhile != "delete":
@@ -258,7 +266,7 @@ def test_an_edit_between_the_checks_read_and_write_is_kept(org: Org, svc: Any, m
         return result
 
     monkeypatch.setattr(outages, "open_outage", open_then_rename)
-    assert overdue.check_overdue(now=NOW + 6 * MINUTE).opened == 1
+    assert overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings()).opened == 1
     record = stored(heartbeat_id)
     [opened] = incidents(org, is_open=True)
     assert (record.name, record.grace_seconds, record.state, record.incident_number) == (
@@ -271,7 +279,7 @@ def test_an_edit_between_the_checks_read_and_write_is_kept(org: Org, svc: Any, m
 
 def test_a_paused_heartbeat_never_fires_and_ignores_pings(org: Org, svc: Any) -> None:
     heartbeat_id, token = make(org, svc, enabled=False)
-    assert overdue.check_overdue(now=NOW + timedelta(days=30)).opened == 0
+    assert overdue.check_overdue(now=NOW + timedelta(days=30), settings=get_settings()).opened == 0
     pinged = ping_at(token, NOW + MINUTE)
     assert pinged.ignored and pinged.beat.status == "paused" and pinged.beat.next_due_at is None
     record = stored(heartbeat_id)
@@ -287,7 +295,11 @@ def test_a_paused_heartbeat_never_fires_and_ignores_pings(org: Org, svc: Any) ->
 def test_a_refused_alert_still_records_the_outage(org: Org, svc: Any) -> None:
     heartbeat_id, token = make(org, svc)
     catalog.update_service(organization_id=org.organization_id, service_ref=svc.service_key, now=NOW, is_active=False)
-    assert overdue.check_overdue(now=NOW + 6 * MINUTE).as_dict() == {"opened": 1, "lost": 0, "failed": 0}
+    assert overdue.check_overdue(now=NOW + 6 * MINUTE, settings=get_settings()).as_dict() == {
+        "opened": 1,
+        "lost": 0,
+        "failed": 0,
+    }
     record = stored(heartbeat_id)
     assert (record.state, record.incident_number) == ("down", None)
     assert incidents(org, is_open=True) == []
@@ -317,7 +329,9 @@ def test_update_is_conditional_on_the_version_given(org: Org, svc: Any) -> None:
 
 def test_regenerate_and_delete_end_the_old_url(org: Org, svc: Any) -> None:
     heartbeat_id, token = make(org, svc)
-    issued = heartbeats.regenerate_ping_url(organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW)
+    issued = heartbeats.regenerate_ping_url(
+        organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW, settings=get_settings()
+    )
     with pytest.raises(NotFound):
         ping_at(token, NOW)
     new_token = issued.ping_url.rsplit("/", 1)[1]
@@ -331,11 +345,13 @@ def test_regenerate_and_delete_end_the_old_url(org: Org, svc: Any) -> None:
 
 def test_a_url_regenerated_while_a_ping_is_on_its_way_stops_at_once(org: Org, svc: Any) -> None:
     heartbeat_id, token = make(org, svc)
-    admitted = ping.admit(token=token, forwarded_proto=HTTPS)  # the ping's read
+    admitted = ping.admit(token=token, forwarded_proto=HTTPS, settings=get_settings())  # the ping's read
     # Between the ping's read and its write (while the pipeline charges its bucket).
-    heartbeats.regenerate_ping_url(organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW)
+    heartbeats.regenerate_ping_url(
+        organization_id=org.organization_id, heartbeat_id=heartbeat_id, now=NOW, settings=get_settings()
+    )
     with pytest.raises(NotFound):
-        ping.record_ping(record=admitted, now=NOW + MINUTE)
+        ping.record_ping(record=admitted, now=NOW + MINUTE, settings=get_settings())
     assert (stored(heartbeat_id).state, stored(heartbeat_id).last_ping_at) == ("waiting", None)
 
 

@@ -28,6 +28,7 @@ from chalicelib.notification import email_links, hooks
 from chalicelib.notification import verification as sender
 from chalicelib.paging import escalation_runs, handlers, link_actions
 from chalicelib.queue.messages import MAX_RECEIVE_COUNT, Message
+from chalicelib.settings import Settings, get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_escalation_runtime import _UndelayedSqs, drain
 
@@ -42,7 +43,7 @@ class FakeProviders:
     posts: list[dict[str, Any]] = field(default_factory=list)
     status: int = 200
 
-    def __call__(self, url: str, body: bytes, headers: dict[str, str], allow_local: bool) -> Answer:
+    def __call__(self, url: str, body: bytes, headers: dict[str, str], allow_local: bool, settings: Settings) -> Answer:
         self.posts.append({"url": url, "body": json.loads(body), "headers": headers, "allow_local": allow_local})
         return from_response(self.status)
 
@@ -80,6 +81,7 @@ def _method(org: Org, user: users.User, kind: str, url: str, *, proven: bool = T
         now=NOW,
         proven_elsewhere=proven,
         secret=secret,
+        settings=get_settings(),
     )
 
 
@@ -95,7 +97,7 @@ def test_a_webhook_method_is_sealed_hinted_and_unverified(org: Org, providers: F
         user_key(org.organization_id, ada.user_id), method_item_key(method.contact_method_id), consistent_read=True
     )
     assert TEAMS_URL not in json.dumps(stored.attribute_values, default=str)  # sealed, never in clear
-    assert method.destination(org.organization_id, ada.user_id).url == TEAMS_URL
+    assert method.destination(org.organization_id, ada.user_id, settings=get_settings()).url == TEAMS_URL
     with pytest.raises(Conflict):
         _method(org, ada, "teams", TEAMS_URL)
     # Same hint, another URL: not a duplicate (compared by the URL's HMAC).
@@ -139,12 +141,16 @@ def test_verification_posts_a_code_there_and_the_code_verifies(org: Org, provide
     drain()
     method = _method(org, ada, "ntfy", NTFY_URL, proven=False, secret="tk_secret")
     contact_verification.send_verification(
-        organization_id=org.organization_id, user_id=ada.user_id, contact_method_id=method.contact_method_id, now=NOW
+        organization_id=org.organization_id,
+        user_id=ada.user_id,
+        contact_method_id=method.contact_method_id,
+        now=NOW,
+        settings=get_settings(),
     )
     (message,) = [m for m in drain() if m.message_type == contact_verification.SEND_VERIFICATION]
     assert NTFY_URL not in json.dumps(message.payload) and "tk_secret" not in json.dumps(message.payload)
     with clock.frozen(NOW):
-        sender.on_send_verification(message)
+        sender.on_send_verification(message, get_settings())
     (post,) = providers.posts
     assert post["headers"][hooks.SENT_TO_HEADER] == "https://ntfy.sh"  # ntfy publishes at the server's root
     assert post["headers"]["Authorization"] == "Bearer tk_secret"
@@ -157,6 +163,7 @@ def test_verification_posts_a_code_there_and_the_code_verifies(org: Org, provide
         contact_method_id=method.contact_method_id,
         code=code,
         now=NOW + timedelta(seconds=30),
+        settings=get_settings(),
     )
     assert verified.verified
 
@@ -170,6 +177,7 @@ def test_verification_codes_to_one_webhook_are_within_the_budget(org: Org, provi
             user_id=ada.user_id,
             contact_method_id=method.contact_method_id,
             now=NOW + timedelta(minutes=minute),
+            settings=get_settings(),
         )
     with pytest.raises(RateLimited) as refused:
         contact_verification.send_verification(
@@ -177,6 +185,7 @@ def test_verification_codes_to_one_webhook_are_within_the_budget(org: Org, provi
             user_id=ada.user_id,
             contact_method_id=method.contact_method_id,
             now=NOW + timedelta(minutes=3),
+            settings=get_settings(),
         )
     assert refused.value.details["limit"] == "verification_per_destination"
 
@@ -225,12 +234,13 @@ def _open(org: Org, setup: dict[str, Any], *, final: bool = True) -> tuple[str, 
             ),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
-        handlers.on_incident_created(next(m for m in drain() if m.message_type == "incident.created"))
+        handlers.on_incident_created(next(m for m in drain() if m.message_type == "incident.created"), get_settings())
         pages = [m for m in drain() if m.message_type == escalation_runs.DELIVER_NOTIFICATION]
         for message in pages:
             count = MAX_RECEIVE_COUNT if final else 1
-            handlers.on_deliver_notification(replace(message, receive_count=count))
+            handlers.on_deliver_notification(replace(message, receive_count=count), get_settings())
     return record.incident_number, pages
 
 
@@ -302,26 +312,28 @@ def test_past_the_page_burst_a_page_joins_the_digest(org: Org, paged: dict[str, 
 def _tap_link(paged: dict[str, Any], action: str) -> email_links.EmailLink:
     ntfy = paged["providers"].posts[0]["body"]
     url = next(a["url"] for a in ntfy["actions"] if a.get("label") == action)
-    return link_actions.verify_link(url.rsplit("/", 1)[1], channels=link_actions.TAP_CHANNELS, now=NOW)
+    return link_actions.verify_link(
+        url.rsplit("/", 1)[1], channels=link_actions.TAP_CHANNELS, now=NOW, settings=get_settings()
+    )
 
 
 def test_an_ntfy_tap_acknowledges_once_as_the_person(org: Org, paged: dict[str, Any]) -> None:
     number, _ = _open(org, paged)
     link = _tap_link(paged, "Acknowledge")
-    outcome = link_actions.act(link, NOW + timedelta(minutes=1))
+    outcome = link_actions.act(link, NOW + timedelta(minutes=1), settings=get_settings())
     assert outcome.done and outcome.message == f"{number} acknowledged by ada@acme.test."
     incident = repository.get_with_timeline(org.organization_id, number)
     assert incident.incident.acknowledged_by == "ada@acme.test"
     assert any(str(e.title).endswith("via ntfy") for e in incident.timeline)
     with pytest.raises(Conflict):
-        link_actions.act(link, NOW + timedelta(minutes=2))
+        link_actions.act(link, NOW + timedelta(minutes=2), settings=get_settings())
 
 
 def test_a_viewer_is_told_they_cannot(org: Org, paged: dict[str, Any]) -> None:
     number, _ = _open(org, paged)
     link = _tap_link(paged, "Resolve")
     users.update_user(organization_id=org.organization_id, user_id=paged["user"].user_id, role="viewer", now=NOW)
-    outcome = link_actions.act(link, NOW)
+    outcome = link_actions.act(link, NOW, settings=get_settings())
     assert not outcome.done and "can view incidents but not change them" in outcome.message
     after = repository.get_incident(org.organization_id, number)
     assert (after.status, after.resolved_at) == ("new", None)
@@ -332,12 +344,18 @@ def test_forged_expired_and_other_channel_links_are_refused(org: Org, paged: dic
     url = next(a["url"] for a in paged["providers"].posts[0]["body"]["actions"] if a.get("label") == "Acknowledge")
     token = url.rsplit("/", 1)[1]
     with pytest.raises(InvalidSignature):
-        link_actions.verify_link(token[:-2] + "xx", channels=link_actions.TAP_CHANNELS, now=NOW)
+        link_actions.verify_link(
+            token[:-2] + "xx", channels=link_actions.TAP_CHANNELS, now=NOW, settings=get_settings()
+        )
     with pytest.raises(Exception, match="expired"):
-        link_actions.verify_link(token, channels=link_actions.TAP_CHANNELS, now=NOW + timedelta(hours=25))
+        link_actions.verify_link(
+            token, channels=link_actions.TAP_CHANNELS, now=NOW + timedelta(hours=25), settings=get_settings()
+        )
     teams_url = paged["providers"].posts[1]["body"]["attachments"][0]["content"]["actions"][0]["url"]
     with pytest.raises(InvalidSignature):  # a Teams link acts only through its confirmation page
-        link_actions.verify_link(teams_url.rsplit("/", 1)[1], channels=link_actions.TAP_CHANNELS, now=NOW)
+        link_actions.verify_link(
+            teams_url.rsplit("/", 1)[1], channels=link_actions.TAP_CHANNELS, now=NOW, settings=get_settings()
+        )
 
 
 # ------------------------------------------------------------------------------- Pushover
@@ -351,7 +369,7 @@ def test_a_pushover_emergency_keeps_its_receipt_and_its_callback_acknowledges_on
     from chalicelib.catalog import service as services
     from chalicelib.escalation import service as policies
 
-    def answer(url: str, body: bytes, headers: dict[str, str], allow_local: bool) -> Answer:
+    def answer(url: str, body: bytes, headers: dict[str, str], allow_local: bool, settings: Settings) -> Answer:
         providers.posts.append({"url": url, "form": dict(urllib.parse.parse_qsl(body.decode())), "headers": headers})
         return from_response(200, "", b'{"status":1,"request":"r1","receipt":"rcpt-123"}')
 
@@ -381,20 +399,22 @@ def test_a_pushover_emergency_keeps_its_receipt_and_its_callback_acknowledges_on
     token = form["callback"].rsplit("/", 1)[1]
     assert "/integrations/pushover/callback/c1." in form["callback"]
     with pytest.raises(InvalidSignature):
-        link_actions.verify_pushover(token, {"receipt": "forged"}, now=NOW)
-    link = link_actions.verify_pushover(token, {"receipt": "rcpt-123", "acknowledged": "1"}, now=NOW)
-    outcome = link_actions.act(link, NOW)
+        link_actions.verify_pushover(token, {"receipt": "forged"}, now=NOW, settings=get_settings())
+    link = link_actions.verify_pushover(
+        token, {"receipt": "rcpt-123", "acknowledged": "1"}, now=NOW, settings=get_settings()
+    )
+    outcome = link_actions.act(link, NOW, settings=get_settings())
     assert outcome.done and outcome.message == f"{number} acknowledged by ada@acme.test."
     assert any(t.endswith("via Pushover") for t in _titles(org, number))
     assert any("Paged Ada by Pushover" in t for t in _titles(org, number))
     with pytest.raises(Conflict):
-        link_actions.act(link, NOW)
+        link_actions.act(link, NOW, settings=get_settings())
 
 
 def test_pushover_without_an_application_token_is_not_sent(org: Org, providers: FakeProviders) -> None:
     reconfigure(TOCSIN_STAGE="dev")
     try:
-        result = hooks.HookChannel("pushover").send_text(PUSHOVER_KEY, None, "t", "x")
+        result = hooks.HookChannel("pushover", settings=get_settings()).send_text(PUSHOVER_KEY, None, "t", "x")
     finally:
         reconfigure(TOCSIN_STAGE="test")
     assert (result.sent, result.error_code, result.provider_failure) == (False, "PUSHOVER_NOT_CONFIGURED", False)
@@ -426,12 +446,20 @@ def test_a_handoff_notice_reaches_a_webhook_method_by_its_id(org: Org, providers
         organization_id=org.organization_id,
         user_id=ada.user_id,
         now=NOW,
+        settings=get_settings(),
     )
     assert result.sent
     (post,) = providers.posts
     assert post["headers"][hooks.SENT_TO_HEADER].endswith("token=t")
     assert post["body"] == {"text": "*You are on call*\nFrom Mon 09:00 to Mon 09:00 (UTC)."}
-    gone = send_notice("google_chat", "no-such-method", words, organization_id=org.organization_id, user_id=ada.user_id)
+    gone = send_notice(
+        "google_chat",
+        "no-such-method",
+        words,
+        organization_id=org.organization_id,
+        user_id=ada.user_id,
+        settings=get_settings(),
+    )
     assert gone.missing_contact and len(providers.posts) == 1
 
 
@@ -445,6 +473,7 @@ def test_a_new_url_is_sealed_anew_and_unverified_again(org: Org, providers: Fake
         contact_method_id=method.contact_method_id,
         now=NOW,
         label="Ops room",
+        settings=get_settings(),
     )
     assert (relabelled.label, relabelled.verified) == ("Ops room", True)
     moved = contacts.update_method(
@@ -453,9 +482,13 @@ def test_a_new_url_is_sealed_anew_and_unverified_again(org: Org, providers: Fake
         contact_method_id=method.contact_method_id,
         now=NOW,
         address="https://chat.acme.test/hooks/second",
+        settings=get_settings(),
     )
     assert (moved.verified, moved.address) == (False, "https://chat.acme.test/\u2026cond")
-    assert moved.destination(org.organization_id, ada.user_id).url == "https://chat.acme.test/hooks/second"
+    assert (
+        moved.destination(org.organization_id, ada.user_id, settings=get_settings()).url
+        == "https://chat.acme.test/hooks/second"
+    )
     other = _method(org, ada, "mattermost", "https://chat.acme.test/hooks/third")
     with pytest.raises(Conflict):  # another method's URL: a duplicate
         contacts.update_method(
@@ -464,4 +497,5 @@ def test_a_new_url_is_sealed_anew_and_unverified_again(org: Org, providers: Fake
             contact_method_id=other.contact_method_id,
             now=NOW,
             address="https://chat.acme.test/hooks/second",
+            settings=get_settings(),
         )

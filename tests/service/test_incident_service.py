@@ -24,6 +24,7 @@ from chalicelib.idempotency.service import StoredResponse, run_once
 from chalicelib.incident import commands, listing, repository, service, workflow_settings
 from chalicelib.incident.models import IncidentListQuery
 from chalicelib.incident.sla import SlaSettings, SlaTarget
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.kit import factories as make
 
@@ -50,6 +51,7 @@ def create(org: Org, svc, title: str = "Checkout down", now=NOW, severity: str |
         request=service.NewIncident(title=title, service_keys=[svc.service_key], severity=severity),
         now=now,
         actor="tester",
+        settings=get_settings(),
     )
 
 
@@ -88,6 +90,7 @@ def test_unknown_or_foreign_services_are_refused(org: Org, svc) -> None:
             request=service.NewIncident(title="x", service_keys=[svc.service_key]),
             now=NOW,
             actor="a",
+            settings=get_settings(),
         )
     assert refused.value.details == {
         "fields": [{"field": "service_ids", "message": f"unknown or inactive service: {svc.service_key}"}]

@@ -12,6 +12,7 @@ from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import ALL_SCOPES
 from chalicelib.incident import commands, repository, service
 from chalicelib.incident.presenters import incident_detail_v1
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.kit import factories as make
 
@@ -38,6 +39,7 @@ def create(org: Org, svc: Any) -> str:
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key]),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
     return record.incident_number
 

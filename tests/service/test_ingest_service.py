@@ -19,6 +19,7 @@ from chalicelib.integration.ingest import IngestResult, dedup_id, ingest
 from chalicelib.integration.normalized import Action, NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.tables import AlertDedupRecord, IntegrationRecord
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.kit import factories as make
 
@@ -38,8 +39,9 @@ def integration(org: Org, svc: Any) -> IntegrationRecord:
         name="prom",
         now=NOW,
         default_service_key=svc.service_key,
+        settings=get_settings(),
     )
-    found = admin.find_by_routing_key(issued.routing_key)
+    found = admin.find_by_routing_key(issued.routing_key, settings=get_settings())
     assert found is not None
     return found
 
@@ -68,7 +70,8 @@ def incidents(org: Org, *, is_open: bool) -> list[IncidentRecord]:
 
 def test_sixteen_racing_triggers_with_one_key_open_one_incident(org: Org, integration: IntegrationRecord) -> None:
     results: list[IngestResult] = race(
-        16, lambda i: ingest(AlertOrigin.of(integration), alert(), now=NOW + timedelta(seconds=i))
+        16,
+        lambda i: ingest(AlertOrigin.of(integration), alert(), now=NOW + timedelta(seconds=i), settings=get_settings()),
     )
     created = [r for r in results if r.created]
     assert len(created) == 1
@@ -82,7 +85,9 @@ def test_sixteen_racing_triggers_with_one_key_open_one_incident(org: Org, integr
 
 
 def test_without_dedup_key_every_trigger_opens_an_incident(org: Org, integration: IntegrationRecord) -> None:
-    results = race(8, lambda i: ingest(AlertOrigin.of(integration), alert(dedup_key=None), now=NOW))
+    results = race(
+        8, lambda i: ingest(AlertOrigin.of(integration), alert(dedup_key=None), now=NOW, settings=get_settings())
+    )
     assert all(r.created and not r.deduplicated for r in results)
     numbers = {r.incident.incident_number for r in results}
     assert len(numbers) == 8
@@ -93,10 +98,12 @@ def test_without_dedup_key_every_trigger_opens_an_incident(org: Org, integration
 def test_resolve_racing_triggers_never_leaves_two_open_incidents(org: Org, integration: IntegrationRecord) -> None:
     actions: list[Action] = ["resolve", "trigger", "trigger", "resolve", "trigger", "trigger"]
     for round_ in range(3):
-        ingest(AlertOrigin.of(integration), alert(), now=NOW)
+        ingest(AlertOrigin.of(integration), alert(), now=NOW, settings=get_settings())
         race(
             len(actions),
-            lambda i: ingest(AlertOrigin.of(integration), alert(actions[i]), now=NOW + timedelta(seconds=i)),
+            lambda i: ingest(
+                AlertOrigin.of(integration), alert(actions[i]), now=NOW + timedelta(seconds=i), settings=get_settings()
+            ),
         )
         open_now = incidents(org, is_open=True)
         assert len(open_now) <= 1, round_
@@ -104,7 +111,7 @@ def test_resolve_racing_triggers_never_leaves_two_open_incidents(org: Org, integ
         if open_now:
             assert claim.incident_number == open_now[0].incident_number
         # Settle: resolve whatever is open, so the next round starts from a resolved key.
-        ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW)
+        ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW, settings=get_settings())
         assert incidents(org, is_open=True) == []
     total = len(incidents(org, is_open=False))
     assert total >= 3  # at least one incident per round, never reopened
@@ -113,31 +120,34 @@ def test_resolve_racing_triggers_never_leaves_two_open_incidents(org: Org, integ
 def test_a_resolved_incident_is_not_reopened(org: Org, integration: IntegrationRecord) -> None:
     notes: tuple[Action, ...] = ("resolve", "acknowledge", "note")
     for action in notes:  # nothing behind the key yet: accepted, nothing changes
-        result = ingest(AlertOrigin.of(integration), alert(action), now=NOW)
+        result = ingest(AlertOrigin.of(integration), alert(action), now=NOW, settings=get_settings())
         assert (result.incident, result.created) == (None, False)
     without_default = dataclasses.replace(AlertOrigin.of(integration), default_service_key=None)
     with pytest.raises(DeliveryRejected) as unknown:
-        ingest(without_default, alert(service_hint="SER-99999"), now=NOW)
+        ingest(without_default, alert(service_hint="SER-99999"), now=NOW, settings=get_settings())
     assert unknown.value.code == "INVALID_PAYLOAD"
     assert incidents(org, is_open=True) == []
-    first = ingest(AlertOrigin.of(integration), alert(), now=NOW)
-    resolved = ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW)
+    first = ingest(AlertOrigin.of(integration), alert(), now=NOW, settings=get_settings())
+    resolved = ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW, settings=get_settings())
     assert resolved.incident.status == "resolved"  # type: ignore[union-attr]
-    assert ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW).note == "already resolved"
-    acknowledged = ingest(AlertOrigin.of(integration), alert("acknowledge"), now=NOW)
+    assert (
+        ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW, settings=get_settings()).note
+        == "already resolved"
+    )
+    acknowledged = ingest(AlertOrigin.of(integration), alert("acknowledge"), now=NOW, settings=get_settings())
     assert acknowledged.incident.acknowledged_at is None  # type: ignore[union-attr]
-    second = ingest(AlertOrigin.of(integration), alert(), now=NOW)
+    second = ingest(AlertOrigin.of(integration), alert(), now=NOW, settings=get_settings())
     assert second.created and second.incident.incident_number != first.incident.incident_number  # type: ignore[union-attr]
     assert repository.get_incident(org.organization_id, first.incident.incident_number).status == "resolved"  # type: ignore[union-attr]
 
 
 def test_record_alert(org: Org, integration: IntegrationRecord) -> None:
-    opened = ingest(AlertOrigin.of(integration), alert(), now=NOW).incident
+    opened = ingest(AlertOrigin.of(integration), alert(), now=NOW, settings=get_settings()).incident
     assert opened is not None
     counted = repository.record_alert(org.organization_id, opened.incident_number, now=NOW, summary="again")
     assert counted is not None
     assert (counted.alert_count, counted.last_alert_summary, counted.version) == (2, "again", opened.version + 1)
-    ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW)
+    ingest(AlertOrigin.of(integration), alert("resolve"), now=NOW, settings=get_settings())
     assert repository.record_alert(org.organization_id, opened.incident_number, now=NOW, summary="late") is None
     assert repository.get_incident(org.organization_id, opened.incident_number).alert_count == 2
     assert repository.record_alert(org.organization_id, "INC-2026-9999", now=NOW, summary="none") is None
@@ -154,19 +164,19 @@ def test_an_unknown_or_inactive_service_goes_to_the_default_with_a_warning(
     )
     origin = AlertOrigin.of(integration)
     for hint in ("SER-99999", retired.service_id):
-        result = ingest(origin, alert(dedup_key=hint, service_hint=hint), now=NOW)
+        result = ingest(origin, alert(dedup_key=hint, service_hint=hint), now=NOW, settings=get_settings())
         assert result.created and result.incident is not None
         assert result.incident.service_keys == [svc.service_key]
         assert result.warnings == (
             f"Unknown or inactive service {hint!r}; routed to the integration's default service 'Checkout'.",
         )
     # A service that exists is used as named, without a warning.
-    named = ingest(origin, alert(dedup_key="named", service_hint=svc.service_id), now=NOW)
+    named = ingest(origin, alert(dedup_key="named", service_hint=svc.service_id), now=NOW, settings=get_settings())
     assert named.created and named.warnings == ()
     # The default service itself inactive: nothing to fall back to, refused.
     services.update_service(organization_id=org.organization_id, service_ref=svc.service_id, now=NOW, is_active=False)
     with pytest.raises(DeliveryRejected) as refused:
-        ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW)
+        ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW, settings=get_settings())
     assert refused.value.code == "INVALID_PAYLOAD" and "SER-99999" in refused.value.message
 
 
@@ -191,14 +201,14 @@ def test_rules_past_their_time_budget_add_their_warning_after_the_services(
     rule_set.updated_at = NOW
     rule_set.save()
     origin = AlertOrigin.of(integration)
-    assert ingest(origin, alert(dedup_key="before"), now=NOW).suppressed
+    assert ingest(origin, alert(dedup_key="before"), now=NOW, settings=get_settings()).suppressed
     monkeypatch.setattr(evaluation, "EVALUATION_BUDGET_SECONDS", -1.0)  # every evaluation is already late
-    late = ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW)
+    late = ingest(origin, alert(dedup_key="late", service_hint="SER-99999"), now=NOW, settings=get_settings())
     assert late.created and not late.suppressed
     assert late.warnings == (
         "Unknown or inactive service 'SER-99999'; routed to the integration's default service 'Checkout'.",
         evaluation.over_budget_warning(-1.0),
     )
     # A repeat on the open alert evaluates no rule: nothing to warn about.
-    repeat = ingest(origin, alert(dedup_key="late"), now=NOW)
+    repeat = ingest(origin, alert(dedup_key="late"), now=NOW, settings=get_settings())
     assert repeat.deduplicated and repeat.warnings == ()

@@ -9,6 +9,7 @@ from typing import Any
 from chalicelib.insights import handlers, rollups
 from chalicelib.insights.tables import RollupRecord
 from chalicelib.paging import reach
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.service.test_escalation_runtime import drain
 
@@ -30,7 +31,7 @@ def test_a_page_and_its_later_step_are_counted_for_the_person(org: Org, ada: dic
     assert later.payload["channels"] == ["voice"] and later.payload["delivery_id"] != page.payload["delivery_id"]
     assert later.payload["user_id"] == page.payload["user_id"]
     for message in (page, later, page):  # the first one redelivered
-        handlers.on_paged(message)
+        handlers.on_paged(message, get_settings())
     partition = rollups.partition(org.organization_id, rollups.PERSON, NOW)
     [item] = [record.counters() for record in RollupRecord.query(partition)]
     assert item == {"pages": 2, "page_u_high": 2, "page_sms": 1, "page_voice": 1}

@@ -8,6 +8,7 @@ from datetime import timedelta
 from chalicelib import aws
 from chalicelib.contact import service as contacts
 from chalicelib.paging.on_call import primary_on_call
+from chalicelib.settings import get_settings
 from tests.kit import factories as make
 from tests.kit.cognito import PASSWORD, ROLES, WORKER_POOL, email_of
 
@@ -52,7 +53,7 @@ def test_an_incident_and_an_alert_go_through_the_services(aws_env: None) -> None
 def _pool_users() -> dict[str, str]:
     from chalicelib.identity import cognito
 
-    listed = aws.client("cognito-idp").list_users(UserPoolId=cognito.pool_id())["Users"]
+    listed = aws.client("cognito-idp").list_users(UserPoolId=cognito.pool_id(settings=get_settings()))["Users"]
     return {next(a["Value"] for a in user["Attributes"] if a["Name"] == "email"): user["UserStatus"] for user in listed}
 
 
@@ -61,15 +62,23 @@ def test_the_worker_pool_is_made_once_and_starts_each_test_as_made(cognito_pool:
     from chalicelib.identity import pool as identity_pool
 
     assert _pool_users() == {email_of(role): "CONFIRMED" for role in ROLES}
-    identity_pool.create_user(email="new@acme.test", organization_id="o", password=PASSWORD, permanent=False)
+    identity_pool.create_user(
+        email="new@acme.test", organization_id="o", password=PASSWORD, permanent=False, settings=get_settings()
+    )
     aws.client("cognito-idp").admin_set_user_password(
-        UserPoolId=cognito.pool_id(), Username=email_of("owner"), Password="another password 1", Permanent=True
+        UserPoolId=cognito.pool_id(settings=get_settings()),
+        Username=email_of("owner"),
+        Password="another password 1",
+        Permanent=True,
     )
     assert "new@acme.test" in _pool_users()
 
     assert WORKER_POOL.ids() == cognito_pool  # what the next test gets
     assert _pool_users() == {email_of(role): "CONFIRMED" for role in ROLES}
-    assert cognito.sign_in(email=email_of("owner"), password=PASSWORD).__class__.__name__ == "SignedIn"
+    assert (
+        cognito.sign_in(email=email_of("owner"), password=PASSWORD, settings=get_settings()).__class__.__name__
+        == "SignedIn"
+    )
     assert WORKER_POOL.made == 1
 
 

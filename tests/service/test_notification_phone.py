@@ -17,6 +17,7 @@ from chalicelib.local import outbox
 from chalicelib.notification.channels import Notification, Recipient
 from chalicelib.notification.sms import SnsSmsChannel
 from chalicelib.notification.voice import TwilioVoiceChannel
+from chalicelib.settings import get_settings
 from tests.conftest import reconfigure
 from tests.service.fake_twilio import FakeTwilio
 
@@ -36,7 +37,7 @@ def sms_backend() -> Any:
 
 
 def test_an_sms_page_is_published_to_the_phone_number_and_listed_in_the_outbox(aws_env: None) -> None:
-    result = SnsSmsChannel().send(NOTE, ADA)
+    result = SnsSmsChannel(settings=get_settings()).send(NOTE, ADA)
     assert (result.channel, result.sent, result.error_code) == ("sms", True, None)
     assert result.provider_message_id
     assert list(sms_backend().sms_messages.values()) == [
@@ -67,12 +68,12 @@ class RecordingSns:
 
 def test_the_sms_is_transactional_with_the_optional_sender_settings(aws_env: None) -> None:
     client = RecordingSns()
-    assert SnsSmsChannel(client=client).send(NOTE, ADA).sent
+    assert SnsSmsChannel(client=client, settings=get_settings()).send(NOTE, ADA).sent
     [call] = client.calls
     assert call["PhoneNumber"] == "+15551234567"
     assert call["MessageAttributes"] == {"AWS.SNS.SMS.SMSType": {"DataType": "String", "StringValue": "Transactional"}}
     reconfigure(SMS_SENDER_ID="Tocsin", SMS_ORIGINATION_NUMBER="+15550001234")
-    assert SnsSmsChannel(client=client).send(NOTE, ADA).sent
+    assert SnsSmsChannel(client=client, settings=get_settings()).send(NOTE, ADA).sent
     attributes = client.calls[-1]["MessageAttributes"]
     assert attributes["AWS.SNS.SMS.SenderID"]["StringValue"] == "Tocsin"
     assert attributes["AWS.MM.SMS.OriginationNumber"]["StringValue"] == "+15550001234"
@@ -87,7 +88,7 @@ def test_the_sms_is_transactional_with_the_optional_sender_settings(aws_env: Non
     ],
 )
 def test_sns_errors_are_provider_failures(aws_env: None, error: Exception, code: str) -> None:
-    result = SnsSmsChannel(client=RecordingSns(error)).send(NOTE, ADA)
+    result = SnsSmsChannel(client=RecordingSns(error), settings=get_settings()).send(NOTE, ADA)
     outcome = (result.sent, result.provider_failure, result.missing_contact, result.error_code)
     assert outcome == (False, True, False, code)
 
@@ -95,7 +96,10 @@ def test_sns_errors_are_provider_failures(aws_env: None, error: Exception, code:
 @pytest.mark.parametrize("phone", [None, "", "5551234567", "+1 555 123 4567"])
 def test_no_usable_phone_number_is_missing_contact_and_sends_nothing(aws_env: None, phone: str | None) -> None:
     client = RecordingSns(RuntimeError("must not be called"))
-    for channel in (SnsSmsChannel(client=client), TwilioVoiceChannel(base_url="http://127.0.0.1:9")):
+    for channel in (
+        SnsSmsChannel(client=client, settings=get_settings()),
+        TwilioVoiceChannel(base_url="http://127.0.0.1:9", settings=get_settings()),
+    ):
         result = channel.send(NOTE, Recipient("u", "Bo", "bo@example.com", None, phone))
         assert (result.sent, result.missing_contact, result.error_code) == (False, True, "CONTACT_DETAILS_MISSING")
     assert client.calls == []
@@ -112,7 +116,9 @@ def twilio() -> Iterator[FakeTwilio]:
 
 
 def channel(fake: FakeTwilio, timeout: float = 2.0) -> TwilioVoiceChannel:
-    return TwilioVoiceChannel(base_url=fake.base_url + "/", credentials=(SID, TOKEN, FROM), timeout=timeout)
+    return TwilioVoiceChannel(
+        base_url=fake.base_url + "/", credentials=(SID, TOKEN, FROM), timeout=timeout, settings=get_settings()
+    )
 
 
 def test_a_call_posts_to_the_calls_api_with_basic_auth_and_inline_twiml(twilio: FakeTwilio) -> None:
@@ -180,13 +186,11 @@ def test_the_auth_token_never_reaches_logs_or_results(twilio: FakeTwilio, caplog
 
 
 def test_outside_the_local_stage_without_credentials_nothing_is_called(twilio: FakeTwilio) -> None:
-    from unittest import mock
 
     from chalicelib.settings import from_environment
 
     prod = from_environment({"TOCSIN_STAGE": "prod", "API_KEY_HMAC_SECRET": "x"})
-    with mock.patch("chalicelib.notification.voice.get_settings", return_value=prod):
-        result = TwilioVoiceChannel(base_url=twilio.base_url).send(NOTE, ADA)
+    result = TwilioVoiceChannel(base_url=twilio.base_url, settings=prod).send(NOTE, ADA)
     assert (result.sent, result.provider_failure, result.error_code) == (False, True, "VOICE_NOT_CONFIGURED")
     assert twilio.requests == []
 
@@ -199,6 +203,6 @@ def test_settings_give_base_url_credentials_and_timeout(aws_env: None, twilio: F
         VOICE_FROM_NUMBER=FROM,
         VOICE_TIMEOUT_SECONDS="2",
     )
-    assert TwilioVoiceChannel().send(NOTE, ADA).sent
+    assert TwilioVoiceChannel(settings=get_settings()).send(NOTE, ADA).sent
     [request] = twilio.requests
     assert request.path == f"/2010-04-01/Accounts/{SID}/Calls.json" and request.form["From"] == FROM

@@ -13,6 +13,7 @@ from chalicelib.incident import repository
 from chalicelib.notification.service import NotSentYet
 from chalicelib.paging import escalation_runs, handlers
 from chalicelib.queue.messages import MAX_RECEIVE_COUNT, Message
+from chalicelib.settings import get_settings
 from chalicelib.workers import dispatch
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_notification_slack import FakeSlack
@@ -43,6 +44,7 @@ def paged(org: Org, fake_slack: FakeSlack) -> dict[str, Any]:
             request=service.NewIncident(title="Checkout down", service_keys=[checkout.service_key], severity="SEV1"),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
     payload = {
         "incident_number": incident.incident_number,
@@ -68,7 +70,7 @@ def events(paged: dict[str, Any]) -> list[str]:
 
 def receive(paged: dict[str, Any], count: int) -> None:
     with clock.frozen(NOW):
-        handlers.on_deliver_notification(Message.from_json(paged["body"], receive_count=count))
+        handlers.on_deliver_notification(Message.from_json(paged["body"], receive_count=count), get_settings())
 
 
 def test_failures_are_retried_then_recorded_once_after_the_last_receive(paged: dict[str, Any]) -> None:

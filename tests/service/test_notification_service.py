@@ -19,6 +19,7 @@ from chalicelib.incident.tables import IncidentRecord
 from chalicelib.local import outbox
 from chalicelib.notification import service
 from chalicelib.notification.channels import Recipient
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.test_notification_slack import FakeSlack
 
@@ -58,6 +59,7 @@ def new_incident(org: Org, severity: str = "SEV1", title: str = "Checkout <down>
         request=incidents.NewIncident(title=title, service_keys=[svc.service_key], severity=severity),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
 
 
@@ -102,6 +104,7 @@ def test_notify_sends_both_channels_and_records_one_paged_entry(
         message="Please look <now>",
         now=at,
         actor="pager (API key)",
+        settings=get_settings(),
     )
     assert [(r.channel, r.sent, r.error_code) for r in results] == [("email", True, None), ("slack", True, None)]
 
@@ -134,6 +137,7 @@ def test_low_urgency_below_sev1(org: Org, people: dict[str, Any], fake_slack: Fa
         message=None,
         now=NOW,
         actor="t",
+        settings=get_settings(),
     )
     assert sent_emails()[0].subject.startswith("[SEV2][low] ")
 
@@ -150,6 +154,7 @@ def test_missing_slack_id_is_a_failure_entry_next_to_the_delivered_email(
         message="",
         now=NOW,
         actor="escalation",
+        settings=get_settings(),
     )
     assert [(r.channel, r.sent, r.missing_contact) for r in results] == [("email", True, False), ("slack", False, True)]
     assert fake_slack.requests == []
@@ -173,6 +178,7 @@ def test_unverified_sender_is_rejected_by_ses(org: Org, people: dict[str, Any], 
         message=None,
         now=NOW,
         actor="t",
+        settings=get_settings(),
     )
     assert (result.sent, result.provider_failure, result.error_code) == (False, True, "SES_MessageRejected")
     assert sent_emails() == []
@@ -193,6 +199,7 @@ def test_notify_on_a_vanished_incident_is_not_found(org: Org, people: dict[str, 
             message=None,
             now=NOW,
             actor="t",
+            settings=get_settings(),
         )
 
 
@@ -205,6 +212,7 @@ def page(org: Org, number: str, email: str, channels: list[str], message: str | 
         message=message,
         now=NOW,
         principal=principal(org),
+        settings=get_settings(),
     )
 
 
@@ -307,6 +315,7 @@ def test_outbox_lists_emails_from_ses_and_slack_sink_messages_newest_first(
         message="one",
         now=NOW,
         actor="t",
+        settings=get_settings(),
     )
     outbox.record_slack_message(
         channel="U0ANA",
@@ -323,6 +332,7 @@ def test_outbox_lists_emails_from_ses_and_slack_sink_messages_newest_first(
         message="two",
         now=NOW + timedelta(seconds=2),
         actor="t",
+        settings=get_settings(),
     )
     items = outbox.list_outbox()
     assert [(i.channel, i.to, i.incident_number) for i in items] == [
@@ -378,6 +388,7 @@ def test_a_transient_timeline_failure_is_retried_not_resent(
         message=None,
         now=NOW,
         actor="t",
+        settings=get_settings(),
     )
     assert result.sent and failures == []
     assert len(fake_slack.requests) == 1

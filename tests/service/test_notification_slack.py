@@ -19,6 +19,7 @@ import pytest
 
 from chalicelib.notification.channels import Notification, Recipient
 from chalicelib.notification.slack import SlackChannel
+from chalicelib.settings import get_settings
 
 TOKEN = "xoxb-test-secret-token-1234"
 
@@ -109,7 +110,7 @@ ANA = Recipient("u1", "Ana", "ana@example.com", "U123")
 
 
 def channel(fake: FakeSlack, timeout: float = 2.0) -> SlackChannel:
-    return SlackChannel(base_url=fake.base_url, token=TOKEN, timeout=timeout)
+    return SlackChannel(base_url=fake.base_url, token=TOKEN, timeout=timeout, settings=get_settings())
 
 
 def test_posts_chat_post_message_with_the_bot_token_to_the_user(fake_slack: FakeSlack) -> None:
@@ -154,7 +155,7 @@ def test_nothing_listening_is_unavailable() -> None:
     fake = FakeSlack().start()
     base_url = fake.base_url
     fake.stop()
-    result = SlackChannel(base_url=base_url, token=TOKEN, timeout=1).send(NOTE, ANA)
+    result = SlackChannel(base_url=base_url, token=TOKEN, timeout=1, settings=get_settings()).send(NOTE, ANA)
     assert (result.sent, result.provider_failure, result.error_code) == (False, True, "SLACK_UNAVAILABLE")
 
 
@@ -183,7 +184,7 @@ def test_settings_give_base_url_token_and_timeout(fake_slack: FakeSlack, monkeyp
     monkeypatch.setenv("SLACK_TIMEOUT_SECONDS", "2")
     reset_settings()
     try:
-        assert SlackChannel().send(NOTE, ANA).sent
+        assert SlackChannel(settings=get_settings()).send(NOTE, ANA).sent
         assert fake_slack.requests[-1].path == "/api/chat.postMessage"
         assert fake_slack.requests[-1].headers["authorization"] == f"Bearer {TOKEN}"
     finally:
@@ -204,12 +205,10 @@ def test_local_defaults_point_at_the_sink_and_other_stages_at_slack() -> None:
 
 
 def test_without_a_token_outside_the_local_stage_nothing_is_sent(fake_slack: FakeSlack) -> None:
-    from unittest import mock
 
     from chalicelib.settings import from_environment
 
     prod = from_environment({"TOCSIN_STAGE": "prod", "API_KEY_HMAC_SECRET": "x"})
-    with mock.patch("chalicelib.notification.slack.get_settings", return_value=prod):
-        result = SlackChannel(base_url=fake_slack.base_url).send(NOTE, ANA)
+    result = SlackChannel(base_url=fake_slack.base_url, settings=prod).send(NOTE, ANA)
     assert (result.sent, result.provider_failure, result.error_code) == (False, True, "SLACK_NOT_CONFIGURED")
     assert fake_slack.requests == []

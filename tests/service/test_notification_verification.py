@@ -18,6 +18,7 @@ from chalicelib.local import outbox
 from chalicelib.notification import deliveries, verification
 from chalicelib.queue import consumers
 from chalicelib.queue.messages import MAX_RECEIVE_COUNT, Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, reconfigure
 from tests.service.fake_twilio import FakeTwilio
 
@@ -80,9 +81,9 @@ def test_the_consumer_is_registered_with_the_workers() -> None:
 def test_an_sms_code_is_sent_once_with_its_expiry(frozen: None, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="tocsin")
     first = message()
-    assert consumers.handle(first) is True
+    assert consumers.handle(first, settings=get_settings()) is True
     assert sent_sms() == [(PHONE, "Your Tocsin verification code is 493817. It expires in 10 minutes.")]
-    assert consumers.handle(first) is True  # SQS delivered it again: claimed, not sent twice
+    assert consumers.handle(first, settings=get_settings()) is True  # SQS delivered it again: claimed, not sent twice
     assert len(sent_sms()) == 1
     [item] = outbox.list_outbox(channel="sms", to=PHONE)
     assert CODE in item.text  # the developer reads the code in the local outbox
@@ -98,19 +99,19 @@ def test_an_sms_code_is_sent_once_with_its_expiry(frozen: None, caplog: pytest.L
     ],
 )
 def test_the_expiry_is_counted_from_expires_at(frozen: None, expires_in: timedelta, said: str) -> None:
-    consumers.handle(message(expires_in=expires_in))
+    consumers.handle(message(expires_in=expires_in), settings=get_settings())
     assert sent_sms()[-1][1].endswith(f"It expires in {said}.")
 
 
 def test_a_new_code_for_the_same_method_is_a_new_delivery(frozen: None) -> None:
-    consumers.handle(message())
-    consumers.handle(message(code="111222", expires_in=timedelta(minutes=11)))
+    consumers.handle(message(), settings=get_settings())
+    consumers.handle(message(code="111222", expires_in=timedelta(minutes=11)), settings=get_settings())
     assert [text.split(" is ")[1][:6] for _, text in sent_sms()] == [CODE, "111222"]
 
 
 def test_a_voice_code_is_read_digit_by_digit_twice(frozen: None, twilio: FakeTwilio) -> None:
-    assert consumers.handle(message("voice")) is True
-    assert consumers.handle(message("voice")) is True
+    assert consumers.handle(message("voice"), settings=get_settings()) is True
+    assert consumers.handle(message("voice"), settings=get_settings()) is True
     [request] = twilio.requests
     assert request.form["To"] == PHONE
     root = ElementTree.fromstring(request.form["Twiml"])
@@ -131,7 +132,7 @@ def test_an_expired_or_unusable_message_sends_nothing(frozen: None, caplog: pyte
         Message(verification.SEND_VERIFICATION, "org_1", {"type": "sms"}),
     ]
     for case in cases:
-        assert consumers.handle(case) is True
+        assert consumers.handle(case, settings=get_settings()) is True
     assert sent_sms() == []
     assert caplog.records and not shows_code(logged(caplog))
 
@@ -142,16 +143,16 @@ def test_a_provider_failure_is_retried_then_given_up_without_the_code_in_logs(
     caplog.set_level(logging.DEBUG, logger="tocsin")
     twilio.behaviours[PHONE] = ("status", 503, b"")
     failing = message("voice")
-    assert consumers.handle(failing) is False  # back to SQS
+    assert consumers.handle(failing, settings=get_settings()) is False  # back to SQS
     delivery = f"verify#cm_1#{failing.payload['expires_at']}"
     claim = deliveries.claim_of(delivery, NOW)
     assert claims.take(claim)  # released: the retry may claim it
     claims.release(claim)
     last = Message(failing.message_type, failing.organization_id, failing.payload, receive_count=MAX_RECEIVE_COUNT)
-    assert consumers.handle(last) is True  # the final receive gives up
+    assert consumers.handle(last, settings=get_settings()) is True  # the final receive gives up
     assert len(twilio.requests) == 2
     twilio.behaviours.pop(PHONE)
-    assert consumers.handle(failing) is True  # a later redelivery still sends
+    assert consumers.handle(failing, settings=get_settings()) is True  # a later redelivery still sends
     assert len(twilio.requests) == 3
     assert not shows_code(logged(caplog)) and "4, 9, 3" not in logged(caplog)
     assert "VOICE_UNAVAILABLE" in logged(caplog)
@@ -163,9 +164,9 @@ def test_an_error_while_sending_releases_the_claim(frozen: None, monkeypatch: py
 
     monkeypatch.setattr(verification, "send_code", explode)
     failing = message()
-    assert consumers.handle(failing) is False
+    assert consumers.handle(failing, settings=get_settings()) is False
     monkeypatch.undo()
-    assert consumers.handle(failing) is True
+    assert consumers.handle(failing, settings=get_settings()) is True
     assert len(sent_sms()) == 1
 
 

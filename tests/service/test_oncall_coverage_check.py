@@ -18,6 +18,7 @@ from chalicelib.oncall.coverage_watch import CHECK_EVERY
 from chalicelib.oncall.tables import CoverageWatchRecord
 from chalicelib.paging import coverage_check, coverage_notices
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from chalicelib.workers import scheduled
 from tests.conftest import NOW, Org
 from tests.kit import factories as make
@@ -162,8 +163,8 @@ def test_a_deleted_schedule_is_forgotten(world: dict[str, Any], sent: list[Messa
 def test_the_notice_goes_out_once_per_person(world: dict[str, Any], sent: list[Message]) -> None:
     check()
     message = next(m for m in sent if m.payload["user_id"] == world["owner"].user_id)
-    coverage_notices.on_coverage_notice(message)
-    coverage_notices.on_coverage_notice(message)  # redelivered
+    coverage_notices.on_coverage_notice(message, get_settings())
+    coverage_notices.on_coverage_notice(message, get_settings())  # redelivered
     [email] = outbox.list_outbox(channel="email", to=world["owner"].email)
     assert email.subject == "Nobody to page: schedule Days has 14 coverage gaps from Sun 22 Nov 17:00"
     assert "- Sun 22 Nov 2026 17:00 UTC to Mon 23 Nov 2026 09:00 UTC" in email.text

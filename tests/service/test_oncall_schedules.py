@@ -14,6 +14,7 @@ from chalicelib.escalation import service as policies
 from chalicelib.oncall import Layer, Restriction, feed
 from chalicelib.oncall import service as schedules
 from chalicelib.oncall.tables import ScheduleRecord
+from chalicelib.settings import get_settings
 from tests.conftest import NOW
 
 MONDAY = datetime(2026, 11, 16, 8, 0, tzinfo=UTC)  # 09:00 in Europe/Berlin
@@ -322,10 +323,10 @@ def test_shifts_window_is_bounded(org, people):
 def test_calendar_feed_by_token_and_rotation(org, people):
     oid = org.organization_id
     created = make(org, people)
-    url = feed.ical_url(organization_id=oid, schedule_id=created.schedule_id)
+    url = feed.ical_url(organization_id=oid, schedule_id=created.schedule_id, settings=get_settings())
     assert url == f"http://127.0.0.1:8000/calendars/{created.ical_token}.ics"
 
-    text = feed.ical_feed(token=created.ical_token, now=NOW)
+    text = feed.ical_feed(token=created.ical_token, now=NOW, settings=get_settings())
     assert text.startswith("BEGIN:VCALENDAR\r\n") and text.endswith("END:VCALENDAR\r\n")
     assert "X-WR-CALNAME:Payments primary" in text
     assert "X-WR-TIMEZONE:Europe/Berlin" in text
@@ -334,14 +335,16 @@ def test_calendar_feed_by_token_and_rotation(org, people):
 
     for token in ("unknown-token-0123456789abcdef", "short", "bad token with spaces and more", "x" * 200):
         with pytest.raises(NotFound):
-            feed.ical_feed(token=token, now=NOW)
+            feed.ical_feed(token=token, now=NOW, settings=get_settings())
 
-    new_url = feed.rotate_ical_token(organization_id=oid, schedule_id=created.schedule_id, now=NOW)
+    new_url = feed.rotate_ical_token(
+        organization_id=oid, schedule_id=created.schedule_id, now=NOW, settings=get_settings()
+    )
     assert new_url != url
     with pytest.raises(NotFound):
-        feed.ical_feed(token=created.ical_token, now=NOW)
+        feed.ical_feed(token=created.ical_token, now=NOW, settings=get_settings())
     new_token = new_url.rsplit("/", 1)[1].removesuffix(".ics")
-    assert feed.ical_feed(token=new_token, now=NOW).startswith("BEGIN:VCALENDAR")
+    assert feed.ical_feed(token=new_token, now=NOW, settings=get_settings()).startswith("BEGIN:VCALENDAR")
 
 
 def test_deleting_a_schedule_a_policy_targets_is_a_conflict(org, people):

@@ -20,6 +20,7 @@ from chalicelib.oncall import swaps
 from chalicelib.oncall.tables import CoverageWatchRecord
 from chalicelib.paging import swap_notices
 from chalicelib.queue.messages import MAX_DELAY_SECONDS, Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.kit import factories as make
 from tests.kit.factories import Person
@@ -149,8 +150,8 @@ def test_an_unknown_schedule_and_a_second_overlapping_request(team: dict[str, An
 def test_the_other_members_who_can_respond_are_told_once(team: dict[str, Any], sent: Sent) -> None:
     ask(team)
     [requested] = of_type(sent, swaps.SWAP_REQUESTED)
-    swap_notices.on_swap_requested(requested)
-    swap_notices.on_swap_requested(requested)  # redelivered: nothing twice
+    swap_notices.on_swap_requested(requested, get_settings())
+    swap_notices.on_swap_requested(requested, get_settings())  # redelivered: nothing twice
     assert emails_to(team["ana"]) == [] and emails_to(team["viewer"]) == []
     for member in ("bo", "cy"):
         [email] = emails_to(team[member])
@@ -190,7 +191,7 @@ def test_taking_tells_the_requester_and_the_shifts_show_the_taker(team: dict[str
     taken, override = take(team, request.swap_id)
     assert (taken.status, override.user_id) == ("taken", team["bo"].user_id)
     [message] = of_type(sent, swaps.SWAP_TAKEN)
-    swap_notices.on_swap_taken(message)
+    swap_notices.on_swap_taken(message, get_settings())
     [email] = emails_to(team["ana"])
     assert email.subject.startswith("Bo covers your shift on Payments primary")
     shifts = schedules.schedule_shifts(
@@ -235,13 +236,13 @@ def test_withdrawing(team: dict[str, Any], sent: Sent) -> None:
 def test_nobody_took_it_the_expiry_tells_the_requester_once(team: dict[str, Any], sent: Sent) -> None:
     request = ask(team)
     [expiry] = of_type(sent, swaps.SWAP_EXPIRY)
-    swap_notices.on_swap_expiry(expiry)  # early: it waits on
+    swap_notices.on_swap_expiry(expiry, get_settings())  # early: it waits on
     [(again, delay)] = sent
     assert (again.message_type, again.payload, delay) == (swaps.SWAP_EXPIRY, expiry.payload, MAX_DELAY_SECONDS)
     assert emails_to(team["ana"]) == []
     with clock.frozen(request.start + timedelta(seconds=1)):
-        swap_notices.on_swap_expiry(again)
-        swap_notices.on_swap_expiry(again)  # a redelivery tells nobody twice
+        swap_notices.on_swap_expiry(again, get_settings())
+        swap_notices.on_swap_expiry(again, get_settings())  # a redelivery tells nobody twice
     [email] = emails_to(team["ana"])
     assert email.subject.startswith("Nobody took your cover request on Payments primary")
     stored = swaps.get_swap_request(
@@ -255,7 +256,7 @@ def test_a_taken_request_expires_silently(team: dict[str, Any], sent: Sent) -> N
     take(team, request.swap_id)
     [expiry] = of_type(sent, swaps.SWAP_EXPIRY)
     with clock.frozen(request.start + timedelta(minutes=1)):
-        swap_notices.on_swap_expiry(expiry)
+        swap_notices.on_swap_expiry(expiry, get_settings())
     assert emails_to(team["ana"]) == []
 
 

@@ -14,6 +14,7 @@ from chalicelib.integration.parsers.opsgenie import OpsgenieFields
 from chalicelib.opsgenie import repository
 from chalicelib.opsgenie.repository import Outcome
 from chalicelib.opsgenie.tables import OpsgenieAlertRecord, OpsgenieTinyRecord, tiny_item_key
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 
 FIELDS = OpsgenieFields(
@@ -104,6 +105,7 @@ def _heartbeat(org: Org, service: Any, name: str) -> str:
         interval_seconds=300,
         grace_seconds=60,
         now=NOW,
+        settings=get_settings(),
     )
     return str(issued.record.heartbeat_id)
 

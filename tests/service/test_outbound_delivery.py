@@ -22,6 +22,7 @@ from chalicelib.outbound import delivery, fanout, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from chalicelib.queue import consumers
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.outbound_fakes import (
     OWNER,
@@ -62,7 +63,7 @@ def subscribed(org: Org, receiver: Receiver, sqs: RecordingSqs) -> Subscribed:
     number = open_incident(org)
     (message, _, _) = sqs.take("incident.created")[0]
     with clock.frozen(NOW):
-        assert fanout.fan_out(message, now=NOW).created == 1
+        assert fanout.fan_out(message, now=NOW, settings=get_settings()).created == 1
     return Subscribed(created.record.subscription_id, created.secret, number)
 
 
@@ -76,7 +77,7 @@ def handle(message: Message, at: datetime) -> None:
     """Run the message's consumer directly (so its exceptions reach the test)."""
     consumer = delivery.notify_owner if message.message_type == delivery.SUBSCRIPTION_DISABLED else delivery.handle
     with clock.frozen(at):
-        consumer(message)
+        consumer(message, get_settings())
 
 
 # ---------------------------------------------------------------- the schedule, end to end
@@ -197,6 +198,7 @@ def test_concurrent_workers_with_one_message_send_once(
             delivery_key=message.payload["delivery_key"],
             attempt=1,
             now=NOW,
+            settings=get_settings(),
         )
 
     with ThreadPoolExecutor(max_workers=6) as pool:
@@ -231,6 +233,7 @@ def test_an_attempt_claimed_by_a_live_worker_is_left_alone(
         delivery_key=key,
         attempt=1,
         now=NOW + timedelta(seconds=10),
+        settings=get_settings(),
     )
     assert outcome == "claimed" and receiver.requests == []
     # The claim of a worker that died expires: the redelivered message runs the attempt.
@@ -240,6 +243,7 @@ def test_an_attempt_claimed_by_a_live_worker_is_left_alone(
         delivery_key=key,
         attempt=1,
         now=NOW + timedelta(seconds=60),
+        settings=get_settings(),
     )
     assert outcome == "sent" and len(receiver.requests) == 1
 
@@ -258,10 +262,23 @@ def test_messages_for_other_attempts_or_organizations_do_nothing(
 ) -> None:
     message = first_attempt(sqs)
     arguments = {"subscription_id": subscribed.subscription_id, "delivery_key": message.payload["delivery_key"]}
-    assert delivery.deliver(organization_id=message.organization_id, attempt=3, now=NOW, **arguments) == "stale"
-    assert delivery.deliver(organization_id="another-org", attempt=1, now=NOW, **arguments) == "gone"
+    assert (
+        delivery.deliver(
+            organization_id=message.organization_id, attempt=3, now=NOW, **arguments, settings=get_settings()
+        )
+        == "stale"
+    )
+    assert (
+        delivery.deliver(organization_id="another-org", attempt=1, now=NOW, **arguments, settings=get_settings())
+        == "gone"
+    )
     missing = {**arguments, "delivery_key": "2026-11-22T12:00:00.000Z#evt_missing"}
-    assert delivery.deliver(organization_id=message.organization_id, attempt=1, now=NOW, **missing) == "gone"
+    assert (
+        delivery.deliver(
+            organization_id=message.organization_id, attempt=1, now=NOW, **missing, settings=get_settings()
+        )
+        == "gone"
+    )
     assert receiver.requests == []
 
 
@@ -272,7 +289,11 @@ def test_a_disabled_subscription_gets_nothing_more(
     org: Org, receiver: Receiver, sqs: RecordingSqs, subscribed: Subscribed
 ) -> None:
     subscriptions.update_subscription(
-        organization_id=org.organization_id, subscription_id=subscribed.subscription_id, now=NOW, enabled=False
+        organization_id=org.organization_id,
+        subscription_id=subscribed.subscription_id,
+        now=NOW,
+        enabled=False,
+        settings=get_settings(),
     )
     handle(first_attempt(sqs), NOW)
     assert receiver.requests == []
@@ -345,6 +366,7 @@ def test_a_subscription_re_enabled_by_hand_stays_enabled_when_the_last_attempt_i
         subscription_id=subscribed.subscription_id,
         now=at + timedelta(minutes=10),
         enabled=True,
+        settings=get_settings(),
     )
     handle(fifth, at + timedelta(minutes=11))
     assert the_subscription(org, subscribed.subscription_id).enabled

@@ -22,6 +22,7 @@ from chalicelib.outbound import events, fanout, subscriptions
 from chalicelib.outbound.tables import WebhookDeliveryRecord
 from chalicelib.paging import escalation_runs, handlers
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.service import test_escalation_runtime as escalation_tests
 from tests.service.outbound_fakes import Receiver, RecordingSqs, record_published_messages, subscribe
@@ -57,6 +58,7 @@ def create_incident(org: Org, svc: Any) -> str:
             request=incidents.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
     return record.incident_number
 
@@ -78,7 +80,7 @@ def fan_out_all(sqs: RecordingSqs, *message_types: str) -> list[fanout.FanOutRes
     for message_type in message_types:
         for message in published(sqs, message_type):
             with clock.frozen(NOW):
-                results.append(fanout.fan_out(message, now=NOW))
+                results.append(fanout.fan_out(message, now=NOW, settings=get_settings()))
     return results
 
 
@@ -90,7 +92,11 @@ def test_an_incident_goes_to_every_enabled_subscription_of_the_type(
     resolved_only = subscribe(org, receiver.url("/resolved"), event_types=["incident.resolved"])
     switched_off = subscribe(org, receiver.url("/off"))
     subscriptions.update_subscription(
-        organization_id=org.organization_id, subscription_id=switched_off.record.subscription_id, now=NOW, enabled=False
+        organization_id=org.organization_id,
+        subscription_id=switched_off.record.subscription_id,
+        now=NOW,
+        enabled=False,
+        settings=get_settings(),
     )
     number = create_incident(org, svc)
     (result,) = fan_out_all(sqs, "incident.created")
@@ -138,9 +144,9 @@ def test_a_redelivered_domain_message_creates_no_second_delivery(
     created = subscribe(org, receiver.url())
     create_incident(org, svc)
     (message,) = published(sqs, "incident.created")
-    first = fanout.fan_out(message, now=NOW)
+    first = fanout.fan_out(message, now=NOW, settings=get_settings())
     # Redelivered before the first attempt ran: nothing new; the pending delivery is re-enqueued.
-    again = fanout.fan_out(message, now=NOW + timedelta(seconds=30))
+    again = fanout.fan_out(message, now=NOW + timedelta(seconds=30), settings=get_settings())
     assert (first.created, first.enqueued, again.created, again.enqueued) == (1, 1, 0, 1)
     (record,) = deliveries(created.record.subscription_id)
     assert record.created_at == NOW
@@ -148,10 +154,10 @@ def test_a_redelivered_domain_message_creates_no_second_delivery(
     assert len(attempts) == 2 and attempts[0].payload == attempts[1].payload
     for attempt in attempts:  # both messages run: the receiver still sees one request
         with clock.frozen(NOW + timedelta(seconds=31)):
-            delivery.handle(attempt)
+            delivery.handle(attempt, get_settings())
     assert len(receiver.requests) == 1
     # Redelivered once the attempt was made: nothing at all.
-    late = fanout.fan_out(message, now=NOW + timedelta(minutes=5))
+    late = fanout.fan_out(message, now=NOW + timedelta(minutes=5), settings=get_settings())
     assert (late.created, late.enqueued) == (0, 0)
     assert published(sqs, fanout.DELIVER) == []
 
@@ -181,7 +187,7 @@ def test_status_changes_resolve_and_reopen(org: Org, receiver: Receiver, sqs: Re
         ("resolved", "active"),
     ]
     for message in messages:
-        fanout.fan_out(message, now=NOW)
+        fanout.fan_out(message, now=NOW, settings=get_settings())
     found = bodies(created.record.subscription_id)
     assert sorted(body["type"] for body in found) == [
         "incident.reopened",
@@ -246,14 +252,14 @@ def test_acknowledge_assign_and_comment(org: Org, receiver: Receiver, sqs: Recor
 def test_an_organization_without_subscriptions_reads_nothing_more(org: Org, sqs: RecordingSqs, svc: Any) -> None:
     create_incident(org, svc)
     (message,) = published(sqs, "incident.created")
-    assert fanout.fan_out(message, now=NOW) == fanout.FanOutResult(0, 0)
+    assert fanout.fan_out(message, now=NOW, settings=get_settings()) == fanout.FanOutResult(0, 0)
     assert published(sqs, fanout.DELIVER) == []
 
 
 def test_a_message_about_a_missing_incident_sends_nothing(org: Org, receiver: Receiver, sqs: RecordingSqs) -> None:
     created = subscribe(org, receiver.url())
     message = Message("incident.created", org.organization_id, {"incident_number": "INC-2026-9999"})
-    assert fanout.fan_out(message, now=NOW) == fanout.FanOutResult(0, 0)
+    assert fanout.fan_out(message, now=NOW, settings=get_settings()) == fanout.FanOutResult(0, 0)
     assert deliveries(created.record.subscription_id) == []
 
 
@@ -268,8 +274,9 @@ def tool(org: Org, svc: Any) -> Any:
         name="other tool",
         now=NOW,
         default_service_key=svc.service_key,
+        settings=get_settings(),
     )
-    found = admin.find_by_routing_key(issued.routing_key)
+    found = admin.find_by_routing_key(issued.routing_key, settings=get_settings())
     assert found is not None
     return found
 
@@ -287,15 +294,16 @@ def test_the_tools_own_updates_do_not_echo_back_to_it(
         event_types=["*"],
         now=NOW,
         sync_integration_id=tool.integration_id,
+        settings=get_settings(),
     )
     plain = subscribe(org, receiver.url("/plain"))
     sqs.take()
     with clock.frozen(NOW):
-        opened = ingest(AlertOrigin.of(tool), alert("trigger"), now=NOW)
+        opened = ingest(AlertOrigin.of(tool), alert("trigger"), now=NOW, settings=get_settings())
     assert opened.incident is not None
     (created,) = published(sqs, "incident.created")
     assert created.payload["source_integration_id"] == tool.integration_id
-    fanout.fan_out(created, now=NOW)
+    fanout.fan_out(created, now=NOW, settings=get_settings())
     assert deliveries(sync.record.subscription_id) == []
     assert [body["type"] for body in bodies(plain.record.subscription_id)] == ["incident.triggered"]
 
@@ -318,10 +326,12 @@ def test_the_tools_own_updates_do_not_echo_back_to_it(
 
     # The tool resolves it: every event of that change skips the tool, the others get them.
     with clock.frozen(NOW):
-        ingest(AlertOrigin.of(tool), alert("resolve"), now=NOW)
+        ingest(AlertOrigin.of(tool), alert("resolve"), now=NOW, settings=get_settings())
     (resolved,) = published(sqs, "incident.status_changed")
     assert resolved.payload["source_integration_id"] == tool.integration_id
-    assert fanout.fan_out(resolved, now=NOW).created == 2  # status_changed and resolved, plain only
+    assert (
+        fanout.fan_out(resolved, now=NOW, settings=get_settings()).created == 2
+    )  # status_changed and resolved, plain only
     assert len(deliveries(sync.record.subscription_id)) == 1
     assert sorted(body["type"] for body in bodies(plain.record.subscription_id)) == [
         "incident.resolved",
@@ -352,7 +362,7 @@ def test_an_alerts_labels_and_links_travel_with_every_incident_event(
         },
     )
     with clock.frozen(NOW):
-        opened = ingest(AlertOrigin.of(tool), labelled, now=NOW)
+        opened = ingest(AlertOrigin.of(tool), labelled, now=NOW, settings=get_settings())
     assert opened.incident is not None
     number = opened.incident.incident_number
     commands.change_status(
@@ -387,10 +397,11 @@ def test_an_acknowledge_from_the_tool_is_not_echoed_either(
         event_types=["*"],
         now=NOW,
         sync_integration_id=tool.integration_id,
+        settings=get_settings(),
     )
     with clock.frozen(NOW):
-        ingest(AlertOrigin.of(tool), alert("trigger"), now=NOW)
-        ingest(AlertOrigin.of(tool), alert("acknowledge"), now=NOW)
+        ingest(AlertOrigin.of(tool), alert("trigger"), now=NOW, settings=get_settings())
+        ingest(AlertOrigin.of(tool), alert("acknowledge"), now=NOW, settings=get_settings())
     (acknowledged,) = published(sqs, "incident.acknowledged")
     assert acknowledged.payload["source_integration_id"] == tool.integration_id
     fan_out_all(sqs, "incident.created", "incident.acknowledged")
@@ -408,9 +419,10 @@ def test_escalating_a_level_publishes_incident_escalated(org: Org, setup: dict[s
                 request=incidents.NewIncident(title="Checkout down", service_keys=[setup["service"].service_key]),
                 now=NOW,
                 actor="tester",
+                settings=get_settings(),
             ).incident_number
             (created,) = [m for m in drain() if m.message_type == "incident.created"]
-            handlers.on_incident_created(created)
+            handlers.on_incident_created(created, get_settings())
         queued = drain()
         assert [m for m in queued if m.message_type == "incident.escalated"] == []  # level 1 is the first page
         return number, next(m for m in queued if m.message_type == escalation_runs.ESCALATION_TIMER)
@@ -421,15 +433,24 @@ def test_escalating_a_level_publishes_incident_escalated(org: Org, setup: dict[s
         incident_number=by_timer,
         token=timer.payload["token"],
         now=NOW + timedelta(minutes=5),
+        settings=get_settings(),
     )
     escalated = [m.payload for m in drain() if m.message_type == "incident.escalated"]
     by_hand, _ = started()
     escalation_runs.escalate(
-        organization_id=org.organization_id, incident_number=by_hand, actor="me", now=NOW + timedelta(minutes=1)
+        organization_id=org.organization_id,
+        incident_number=by_hand,
+        actor="me",
+        now=NOW + timedelta(minutes=1),
+        settings=get_settings(),
     )
     # The last level escalated again: nothing paged, no event.
     escalation_runs.escalate(
-        organization_id=org.organization_id, incident_number=by_hand, actor="me", now=NOW + timedelta(minutes=2)
+        organization_id=org.organization_id,
+        incident_number=by_hand,
+        actor="me",
+        now=NOW + timedelta(minutes=2),
+        settings=get_settings(),
     )
     escalated += [m.payload for m in drain() if m.message_type == "incident.escalated"]
     assert escalated == [

@@ -11,6 +11,7 @@ from chalicelib import clock
 from chalicelib.outbound import fanout
 from chalicelib.postmortem import service as postmortems
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents as public_incidents
 from chalicelib.statuspage import pages, structure
 from chalicelib.statuspage.repository import item_id
@@ -26,7 +27,7 @@ def only(sqs: RecordingSqs, message_type: str) -> Message:
 
 def fanned_body(message: Message, subscription_id: str) -> dict[str, Any]:
     with clock.frozen(NOW):
-        fanout.fan_out(message, now=NOW)
+        fanout.fan_out(message, now=NOW, settings=get_settings())
     (record,) = deliveries(subscription_id)
     body: dict[str, Any] = json.loads(record.body)
     return body
@@ -91,6 +92,7 @@ def test_a_public_incident_and_its_updates_emit_events(org: Org, receiver: Recei
         component_ids=[component_id],
         incident_number=None,
         now=NOW,
+        settings=get_settings(),
     )
     created = only(sqs, "status_page.incident_updated")
     public_incidents.add_update(
@@ -99,6 +101,7 @@ def test_a_public_incident_and_its_updates_emit_events(org: Org, receiver: Recei
         status="resolved",
         body="Fixed.",
         now=NOW,
+        settings=get_settings(),
     )
     resolved = only(sqs, "status_page.incident_updated")
     assert created.payload["incident"]["status"] == "investigating"
@@ -108,7 +111,7 @@ def test_a_public_incident_and_its_updates_emit_events(org: Org, receiver: Recei
         "page_id": page.page_id,
         "name": "Acme",
         "slug": "acme",
-        "url": pages.public_url("acme"),
+        "url": pages.public_url("acme", settings=get_settings()),
     }
     incident = body["data"]["incident"]
     assert incident["status"] == "resolved" and incident["resolved_at"] is not None

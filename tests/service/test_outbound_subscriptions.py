@@ -28,6 +28,7 @@ from chalicelib.outbound.subscriptions import (
     update_subscription,
 )
 from chalicelib.outbound.tables import WebhookDeliveryRecord, WebhookSubscriptionRecord
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, make_org, reconfigure
 
 URL = "https://93.184.216.34/hooks/tocsin"  # a public IP literal: no DNS in tests
@@ -36,7 +37,7 @@ LATER = NOW + timedelta(minutes=5)
 
 def create(org: Org, **fields: Any) -> subscriptions.CreatedSubscription:
     values: dict[str, Any] = {"url": URL, "event_types": ["incident.triggered"], **fields}
-    return create_subscription(organization_id=org.organization_id, now=NOW, **values)
+    return create_subscription(organization_id=org.organization_id, now=NOW, **values, settings=get_settings())
 
 
 def stored(org: Org, subscription_id: str) -> WebhookSubscriptionRecord:
@@ -108,7 +109,7 @@ def test_create_seals_the_secret_and_stores_the_subscription(org: Org) -> None:
     assert record.subscription_id.startswith("whs_") and len(record.subscription_id) == 36
     assert secret.startswith("whsec_") and len(secret) == len("whsec_") + 43
     saved = stored(org, record.subscription_id)
-    assert secret not in saved.sealed_secret and get_secret(saved) == secret
+    assert secret not in saved.sealed_secret and get_secret(saved, settings=get_settings()) == secret
     assert saved.event_types == {"incident.triggered", "incident.resolved"}
     assert (saved.url, saved.description, saved.owner_email) == (URL, "PagerDuty bridge", "ops@example.com")
     assert (saved.enabled, saved.disabled_reason, saved.disabled_at) == (True, None, None)
@@ -166,11 +167,15 @@ def test_only_the_local_stage_with_its_flag_may_target_plain_http_and_loopback(o
 
 def test_sync_integration_must_be_an_active_integration_of_the_organization(org: Org) -> None:
     own = admin.create_integration(
-        organization_id=org.organization_id, integration_type="custom", name="tool", now=NOW
+        organization_id=org.organization_id, integration_type="custom", name="tool", now=NOW, settings=get_settings()
     ).integration
     other = make_org("Other")
     foreign = admin.create_integration(
-        organization_id=other.organization_id, integration_type="custom", name="theirs", now=NOW
+        organization_id=other.organization_id,
+        integration_type="custom",
+        name="theirs",
+        now=NOW,
+        settings=get_settings(),
     ).integration
     assert create(org, sync_integration_id=own.integration_id).record.sync_integration_id == own.integration_id
     with pytest.raises(ValidationFailed) as error:
@@ -195,7 +200,11 @@ def test_an_organization_has_at_most_fifty_subscriptions(org: Org, monkeypatch: 
 def test_list_is_newest_first_and_per_organization(org: Org) -> None:
     first = create(org).record
     second = create_subscription(
-        organization_id=org.organization_id, url=URL, event_types=["*"], now=NOW + timedelta(seconds=1)
+        organization_id=org.organization_id,
+        url=URL,
+        event_types=["*"],
+        now=NOW + timedelta(seconds=1),
+        settings=get_settings(),
     ).record
     create(make_org("Other"))
     listed = subscriptions.list_subscriptions(organization_id=org.organization_id)
@@ -207,7 +216,7 @@ def test_list_is_newest_first_and_per_organization(org: Org) -> None:
 
 def test_update_changes_only_what_is_given_and_null_clears(org: Org) -> None:
     integration = admin.create_integration(
-        organization_id=org.organization_id, integration_type="custom", name="tool", now=NOW
+        organization_id=org.organization_id, integration_type="custom", name="tool", now=NOW, settings=get_settings()
     ).integration
     record = create(org, description="old", owner_email="a@example.com").record
     sid = record.subscription_id
@@ -218,6 +227,7 @@ def test_update_changes_only_what_is_given_and_null_clears(org: Org) -> None:
         url="https://93.184.216.35/new",
         event_types=["incident.assigned", "incident.annotated"],
         sync_integration_id=integration.integration_id,
+        settings=get_settings(),
     )
     assert (updated.url, updated.description, updated.owner_email) == (
         "https://93.184.216.35/new",
@@ -233,9 +243,12 @@ def test_update_changes_only_what_is_given_and_null_clears(org: Org) -> None:
         description=None,
         owner_email=None,
         sync_integration_id=None,
+        settings=get_settings(),
     )
     assert (cleared.description, cleared.owner_email, cleared.sync_integration_id) == (None, None, None)
-    assert stored(org, sid).version == 3 and get_secret(stored(org, sid)) == get_secret(record)
+    assert stored(org, sid).version == 3 and get_secret(stored(org, sid), settings=get_settings()) == get_secret(
+        record, settings=get_settings()
+    )
 
 
 def test_invalid_updates_change_nothing(org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -249,7 +262,9 @@ def test_invalid_updates_change_nothing(org: Org, monkeypatch: pytest.MonkeyPatc
         {"sync_integration_id": "missing"},
     ):
         with pytest.raises(ValidationFailed):
-            update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, **changes)
+            update_subscription(
+                organization_id=org.organization_id, subscription_id=sid, now=LATER, **changes, settings=get_settings()
+            )
     assert stored(org, sid).version == 1
 
 
@@ -257,8 +272,8 @@ def every_operation(organization_id: str, subscription_id: str) -> list[Callable
     ids = {"organization_id": organization_id, "subscription_id": subscription_id}
     return [
         lambda: subscriptions.get_subscription(**ids),
-        lambda: update_subscription(**ids, now=LATER, description="x"),
-        lambda: subscriptions.rotate_secret(**ids, now=LATER),
+        lambda: update_subscription(**ids, now=LATER, description="x", settings=get_settings()),
+        lambda: subscriptions.rotate_secret(**ids, now=LATER, settings=get_settings()),
         lambda: subscriptions.delete_subscription(**ids),
         lambda: list_deliveries(**ids, now=NOW),
     ]
@@ -276,27 +291,51 @@ def test_unknown_and_foreign_subscriptions_are_not_found(org: Org) -> None:
 
 def test_disable_by_hand_and_enable_again(org: Org) -> None:
     sid = create(org).record.subscription_id
-    disabled = update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, enabled=False)
+    disabled = update_subscription(
+        organization_id=org.organization_id, subscription_id=sid, now=LATER, enabled=False, settings=get_settings()
+    )
     assert (disabled.enabled, disabled.disabled_reason, disabled.disabled_at) == (False, "manual", LATER)
     again = update_subscription(
-        organization_id=org.organization_id, subscription_id=sid, now=LATER + timedelta(hours=1), enabled=False
+        organization_id=org.organization_id,
+        subscription_id=sid,
+        now=LATER + timedelta(hours=1),
+        enabled=False,
+        settings=get_settings(),
     )
     assert again.disabled_at == LATER  # disabling twice keeps the first time
-    enabled = update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, enabled=True)
+    enabled = update_subscription(
+        organization_id=org.organization_id, subscription_id=sid, now=LATER, enabled=True, settings=get_settings()
+    )
     assert (enabled.enabled, enabled.disabled_reason, enabled.disabled_at) == (True, None, None)
 
 
 def test_a_stale_version_is_a_conflict_and_writes_nothing(org: Org) -> None:
     sid = create(org).record.subscription_id
-    update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, description="first")
+    update_subscription(
+        organization_id=org.organization_id,
+        subscription_id=sid,
+        now=LATER,
+        description="first",
+        settings=get_settings(),
+    )
     with pytest.raises(Conflict) as error:
         update_subscription(
-            organization_id=org.organization_id, subscription_id=sid, now=LATER, expected_version=1, description="lost"
+            organization_id=org.organization_id,
+            subscription_id=sid,
+            now=LATER,
+            expected_version=1,
+            description="lost",
+            settings=get_settings(),
         )
     assert error.value.details == {"expected_version": 1, "current_version": 2}
     assert stored(org, sid).description == "first"
     kept = update_subscription(
-        organization_id=org.organization_id, subscription_id=sid, now=LATER, expected_version=2, description="second"
+        organization_id=org.organization_id,
+        subscription_id=sid,
+        now=LATER,
+        expected_version=2,
+        description="second",
+        settings=get_settings(),
     )
     assert (kept.description, kept.version) == ("second", 3)
 
@@ -310,19 +349,30 @@ def test_a_write_in_between_is_retried_not_lost(org: Org, monkeypatch: pytest.Mo
         if not interleaved:
             interleaved.append(True)  # another writer changes the owner between our read and write
             update_subscription(
-                organization_id=org.organization_id, subscription_id=sid, now=LATER, owner_email="b@example.com"
+                organization_id=org.organization_id,
+                subscription_id=sid,
+                now=LATER,
+                owner_email="b@example.com",
+                settings=get_settings(),
             )
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(WebhookSubscriptionRecord, "save", save)
-    mine = update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, description="d")
+    mine = update_subscription(
+        organization_id=org.organization_id, subscription_id=sid, now=LATER, description="d", settings=get_settings()
+    )
     assert (mine.description, mine.owner_email, mine.version) == ("d", "b@example.com", 3)
 
     # With the version it read, the same interleaving is a 409 instead of a retry.
     interleaved.clear()
     with pytest.raises(Conflict):
         update_subscription(
-            organization_id=org.organization_id, subscription_id=sid, now=LATER, expected_version=3, description="e"
+            organization_id=org.organization_id,
+            subscription_id=sid,
+            now=LATER,
+            expected_version=3,
+            description="e",
+            settings=get_settings(),
         )
     assert stored(org, sid).description == "d"
 
@@ -341,7 +391,9 @@ def test_racing_patches_of_different_fields_all_land(org: Org) -> None:
 
     def patch(change: dict[str, Any]) -> WebhookSubscriptionRecord:
         barrier.wait()
-        return update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, **change)
+        return update_subscription(
+            organization_id=org.organization_id, subscription_id=sid, now=LATER, **change, settings=get_settings()
+        )
 
     with ThreadPoolExecutor(max_workers=len(changes)) as pool:
         results = list(pool.map(patch, changes))
@@ -361,9 +413,11 @@ def test_racing_patches_of_different_fields_all_land(org: Org) -> None:
 def test_rotate_replaces_the_secret(org: Org) -> None:
     created = create(org)
     sid = created.record.subscription_id
-    rotated = subscriptions.rotate_secret(organization_id=org.organization_id, subscription_id=sid, now=LATER)
+    rotated = subscriptions.rotate_secret(
+        organization_id=org.organization_id, subscription_id=sid, now=LATER, settings=get_settings()
+    )
     assert rotated.secret.startswith("whsec_") and rotated.secret != created.secret
-    assert get_secret(stored(org, sid)) == rotated.secret
+    assert get_secret(stored(org, sid), settings=get_settings()) == rotated.secret
     assert (rotated.record.version, rotated.record.updated_at) == (2, LATER)
 
 
@@ -390,7 +444,9 @@ def test_disable_for_failures_disables_once(org: Org) -> None:
     )
     assert disable_for_failures(org.organization_id, sid, LATER) is None  # the owner hears once
     assert stored(org, sid).version == 2
-    enabled = update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, enabled=True)
+    enabled = update_subscription(
+        organization_id=org.organization_id, subscription_id=sid, now=LATER, enabled=True, settings=get_settings()
+    )
     assert (enabled.enabled, enabled.disabled_reason, enabled.disabled_at) == (True, None, None)
 
 
@@ -410,7 +466,13 @@ def test_disable_for_failures_survives_a_write_in_between(org: Org, monkeypatch:
     def update(self: WebhookSubscriptionRecord, *args: Any, **kwargs: Any) -> Any:
         if not interleaved:
             interleaved.append(True)
-            update_subscription(organization_id=org.organization_id, subscription_id=sid, now=LATER, description="x")
+            update_subscription(
+                organization_id=org.organization_id,
+                subscription_id=sid,
+                now=LATER,
+                description="x",
+                settings=get_settings(),
+            )
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(WebhookSubscriptionRecord, "update", update)

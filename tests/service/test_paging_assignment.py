@@ -16,6 +16,7 @@ from chalicelib.directory.users import User
 from chalicelib.incident import commands
 from chalicelib.paging import assignment, escalation_runs, handlers, reach
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.service.test_escalation_runtime import drain
 from tests.service.test_incident_service import principal
@@ -60,10 +61,11 @@ def quiet_incident(org: Org, ada: dict[str, Any]) -> str:
             request=service.NewIncident(title="Checkout 500s", service_keys=[quiet.service_key], severity="SEV1"),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
         for message in drain():
             if message.message_type == "incident.created":
-                handlers.on_incident_created(message)
+                handlers.on_incident_created(message, get_settings())
         drain()
     return record.incident_number
 
@@ -84,11 +86,11 @@ def handle(messages: list[Message], at: timedelta = timedelta()) -> list[Message
     """The assignment consumer, then the pages it queued; the messages left after both."""
     with clock.frozen(NOW + at):
         for message in messages:
-            assignment.on_incident_assigned(message)
+            assignment.on_incident_assigned(message, get_settings())
         left = []
         for message in drain():
             if message.message_type == escalation_runs.DELIVER_NOTIFICATION:
-                handlers.on_deliver_notification(message)
+                handlers.on_deliver_notification(message, get_settings())
             else:
                 left.append(message)
     return left + drain()
@@ -188,9 +190,10 @@ def test_the_on_call_auto_assignment_does_not_page_twice(org: Org, ada: dict[str
             ),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
         created = next(m for m in drain() if m.message_type == "incident.created")
-        handlers.on_incident_created(created)
+        handlers.on_incident_created(created, get_settings())
     queued = drain()
     (assigned,) = [m for m in queued if m.message_type == assignment.INCIDENT_ASSIGNED]
     assert assigned.payload["assigned_by_system"] is True
@@ -200,7 +203,7 @@ def test_the_on_call_auto_assignment_does_not_page_twice(org: Org, ada: dict[str
     with clock.frozen(NOW):
         for message in queued:
             if message.message_type == escalation_runs.DELIVER_NOTIFICATION:
-                handlers.on_deliver_notification(message)
+                handlers.on_deliver_notification(message, get_settings())
     assert len(sent_sms()) == 1
 
 

@@ -29,6 +29,7 @@ from chalicelib.oncall import service as schedules
 from chalicelib.paging import handoffs
 from chalicelib.queue import consumers
 from chalicelib.queue.messages import EVENTS_QUEUE, MAX_RECEIVE_COUNT, Message
+from chalicelib.settings import get_settings
 from chalicelib.workers import dispatch
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.fake_twilio import FakeTwilio
@@ -96,17 +97,22 @@ def phone_method(org: Org, user: User, method_type: str = "sms", *, verified: bo
         address=PHONE,
         label=None,
         now=NOW,
+        settings=get_settings(),
     )
     if not verified:
         return method
     where = {"organization_id": org.organization_id, "user_id": user.user_id}
-    phone_verification.send_verification(**where, contact_method_id=method.contact_method_id, now=NOW)
+    phone_verification.send_verification(
+        **where, contact_method_id=method.contact_method_id, now=NOW, settings=get_settings()
+    )
     [code] = [
         Message.from_json(record["body"]).payload["code"]
         for record in drain()
         if Message.from_json(record["body"]).message_type == phone_verification.SEND_VERIFICATION
     ]
-    return phone_verification.verify(**where, contact_method_id=method.contact_method_id, code=code, now=NOW)
+    return phone_verification.verify(
+        **where, contact_method_id=method.contact_method_id, code=code, now=NOW, settings=get_settings()
+    )
 
 
 def low_rules(org: Org, user: User, *steps: tuple[ContactMethod | str, int]) -> None:
@@ -158,14 +164,14 @@ def test_sms_first_in_the_low_rules_gets_the_short_text_by_sms(org: Org, frozen:
     ada = person(org, "Ada")
     sms = phone_method(org, ada)
     low_rules(org, ada, (sms, 0), ("default-email", 5))
-    assert consumers.handle(notice(org, ada)) is True
+    assert consumers.handle(notice(org, ada), settings=get_settings()) is True
     assert sent_sms() == [(PHONE, ON_CALL_SHORT)]
     assert emails_to("ada@example.com") == []  # the first usable step only
 
 
 def test_default_rules_tell_by_email_with_the_schedule_link(org: Org, frozen: None) -> None:
     linus = person(org, "Linus")
-    assert consumers.handle(notice(org, linus)) is True
+    assert consumers.handle(notice(org, linus), settings=get_settings()) is True
     [email] = emails_to("linus@example.com")
     assert email.subject == "You are on call for Primary from Sun 22 Nov 13:30 (Europe/Berlin)"
     assert email.text.startswith(
@@ -183,7 +189,7 @@ def test_an_unverified_first_method_is_skipped_for_the_next_verified_one(
     grace = person(org, "Grace", slack_user_id="U0GRACE")
     sms = phone_method(org, grace, verified=False)
     low_rules(org, grace, (sms, 0), ("default-slack", 0), ("default-email", 10))
-    assert consumers.handle(notice(org, grace)) is True
+    assert consumers.handle(notice(org, grace), settings=get_settings()) is True
     [request] = fake_slack.requests
     assert request.body["channel"] == "U0GRACE"
     assert request.body["text"] == "You are on call for Primary from Sun 22 Nov 13:30 (Europe/Berlin)"
@@ -195,7 +201,7 @@ def test_no_usable_low_step_falls_back_to_the_account_email(org: Org, frozen: No
     ada = person(org, "Ada")
     sms = phone_method(org, ada, verified=False)
     low_rules(org, ada, (sms, 0))
-    assert consumers.handle(notice(org, ada)) is True
+    assert consumers.handle(notice(org, ada), settings=get_settings()) is True
     assert [e.subject for e in emails_to("ada@example.com")] == [
         "You are on call for Primary from Sun 22 Nov 13:30 (Europe/Berlin)"
     ]
@@ -206,7 +212,7 @@ def test_voice_first_places_a_call_that_says_the_notice_twice(org: Org, frozen: 
     ada = person(org, "Ada")
     voice = phone_method(org, ada, "voice")
     low_rules(org, ada, (voice, 0))
-    assert consumers.handle(notice(org, ada)) is True
+    assert consumers.handle(notice(org, ada), settings=get_settings()) is True
     [call] = twilio.requests
     assert call.form["To"] == PHONE
     [say] = ElementTree.fromstring(call.form["Twiml"]).iter("Say")
@@ -223,9 +229,9 @@ def test_a_deactivated_or_unknown_person_is_told_nothing(
     caplog.set_level(logging.INFO, logger="tocsin")
     bob = person(org, "Bob")
     users.update_user(organization_id=org.organization_id, user_id=bob.user_id, now=NOW, is_active=False)
-    assert consumers.handle(notice(org, bob)) is True
+    assert consumers.handle(notice(org, bob), settings=get_settings()) is True
     ghost = User("usr_gone", org.organization_id, "Ghost", "ghost@example.com", None, "member", True, NOW)
-    assert consumers.handle(notice(org, ghost)) is True
+    assert consumers.handle(notice(org, ghost), settings=get_settings()) is True
     assert outbox.list_outbox(channel="email") == [] and sent_sms() == []
     assert "deactivated person" in caplog.text and "person who is gone" in caplog.text
 
@@ -235,12 +241,14 @@ def test_the_same_notice_twice_is_sent_once(org: Org, frozen: None) -> None:
     sms = phone_method(org, ada)
     low_rules(org, ada, (sms, 0))
     first = notice(org, ada)
-    assert consumers.handle(first) is True
+    assert consumers.handle(first, settings=get_settings()) is True
     again = Message(first.message_type, first.organization_id, dict(first.payload))  # published again
-    assert consumers.handle(again) is True
-    assert consumers.handle(first) is True  # SQS delivered it again
+    assert consumers.handle(again, settings=get_settings()) is True
+    assert consumers.handle(first, settings=get_settings()) is True  # SQS delivered it again
     assert sent_sms() == [(PHONE, ON_CALL_SHORT)]
-    assert consumers.handle(notice(org, ada, "off_call")) is True  # another notice is another delivery
+    assert (
+        consumers.handle(notice(org, ada, "off_call"), settings=get_settings()) is True
+    )  # another notice is another delivery
     assert len(sent_sms()) == 2
 
 
@@ -252,21 +260,21 @@ def test_a_provider_failure_is_retried_then_logged_on_the_final_attempt(
     low_rules(org, grace, ("default-slack", 0))
     fake_slack.behaviours["U0GRACE"] = ("status", 503)
     failing = notice(org, grace)
-    assert consumers.handle(failing) is False  # back to SQS
+    assert consumers.handle(failing, settings=get_settings()) is False  # back to SQS
     delivery = f"handoff#{failing.payload['notice_id']}"
     claim = deliveries.claim_of(delivery, NOW)
     assert claims.take(claim)  # released: the retry may claim it
     claims.release(claim)
     assert "not sent yet; retrying" in caplog.text
     last = notice(org, grace, receive_count=MAX_RECEIVE_COUNT)
-    assert consumers.handle(last) is True  # the final receive gives up, logged
+    assert consumers.handle(last, settings=get_settings()) is True  # the final receive gives up, logged
     [record] = [r for r in caplog.records if r.getMessage() == "handoff notice not sent"]
     assert (getattr(record, "error_code", None), getattr(record, "channel", None)) == ("SLACK_UNAVAILABLE", "slack")
     assert len(fake_slack.requests) == 2
     fake_slack.behaviours.pop("U0GRACE")
-    assert consumers.handle(failing) is True  # a later redelivery still sends
+    assert consumers.handle(failing, settings=get_settings()) is True  # a later redelivery still sends
     assert len(fake_slack.requests) == 3
-    assert consumers.handle(failing) is True
+    assert consumers.handle(failing, settings=get_settings()) is True
     assert len(fake_slack.requests) == 3  # and only once
 
 
@@ -277,9 +285,9 @@ def test_an_error_while_sending_releases_the_claim(org: Org, frozen: None, monke
         raise RuntimeError("boom")
 
     monkeypatch.setattr(handoffs, "send_notice", explode)
-    assert consumers.handle(notice(org, linus)) is False
+    assert consumers.handle(notice(org, linus), settings=get_settings()) is False
     monkeypatch.undo()
-    assert consumers.handle(notice(org, linus)) is True
+    assert consumers.handle(notice(org, linus), settings=get_settings()) is True
     assert len(emails_to("linus@example.com")) == 1
 
 
@@ -292,10 +300,15 @@ def test_unusable_or_long_past_notices_are_dropped(org: Org, frozen: None) -> No
         Message(producer.HANDOFF_NOTICE, org.organization_id, {**notice(org, linus).payload, "at": "soon"}),
     ]
     for message in [stale, *broken]:
-        assert consumers.handle(message) is True
+        assert consumers.handle(message, settings=get_settings()) is True
     assert outbox.list_outbox(channel="email") == []
     # A boundary within the lateness allowed is still told.
-    assert consumers.handle(notice(org, linus, at=NOW - producer.MAX_LATENESS + timedelta(minutes=1))) is True
+    assert (
+        consumers.handle(
+            notice(org, linus, at=NOW - producer.MAX_LATENESS + timedelta(minutes=1)), settings=get_settings()
+        )
+        is True
+    )
     assert len(emails_to("linus@example.com")) == 1
 
 

@@ -17,6 +17,7 @@ from chalicelib.incident.paging_status import view_of
 from chalicelib.oncall import Layer, Restriction
 from chalicelib.paging import escalation_runs, fallback, handlers
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.service.test_escalation_runtime import _UndelayedSqs, drain
 from tests.service.test_incident_service import principal
@@ -93,10 +94,11 @@ def open_on(org: Org, service: Any) -> tuple[str, list[Message]]:
             request=incidents.NewIncident(title="Checkout 500s", service_keys=[service.service_key], severity="SEV1"),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
         created = next(m for m in drain() if m.message_type == "incident.created")
-        handlers.on_incident_created(created)
-        handlers.on_incident_created(created)  # redelivered: decided once
+        handlers.on_incident_created(created, get_settings())
+        handlers.on_incident_created(created, get_settings())  # redelivered: decided once
     return record.incident_number, drain()
 
 
@@ -159,8 +161,8 @@ def test_fallback_contacts_are_paged_through_their_own_rules_once(org: Org, worl
     view = view_of(repository.get_incident(org.organization_id, number))
     assert (view.status, view.fallback_contacts, view.is_warning) == ("fallback", ("Cy Park",), True)
     with clock.frozen(NOW):
-        handlers.on_deliver_notification(page)
-        handlers.on_deliver_notification(page)  # the same page again: claimed, sent once
+        handlers.on_deliver_notification(page, get_settings())
+        handlers.on_deliver_notification(page, get_settings())  # the same page again: claimed, sent once
     paged = [title for title in titles(org, number) if title.startswith("Paged Cy Park")]
     assert paged == ["Paged Cy Park by email"]
 
@@ -188,7 +190,11 @@ def test_a_later_level_that_reaches_nobody_is_decided_then(org: Org, world: dict
     later = NOW + timedelta(minutes=5)
     for _ in range(2):  # the timer redelivered: its token is stale the second time
         step = escalation_runs.on_timer(
-            organization_id=org.organization_id, incident_number=number, token=timer.payload["token"], now=later
+            organization_id=org.organization_id,
+            incident_number=number,
+            token=timer.payload["token"],
+            now=later,
+            settings=get_settings(),
         )
     assert step is None
     (entry,) = nobody_entries(org, number)
@@ -203,7 +209,11 @@ def test_escalating_by_hand_to_a_level_that_reaches_nobody_pages_the_fallback(or
     fallback.save_paging_settings(organization_id=org.organization_id, fallback_contacts=["cy@acme.test"])
     number, _ = open_on(org, world["split"])
     outcome = escalation_runs.escalate(
-        organization_id=org.organization_id, incident_number=number, actor="ana@acme.test", now=NOW
+        organization_id=org.organization_id,
+        incident_number=number,
+        actor="ana@acme.test",
+        now=NOW,
+        settings=get_settings(),
     )
     assert outcome.escalated and outcome.notified_emails == ["cy@acme.test"]
     assert [entry.title for entry in nobody_entries(org, number)] == [

@@ -10,6 +10,7 @@ import pytest
 from chalicelib.directory import users
 from chalicelib.incident import commands, repository, service
 from chalicelib.paging.respond import Outcome, respond
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.kit import factories as make
 
@@ -28,6 +29,7 @@ def world(org: Org) -> dict[str, Any]:
         request=service.NewIncident(title="Checkout down", service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     )
     return {"grace": grace, "vera": vera, "number": created.incident_number}
 
@@ -45,6 +47,7 @@ def test_acknowledge_then_resolve_name_the_channel(org: Org, world: dict[str, An
         person=world["grace"],
         channel="slack",
         now=NOW,
+        settings=get_settings(),
     )
     assert done.done and done.message == f"{number} acknowledged by grace@acme.test."
     again = respond(
@@ -54,6 +57,7 @@ def test_acknowledge_then_resolve_name_the_channel(org: Org, world: dict[str, An
         person=world["grace"],
         channel="sms",
         now=NOW,
+        settings=get_settings(),
     )
     assert not again.done and "already acknowledged" in again.message
     resolved = respond(
@@ -63,6 +67,7 @@ def test_acknowledge_then_resolve_name_the_channel(org: Org, world: dict[str, An
         person=world["grace"],
         channel="voice",
         now=NOW,
+        settings=get_settings(),
     )
     assert resolved.done
     titles = _titles(org, number)
@@ -80,6 +85,7 @@ def test_a_viewer_and_an_unknown_incident_change_nothing(org: Org, world: dict[s
         person=world["vera"],
         channel="slack",
         now=NOW,
+        settings=get_settings(),
     )
     assert not refused.done and "viewer" in refused.message
     assert repository.get_incident(org.organization_id, number).acknowledged_at is None
@@ -90,6 +96,7 @@ def test_a_viewer_and_an_unknown_incident_change_nothing(org: Org, world: dict[s
         person=world["grace"],
         channel="email",
         now=NOW,
+        settings=get_settings(),
     )
     assert not missing.done and missing.message.startswith("INC-2026-9999:")
 
@@ -102,6 +109,7 @@ def _respond(org: Org, world: dict[str, Any], action: str, who: str, channel: st
         person=world[who],
         channel=channel,
         now=at,
+        settings=get_settings(),
     )
 
 

@@ -17,6 +17,7 @@ from chalicelib.escalation.steps import Level, Target
 from chalicelib.incident import commands, repository
 from chalicelib.paging import escalation_runs, handlers, reach
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org, reconfigure
 from tests.service.fake_twilio import FakeTwilio
 from tests.service.test_escalation_runtime import _UndelayedSqs, drain
@@ -70,6 +71,7 @@ def ada(org: Org, providers: dict[str, Any], sqs: _UndelayedSqs) -> dict[str, An
         label="Mobile",
         now=NOW,
         proven_elsewhere=True,
+        settings=get_settings(),
     )
     voice = contacts.create_method(
         organization_id=org.organization_id,
@@ -79,6 +81,7 @@ def ada(org: Org, providers: dict[str, Any], sqs: _UndelayedSqs) -> dict[str, An
         label="Mobile",
         now=NOW,
         proven_elsewhere=True,
+        settings=get_settings(),
     )
     contacts.put_rules(
         organization_id=org.organization_id,
@@ -111,13 +114,14 @@ def open_incident(org: Org, setup: dict[str, Any], severity: str) -> tuple[str, 
             ),
             now=NOW,
             actor="tester",
+            settings=get_settings(),
         )
         created = next(m for m in drain() if m.message_type == "incident.created")
-        handlers.on_incident_created(created)
+        handlers.on_incident_created(created, get_settings())
         left = []
         for message in drain():
             if message.message_type == escalation_runs.DELIVER_NOTIFICATION:
-                handlers.on_deliver_notification(message)
+                handlers.on_deliver_notification(message, get_settings())
             else:
                 left.append(message)
     return record.incident_number, left + drain()
@@ -134,7 +138,7 @@ def timeline_titles(org: Org, number: str) -> list[str]:
 
 def run_step(step: Message, at: timedelta) -> None:
     with clock.frozen(NOW + at):
-        handlers.on_rule_step(step)
+        handlers.on_rule_step(step, get_settings())
 
 
 def test_high_urgency_texts_at_once_and_calls_after_five_minutes(org: Org, ada: dict[str, Any]) -> None:
@@ -214,6 +218,7 @@ def test_an_unverified_method_is_never_paged(org: Org, ada: dict[str, Any]) -> N
         address="+15559990000",
         label="Spare",
         now=NOW,
+        settings=get_settings(),
     )
     contacts.put_rules(
         organization_id=org.organization_id,

@@ -18,6 +18,7 @@ from chalicelib.errors import IncidentResolved
 from chalicelib.incident import commands, repository
 from chalicelib.paging import escalation_runs, handlers, reach, wanted
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.service.test_escalation_runtime import create, drain, fake_slack, setup
 from tests.service.test_incident_service import principal
@@ -31,7 +32,7 @@ def started(org: Org, world: dict[str, Any]) -> str:
     number = create(org, world)
     created = next(m for m in drain() if m.message_type == "incident.created")
     with clock.frozen(NOW):
-        handlers.on_incident_created(created)
+        handlers.on_incident_created(created, get_settings())
     deliver(drain(), NOW)
     return number
 
@@ -40,7 +41,7 @@ def deliver(messages: list[Message], at: datetime) -> None:
     with clock.frozen(at):
         for message in messages:
             if message.message_type == escalation_runs.DELIVER_NOTIFICATION:
-                handlers.on_deliver_notification(message)
+                handlers.on_deliver_notification(message, get_settings())
 
 
 def resolve(org: Org, number: str, at: datetime) -> None:
@@ -75,7 +76,9 @@ def paged(org: Org, number: str, name: str) -> int:
 
 
 def escalate_by_hand(org: Org, number: str, at: datetime) -> list[Message]:
-    outcome = escalation_runs.escalate(organization_id=org.organization_id, incident_number=number, actor="me", now=at)
+    outcome = escalation_runs.escalate(
+        organization_id=org.organization_id, incident_number=number, actor="me", now=at, settings=get_settings()
+    )
     assert outcome.escalated
     return [m for m in drain() if m.message_type == escalation_runs.DELIVER_NOTIFICATION]
 
@@ -101,7 +104,7 @@ def test_a_level_reached_by_its_timer_is_not_paged_after_an_acknowledge(org: Org
     number = create(org, setup)
     created = next(m for m in drain() if m.message_type == "incident.created")
     with clock.frozen(NOW):
-        handlers.on_incident_created(created)
+        handlers.on_incident_created(created, get_settings())
     queued = drain()
     deliver(queued, NOW)
     timer = next(m for m in queued if m.message_type == escalation_runs.ESCALATION_TIMER)
@@ -110,6 +113,7 @@ def test_a_level_reached_by_its_timer_is_not_paged_after_an_acknowledge(org: Org
         incident_number=number,
         token=timer.payload["token"],
         now=NOW + timedelta(minutes=5),
+        settings=get_settings(),
     )
     assert step is not None and step.level == 2
     acknowledge(org, number, NOW + timedelta(minutes=5, seconds=1))
@@ -218,7 +222,7 @@ def test_the_probes_race_pages_nobody_after_the_resolve(org: Org, setup: dict[st
 
         actions: list[Callable[[], object]] = [
             lambda n=number: escalation_runs.escalate(
-                organization_id=org.organization_id, incident_number=n, actor="me", now=at
+                organization_id=org.organization_id, incident_number=n, actor="me", now=at, settings=get_settings()
             ),
             lambda n=number: resolve(org, n, at),
             lambda n=number: acknowledge_unless_resolved(org, n, at),

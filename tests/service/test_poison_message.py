@@ -16,18 +16,19 @@ from chalicelib import aws
 from chalicelib.local.worker_loop import QueueWorker
 from chalicelib.queue import consumers
 from chalicelib.queue.messages import DLQ_SUFFIX, EVENTS_QUEUE, MAX_RECEIVE_COUNT, Message, publish
+from chalicelib.settings import Settings
 
 handled: Counter[str] = Counter()
 poison_receives: list[int] = []
 
 
 @consumers.handles("test.poison.good")
-def _good(message: Message) -> None:
+def _good(message: Message, settings: Settings) -> None:
     handled[str(message.payload["n"])] += 1
 
 
 @consumers.handles("test.poison.bad")
-def _poison(message: Message) -> None:
+def _poison(message: Message, settings: Settings) -> None:
     poison_receives.append(message.receive_count)
     raise ValueError("this message can never be handled")
 

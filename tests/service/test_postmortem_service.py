@@ -17,6 +17,7 @@ from chalicelib.incident import commands, repository
 from chalicelib.incident import service as incidents
 from chalicelib.postmortem import service
 from chalicelib.postmortem.tables import PostmortemRecord, incident_guard_key
+from chalicelib.settings import get_settings
 from chalicelib.store import owner_of
 from tests.conftest import NOW, Org
 from tests.kit import factories as make
@@ -30,6 +31,7 @@ def incident(org: Org) -> Any:
         request=incidents.NewIncident(title="Checkout down", service_keys=[svc.service_key]),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
 
 
@@ -302,6 +304,7 @@ def test_the_list_is_the_organizations_own_newest_first_and_filters_by_status(or
         request=incidents.NewIncident(title="Search slow", service_keys=[svc_key]),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
     first_pm = create(org, incident.incident_number)
     second_pm = service.create_postmortem(

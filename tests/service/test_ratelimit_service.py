@@ -10,6 +10,7 @@ from chalicelib.errors import RateLimited
 from chalicelib.ratelimit import service as ratelimit
 from chalicelib.ratelimit.tables import RateLimitWindowRecord
 from chalicelib.ratelimit.window import RateLimitDecision
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, reconfigure
 
 WINDOW_START = NOW  # 12:00:00 is a multiple of 60 s
@@ -60,10 +61,10 @@ def test_charge_raises_rate_limited_with_headers(aws_env: None) -> None:
     from chalicelib.ratelimit import buckets
 
     reconfigure(RATE_LIMIT_API_KEY="2")
-    buckets.charge(category="api_key", identity="k", now=NOW)
-    buckets.charge(category="api_key", identity="k", now=NOW)
+    buckets.charge(category="api_key", identity="k", now=NOW, settings=get_settings())
+    buckets.charge(category="api_key", identity="k", now=NOW, settings=get_settings())
     with pytest.raises(RateLimited) as caught:
-        buckets.charge(category="api_key", identity="k", now=NOW + timedelta(seconds=15))
+        buckets.charge(category="api_key", identity="k", now=NOW + timedelta(seconds=15), settings=get_settings())
     assert caught.value.status == 429
     assert caught.value.headers["Retry-After"] == "45"
     assert caught.value.headers["X-RateLimit-Category"] == "api_key"
@@ -75,9 +76,9 @@ def test_a_bucket_says_what_its_429_says(aws_env: None) -> None:
 
     reconfigure(RATE_LIMIT_WEBHOOK="1")
     pings = buckets.Bucket("webhook", "heartbeat#hb_1", "More than the allowed pings per minute; retry later.")
-    assert buckets.charge_bucket(pings, NOW).remaining == 0
+    assert buckets.charge_bucket(pings, NOW, settings=get_settings()).remaining == 0
     with pytest.raises(RateLimited) as caught:
-        buckets.charge_bucket(pings, NOW)
+        buckets.charge_bucket(pings, NOW, settings=get_settings())
     assert (caught.value.message, caught.value.headers["X-RateLimit-Category"]) == (pings.refusal, "webhook")
 
 
@@ -85,10 +86,10 @@ def test_limits_per_category_come_from_settings(aws_env: None) -> None:
     from chalicelib.ratelimit import buckets
 
     reconfigure(RATE_LIMIT_SESSION="7", RATE_LIMIT_ANONYMOUS="5", RATE_LIMIT_WEBHOOK="9", RATE_LIMIT_API_KEY="11")
-    assert buckets.charge(category="session", identity="u", now=NOW).limit == 7
-    assert buckets.charge(category="anonymous", identity="1.2.3.4", now=NOW).limit == 5
-    assert buckets.charge(category="webhook", identity="rk", now=NOW).limit == 9
-    assert buckets.charge(category="api_key", identity="k", now=NOW).limit == 11
+    assert buckets.charge(category="session", identity="u", now=NOW, settings=get_settings()).limit == 7
+    assert buckets.charge(category="anonymous", identity="1.2.3.4", now=NOW, settings=get_settings()).limit == 5
+    assert buckets.charge(category="webhook", identity="rk", now=NOW, settings=get_settings()).limit == 9
+    assert buckets.charge(category="api_key", identity="k", now=NOW, settings=get_settings()).limit == 11
 
 
 def test_a_model_imported_after_binding_is_bound_too(aws_env: None) -> None:
@@ -121,15 +122,17 @@ def test_subscribing_callers_are_counted_by_ipv6_network_and_ipv4_address(aws_en
 
     reconfigure(RATE_LIMIT_STATUS_SUBSCRIBE="2")
     # Two addresses of one /64 spend one budget: the third request from it is refused.
-    charge(category="status_subscribe", identity="2001:db8:7:1::10", now=NOW)
-    charge(category="status_subscribe", identity="2001:db8:7:1:abcd::99", now=NOW)
+    charge(category="status_subscribe", identity="2001:db8:7:1::10", now=NOW, settings=get_settings())
+    charge(category="status_subscribe", identity="2001:db8:7:1:abcd::99", now=NOW, settings=get_settings())
     with pytest.raises(RateLimited):
-        charge(category="status_subscribe", identity="2001:db8:7:1::ffff", now=NOW)
-    assert charge(category="status_subscribe", identity="2001:db8:7:2::10", now=NOW).hits == 1  # the next /64
+        charge(category="status_subscribe", identity="2001:db8:7:1::ffff", now=NOW, settings=get_settings())
+    assert (
+        charge(category="status_subscribe", identity="2001:db8:7:2::10", now=NOW, settings=get_settings()).hits == 1
+    )  # the next /64
     # IPv4 stays per address.
-    charge(category="status_subscribe", identity="203.0.113.1", now=NOW)
-    charge(category="status_subscribe", identity="203.0.113.1", now=NOW)
-    assert charge(category="status_subscribe", identity="203.0.113.2", now=NOW).hits == 1
+    charge(category="status_subscribe", identity="203.0.113.1", now=NOW, settings=get_settings())
+    charge(category="status_subscribe", identity="203.0.113.1", now=NOW, settings=get_settings())
+    assert charge(category="status_subscribe", identity="203.0.113.2", now=NOW, settings=get_settings()).hits == 1
     # Other buckets keep their identity as given.
-    assert charge(category="anonymous", identity="2001:db8:7:1::10", now=NOW).hits == 1
-    assert charge(category="anonymous", identity="2001:db8:7:1::11", now=NOW).hits == 1
+    assert charge(category="anonymous", identity="2001:db8:7:1::10", now=NOW, settings=get_settings()).hits == 1
+    assert charge(category="anonymous", identity="2001:db8:7:1::11", now=NOW, settings=get_settings()).hits == 1

@@ -15,6 +15,7 @@ from chalicelib.incident import repository, service
 from chalicelib.notification.channels import DeliveryResult
 from chalicelib.notification.sms import SnsSmsChannel
 from chalicelib.paging.sms_reply import InboundSms, handle_inbound, remember_page
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 
 PHONE = "+15550001111"
@@ -24,7 +25,7 @@ class Texts(SnsSmsChannel):
     """Records the replies instead of publishing them."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(settings=get_settings())
         self.sent: list[tuple[str, str]] = []
 
     def send_text(self, phone: str, text: str) -> DeliveryResult:
@@ -45,6 +46,7 @@ def _person(org: Org, name: str, role: str = "responder", phone: str | None = PH
             label=None,
             now=NOW,
             proven_elsewhere=True,
+            settings=get_settings(),
         )
     return person
 
@@ -56,6 +58,7 @@ def _incident(org: Org, title: str = "Checkout down") -> str:
         request=service.NewIncident(title=title, service_keys=[svc.service_key], severity="SEV1"),
         now=NOW,
         actor="seed",
+        settings=get_settings(),
     )
     return created.incident_number
 
@@ -68,7 +71,9 @@ def _paged(org: Org, number: str, person: User, phone: str = PHONE) -> None:
 
 def _reply(body: str, sender: str = PHONE, message_id: str = "in-1") -> tuple[str | None, Texts]:
     texts = Texts()
-    return handle_inbound(InboundSms(message_id, sender, body), NOW + timedelta(minutes=1), texts), texts
+    return handle_inbound(
+        InboundSms(message_id, sender, body), NOW + timedelta(minutes=1), texts, settings=get_settings()
+    ), texts
 
 
 def _status(org: Org, number: str) -> Any:
@@ -130,6 +135,7 @@ def test_an_unverified_number_is_unknown(org: Org) -> None:
         address=PHONE,
         label=None,
         now=NOW,
+        settings=get_settings(),
     )  # waits for its code
     number = _incident(org)
     _paged(org, number, grace)
@@ -193,5 +199,5 @@ def test_a_page_record_expires_after_a_week(org: Org, expired: bool) -> None:
     _paged(org, number, grace)
     texts = Texts()
     later = NOW + (timedelta(days=8) if expired else timedelta(days=6))
-    answer = handle_inbound(InboundSms("in-9", PHONE, "ack"), later, texts)
+    answer = handle_inbound(InboundSms("in-9", PHONE, "ack"), later, texts, settings=get_settings())
     assert (answer is not None and "No incident" in answer) == expired

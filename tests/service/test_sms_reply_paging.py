@@ -10,6 +10,7 @@ from typing import Any
 from chalicelib import clock
 from chalicelib.paging import reach
 from chalicelib.paging.sms_reply import InboundSms, handle_inbound
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 from tests.service.test_paging_rules import ADA_PHONE, open_incident, run_step, sent_sms, timeline_titles
 
@@ -24,7 +25,7 @@ def test_replying_4_to_the_page_acknowledges_and_stops_the_call(org: Org, ada: d
     (step,) = [m for m in left if m.message_type == reach.RULE_STEP]
     at = NOW + timedelta(minutes=2)
     with clock.frozen(at):
-        answer = handle_inbound(InboundSms("in-1", ADA_PHONE, "4"), at)
+        answer = handle_inbound(InboundSms("in-1", ADA_PHONE, "4"), at, settings=get_settings())
     assert answer == f"{number} acknowledged by ada@acme.test."
     assert sent_sms()[-1] == (ADA_PHONE, answer)
     assert "Acknowledged by ada@acme.test via SMS" in timeline_titles(org, number)

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from chalicelib.errors import NotFound
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import history, incidents, pages, public, scheduled_maintenance, structure
 from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.tables import HISTORY_PREFIX, StatusPageItem
@@ -106,6 +107,7 @@ def test_incident_component_statuses_are_recorded_with_the_incident(page, org):
         incident_number=None,
         now=NOW,
         component_statuses={api: "major_outage", web: "operational"},  # web unchanged: nothing recorded
+        settings=get_settings(),
     )
     incidents.add_update(
         page_id=page_id,
@@ -114,6 +116,7 @@ def test_incident_component_statuses_are_recorded_with_the_incident(page, org):
         body="Fixed.",
         now=NOW + timedelta(hours=1),
         component_statuses={api: "operational"},
+        settings=get_settings(),
     )
     assert statuses(page_id, api) == [
         (None, "operational"),
@@ -147,6 +150,7 @@ def test_an_incident_whose_components_changed_meanwhile_retries_without_double_h
         incident_number=None,
         now=NOW,
         component_statuses={api: "major_outage"},
+        settings=get_settings(),
     )
     assert statuses(page_id, api) == [
         (None, "operational"),
@@ -168,17 +172,26 @@ def test_maintenance_records_when_it_holds_and_releases_components(page):
         scheduled_end=NOW + timedelta(hours=2),
         component_ids=[api],
         now=NOW,
+        settings=get_settings(),
     )
     mid = item_id(window)
     assert maintenance_marks(page_id) == []  # scheduled: holds nothing yet
-    scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1))
+    scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1), settings=get_settings())
     scheduled_maintenance.update_window(
-        page_id=page_id, maintenance_id=mid, now=NOW + timedelta(hours=1, minutes=10), component_ids=[web]
+        page_id=page_id,
+        maintenance_id=mid,
+        now=NOW + timedelta(hours=1, minutes=10),
+        component_ids=[web],
+        settings=get_settings(),
     )
     scheduled_maintenance.update_window(
-        page_id=page_id, maintenance_id=mid, now=NOW + timedelta(hours=1, minutes=20), title="Big upgrade"
+        page_id=page_id,
+        maintenance_id=mid,
+        now=NOW + timedelta(hours=1, minutes=20),
+        title="Big upgrade",
+        settings=get_settings(),
     )
-    scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=2))
+    scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=2), settings=get_settings())
     assert maintenance_marks(page_id) == [
         ("maintenance_began", [api], mid),
         ("maintenance_ended", [api], mid),
@@ -196,8 +209,11 @@ def test_a_window_starting_at_once_or_cancelled_in_progress_is_recorded(page):
         scheduled_end=NOW + timedelta(hours=1),
         component_ids=[api, web],
         now=NOW,
+        settings=get_settings(),
     )
-    scheduled_maintenance.update_window(page_id=page_id, maintenance_id=item_id(window), now=NOW, status="cancelled")
+    scheduled_maintenance.update_window(
+        page_id=page_id, maintenance_id=item_id(window), now=NOW, status="cancelled", settings=get_settings()
+    )
     mid = item_id(window)
     assert maintenance_marks(page_id) == [
         ("maintenance_began", [api, web], mid),
@@ -216,8 +232,9 @@ def test_the_uptime_document_reads_the_history(page):
         scheduled_end=NOW + timedelta(days=1, hours=1),
         component_ids=[web],
         now=NOW,
+        settings=get_settings(),
     )
-    scheduled_maintenance.run_scheduler(now=NOW + timedelta(days=1))
+    scheduled_maintenance.run_scheduler(now=NOW + timedelta(days=1), settings=get_settings())
     view = public.load_view("acme")
     assert view is not None
     found = document(view, NOW + timedelta(days=1, minutes=30, seconds=17))

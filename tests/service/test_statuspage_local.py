@@ -10,6 +10,7 @@ from chalice.app import ScheduledEventConfig
 from chalicelib import clock
 from chalicelib.local import demo_status
 from chalicelib.local.worker_loop import ScheduleWorker, start_workers
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incident_templates, public, scheduled_maintenance
 from chalicelib.statuspage.uptime_public import document
 from chalicelib.subscriber import repository
@@ -35,7 +36,7 @@ def test_demo_status_page(org):
         ("Billing API", "operational"),
     ]
     # Today's incident, then the two past outages (seeding twice made no second set).
-    incident, *past = public.incidents(view, None)["incidents"]
+    incident, *past = public.incidents(view, None, settings=get_settings())["incidents"]
     assert [(p["title"], p["status"]) for p in past] == [
         ("Dashboards slow for some customers", "resolved"),
         ("Payment provider outage", "resolved"),
@@ -47,11 +48,11 @@ def test_demo_status_page(org):
     )
     assert [(u["status"], u["body"]) for u in reversed(incident["updates"])] == list(demo_status.INCIDENT_UPDATES)
     assert incident["affected_components"][0]["name"] == "Checkout API"
-    [window] = public.maintenance(view, None)["maintenance"]
+    [window] = public.maintenance(view, None, settings=get_settings())["maintenance"]
     assert (window["title"], window["status"]) == ("Database upgrade", "scheduled")
     assert (window["scheduled_start"], window["scheduled_end"]) == ("2026-11-23T02:00:00Z", "2026-11-23T03:00:00Z")
     assert window["affected_components"][0]["name"] == "Billing API"
-    assert public.summary(view)["status"] == "degraded_performance"
+    assert public.summary(view, settings=get_settings())["status"] == "degraded_performance"
 
 
 def test_the_demo_page_has_ninety_days_of_history_templates_and_followers(org):
@@ -95,8 +96,13 @@ def test_the_local_runner_calls_the_scheduled_handler_like_eventbridge(org):
         clock.freeze(None)
     view = public.load_view("tocsin-demo")
     assert view is not None
-    assert [w["status"] for w in public.maintenance(view, None)["maintenance"]] == ["in_progress"]
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=14, minutes=30)).started == 0
+    assert [w["status"] for w in public.maintenance(view, None, settings=get_settings())["maintenance"]] == [
+        "in_progress"
+    ]
+    assert (
+        scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=14, minutes=30), settings=get_settings()).started
+        == 0
+    )
 
 
 def test_start_workers_includes_the_schedules(monkeypatch, aws_env):

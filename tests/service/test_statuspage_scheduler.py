@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import pages, public, scheduled_maintenance, structure
 from chalicelib.statuspage.tables import StatusPageItem
 from tests.conftest import NOW
@@ -30,6 +31,7 @@ def window(page_id, component_id, start_in, end_in, title="Upgrade"):
         scheduled_end=NOW + end_in,
         component_ids=[component_id],
         now=NOW,
+        settings=get_settings(),
     )
     return created.item_key.rsplit("#", 1)[-1]
 
@@ -50,26 +52,26 @@ def test_windows_start_and_complete_on_their_times(page):
     soon = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
     later = window(page_id, component_id, timedelta(days=1), timedelta(days=1, hours=1))
 
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(minutes=59)) == scheduled_maintenance.SchedulerRun(
-        0, 0, 0
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(minutes=59), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(0, 0, 0)
     assert status_of(page_id, soon) == "scheduled"
 
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
-        1, 0, 0
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(hours=1), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(1, 0, 0)
     assert (status_of(page_id, soon), status_of(page_id, later)) == ("in_progress", "scheduled")
     assert component_status(page_id) == "under_maintenance"
-    assert public.summary(public.load_view("acme"))["active_maintenance_count"] == 1  # type: ignore[arg-type]
+    assert public.summary(public.load_view("acme"), settings=get_settings())["active_maintenance_count"] == 1  # type: ignore[arg-type]
 
     # A second, overlapping run finds nothing more to do.
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
-        0, 0, 0
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(hours=1), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(0, 0, 0)
 
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=2)) == scheduled_maintenance.SchedulerRun(
-        0, 1, 0
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(hours=2), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(0, 1, 0)
     assert status_of(page_id, soon) == "completed"
     assert component_status(page_id) == "operational"
     completed = scheduled_maintenance.get_window(page_id=page_id, maintenance_id=soon)
@@ -79,9 +81,9 @@ def test_windows_start_and_complete_on_their_times(page):
 def test_a_window_missed_entirely_completes_in_one_move(page):
     page_id, component_id = page
     missed = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=3)) == scheduled_maintenance.SchedulerRun(
-        0, 1, 0
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(hours=3), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(0, 1, 0)
     assert status_of(page_id, missed) == "completed"
 
 
@@ -89,21 +91,24 @@ def test_cancelled_and_rescheduled_windows_are_left_alone(page):
     page_id, component_id = page
     cancelled = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
     moved = window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
-    scheduled_maintenance.update_window(page_id=page_id, maintenance_id=cancelled, now=NOW, status="cancelled")
+    scheduled_maintenance.update_window(
+        page_id=page_id, maintenance_id=cancelled, now=NOW, status="cancelled", settings=get_settings()
+    )
     scheduled_maintenance.update_window(
         page_id=page_id,
         maintenance_id=moved,
         now=NOW,
         scheduled_start=NOW + timedelta(days=2),
         scheduled_end=NOW + timedelta(days=2, hours=1),
+        settings=get_settings(),
     )
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
-        0, 0, 0
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(hours=1), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(0, 0, 0)
     assert (status_of(page_id, cancelled), status_of(page_id, moved)) == ("cancelled", "scheduled")
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(days=2)) == scheduled_maintenance.SchedulerRun(
-        1, 0, 0
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(days=2), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(1, 0, 0)
 
 
 def test_a_run_racing_another_writer_moves_the_window_once(page, monkeypatch):
@@ -115,13 +120,15 @@ def test_a_run_racing_another_writer_moves_the_window_once(page, monkeypatch):
         item = original_get(*args, **kwargs)
         monkeypatch.setattr(StatusPageItem, "get", original_get)
         # Someone cancels between the scheduler's read and its write.
-        scheduled_maintenance.update_window(page_id=page_id, maintenance_id=raced, now=NOW, status="cancelled")
+        scheduled_maintenance.update_window(
+            page_id=page_id, maintenance_id=raced, now=NOW, status="cancelled", settings=get_settings()
+        )
         return item
 
     monkeypatch.setattr(StatusPageItem, "get", get_then_cancel)
-    assert scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1)) == scheduled_maintenance.SchedulerRun(
-        0, 0, 1
-    )
+    assert scheduled_maintenance.run_scheduler(
+        now=NOW + timedelta(hours=1), settings=get_settings()
+    ) == scheduled_maintenance.SchedulerRun(0, 0, 1)
     assert status_of(page_id, raced) == "cancelled"
 
 
@@ -129,7 +136,7 @@ def test_windows_of_a_deleted_page_are_skipped(org, page):
     page_id, component_id = page
     window(page_id, component_id, timedelta(hours=1), timedelta(hours=2))
     pages.delete_page(organization_id=org.organization_id, page_id=page_id)
-    run = scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1))
+    run = scheduled_maintenance.run_scheduler(now=NOW + timedelta(hours=1), settings=get_settings())
     assert (run.started, run.completed) == (0, 0)
 
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from chalicelib.errors import Conflict, NotFound, ValidationFailed
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents, pages, public, scheduled_maintenance, structure
 from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.tables import StatusPageItem
@@ -111,25 +112,32 @@ def test_public_incident_lifecycle_and_reopen(org, page):
         component_ids=[item_id(api), item_id(api)],
         incident_number=None,
         now=NOW,
+        settings=get_settings(),
     )
     assert created.component_ids == [item_id(api)]
     incident_id = item_id(created)
     t1, t2 = NOW + timedelta(minutes=10), NOW + timedelta(minutes=20)
     resolved = incidents.add_update(
-        page_id=page.page_id, incident_id=incident_id, status="resolved", body="Fixed.", now=t1
+        page_id=page.page_id, incident_id=incident_id, status="resolved", body="Fixed.", now=t1, settings=get_settings()
     )
     assert (resolved.status, resolved.resolved_at, resolved.active_key) == ("resolved", t1, None)
     reopened = incidents.add_update(
-        page_id=page.page_id, incident_id=incident_id, status="identified", body="Back.", now=t2, impact="major"
+        page_id=page.page_id,
+        incident_id=incident_id,
+        status="identified",
+        body="Back.",
+        now=t2,
+        impact="major",
+        settings=get_settings(),
     )
     assert (reopened.status, reopened.resolved_at, reopened.impact) == ("identified", None, "major")
     view = public.load_view("acme")
     assert view is not None
-    document = public.incidents(view, None)["incidents"][0]
+    document = public.incidents(view, None, settings=get_settings())["incidents"][0]
     assert [u["status"] for u in document["updates"]] == ["identified", "resolved", "investigating"]
     assert document["affected_components"] == [{"component_id": item_id(api), "name": "API"}]
     assert "incident_number" not in document
-    assert public.summary(view)["active_incident_count"] == 1
+    assert public.summary(view, settings=get_settings())["active_incident_count"] == 1
     with pytest.raises(ValidationFailed):
         incidents.create_incident(
             organization_id=org.organization_id,
@@ -141,6 +149,7 @@ def test_public_incident_lifecycle_and_reopen(org, page):
             component_ids=[],
             incident_number="INC-2026-9999",
             now=NOW,
+            settings=get_settings(),
         )
 
 
@@ -153,17 +162,18 @@ def test_listings_page_newest_first_with_cursors(page):
             scheduled_end=NOW + timedelta(days=1, hours=1),
             component_ids=[],
             now=NOW + timedelta(seconds=index),
+            settings=get_settings(),
         )
     view = public.load_view("acme")
     assert view is not None
-    first = public.maintenance(view, None)
+    first = public.maintenance(view, None, settings=get_settings())
     assert [w["title"] for w in first["maintenance"]] == [f"Window {i}" for i in range(22, 2, -1)]
-    second = public.maintenance(view, first["next_cursor"])
+    second = public.maintenance(view, first["next_cursor"], settings=get_settings())
     assert [w["title"] for w in second["maintenance"]] == ["Window 2", "Window 1", "Window 0"]
     assert second["next_cursor"] is None
-    assert public.incidents(view, None) == {"incidents": [], "next_cursor": None}
+    assert public.incidents(view, None, settings=get_settings()) == {"incidents": [], "next_cursor": None}
     with pytest.raises(ValidationFailed):  # a maintenance cursor is not an incidents cursor
-        public.incidents(view, first["next_cursor"])
+        public.incidents(view, first["next_cursor"], settings=get_settings())
 
 
 def test_an_exactly_full_page_promises_no_next_one(page):
@@ -175,8 +185,9 @@ def test_an_exactly_full_page_promises_no_next_one(page):
             scheduled_end=NOW + timedelta(days=1, hours=1),
             component_ids=[],
             now=NOW + timedelta(seconds=index),
+            settings=get_settings(),
         )
     view = public.load_view("acme")
     assert view is not None
-    listing = public.maintenance(view, None)
+    listing = public.maintenance(view, None, settings=get_settings())
     assert (len(listing["maintenance"]), listing["next_cursor"]) == (public.PAGE_SIZE, None)

@@ -10,6 +10,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.queue.messages import Message
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents, scheduled_maintenance
 from chalicelib.statuspage.repository import item_id
 from chalicelib.statuspage.tables import StatusPageItem
@@ -50,6 +51,7 @@ def schedule(page: Page, title: str) -> StatusPageItem:
         scheduled_end=NOW + timedelta(hours=2),
         component_ids=[page.api],
         now=NOW,
+        settings=get_settings(),
     )
 
 
@@ -65,13 +67,16 @@ def open_incident(org: Org, page: Page, components: list[str], title: str = "Slo
             component_ids=components,
             incident_number=None,
             now=NOW,
+            settings=get_settings(),
         )
     return item_id(item)
 
 
 def update(page: Page, incident_id: str, status: str, body: str) -> None:
     with clock.frozen(NOW):
-        incidents.add_update(page_id=page.page_id, incident_id=incident_id, status=status, body=body, now=NOW)
+        incidents.add_update(
+            page_id=page.page_id, incident_id=incident_id, status=status, body=body, now=NOW, settings=get_settings()
+        )
 
 
 def deliver_all(sqs: RecordingSqs) -> list[str]:
@@ -97,7 +102,7 @@ def test_confirmed_subscribers_of_the_touched_components_hear_of_a_new_incident(
     # The one-click unsubscribe link is signed for this subscriber of this page.
     url = message["List-Unsubscribe"].strip().removeprefix("<").removesuffix(">")
     assert url.startswith("http://127.0.0.1:8000/status/acme/unsubscribe?token=")
-    link = links.verify(url.split("token=", 1)[1], "unsubscribe")
+    link = links.verify(url.split("token=", 1)[1], "unsubscribe", settings=get_settings())
     assert (link.page_id, link.subscriber_id) == (page.page_id, "sub_checkout")
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     text = text_of(message)
@@ -132,6 +137,7 @@ def test_a_change_dated_in_the_past_is_not_told_to_who_confirmed_since(org: Org,
         component_ids=[page.checkout],
         incident_number=None,
         now=NOW - timedelta(days=7),
+        settings=get_settings(),
     )
     (change,) = [message for message, _, _ in sqs.sent if message.message_type == "status_page.incident_updated"]
     assert change.occurred_at == "2026-11-15T12:00:00.000Z"
@@ -172,7 +178,7 @@ def test_redelivered_messages_send_nothing_twice(org: Org, page: Page, sqs: Reco
         notices.fan_out(change)
     batches = [message for message, _, _ in sqs.take("status_page.notice_batch")]
     assert len(batches) == 2 and batches[0].payload == batches[1].payload
-    results = [notices.send_batch(batch, now=NOW) for batch in batches * 2]
+    results = [notices.send_batch(batch, now=NOW, settings=get_settings()) for batch in batches * 2]
     assert [r.emailed for r in results] == [2, 0, 0, 0]
     assert [r.already_claimed for r in results] == [0, 2, 2, 2]
     assert recipients(raw_emails()) == ["sub_a@example.com", "sub_b@example.com"]
@@ -194,7 +200,9 @@ def test_big_pages_are_told_in_batches(
     assert [len(b.payload["subscriber_ids"]) for b in batches] == [10, 10, 5]
     assert sorted(s for b in batches for s in b.payload["subscriber_ids"]) == [f"sub_{n:03d}" for n in range(25)]
     for batch in batches:
-        assert notices.send_batch(batch, now=NOW).emailed == len(batch.payload["subscriber_ids"])
+        assert notices.send_batch(batch, now=NOW, settings=get_settings()).emailed == len(
+            batch.payload["subscriber_ids"]
+        )
     assert len(raw_emails()) == 25
 
 
@@ -210,7 +218,7 @@ def test_who_left_or_changed_their_components_after_the_fan_out_is_not_told(
     stored(page, "SUB#sub_leaves").delete()  # type: ignore[union-attr]
     narrowing.update(actions=[type(narrowing).component_ids.set([page.api])])
     (batch,) = [message for message, _, _ in sqs.take("status_page.notice_batch")]
-    result = notices.send_batch(batch, now=NOW)
+    result = notices.send_batch(batch, now=NOW, settings=get_settings())
     assert (result.emailed, result.skipped) == (1, 2)
     assert recipients(raw_emails()) == ["sub_stays@example.com"]
 
@@ -260,7 +268,7 @@ def test_on_the_last_receive_a_passing_failure_is_recorded_not_retried(
     notices.fan_out(change)
     (batch,) = [message for message, _, _ in sqs.take("status_page.notice_batch")]
     last = Message.from_json(batch.to_json(), receive_count=5)
-    assert notices.send_batch(last, now=NOW).refused == 1
+    assert notices.send_batch(last, now=NOW, settings=get_settings()).refused == 1
     claim = stored(page, notice_key(notice_id(change.message_id), "sub_a"))
     assert claim is not None and claim.delivery_status == "failed"
 
@@ -274,7 +282,7 @@ def test_a_deleted_page_tells_nobody(org: Org, page: Page, sqs: RecordingSqs) ->
     notices.fan_out(change)
     pages.delete_page(organization_id=org.organization_id, page_id=page.page_id)
     (batch,) = [message for message, _, _ in sqs.take("status_page.notice_batch")]
-    assert notices.send_batch(batch, now=NOW).skipped == 1
+    assert notices.send_batch(batch, now=NOW, settings=get_settings()).skipped == 1
     assert raw_emails() == []
 
 
@@ -319,14 +327,14 @@ def test_maintenance_is_told_when_scheduled_started_completed_and_cancelled(
         other = schedule(page, "Cache resize")
         # A new title or new times are not news.
         scheduled_maintenance.update_window(
-            page_id=page.page_id, maintenance_id=item_id(upgrade), title="DB upgrade", now=NOW
+            page_id=page.page_id, maintenance_id=item_id(upgrade), title="DB upgrade", now=NOW, settings=get_settings()
         )
         scheduled_maintenance.update_window(
-            page_id=page.page_id, maintenance_id=item_id(other), status="cancelled", now=NOW
+            page_id=page.page_id, maintenance_id=item_id(other), status="cancelled", now=NOW, settings=get_settings()
         )
     for moment in (NOW + timedelta(hours=1), NOW + timedelta(hours=2)):
         with clock.frozen(moment):
-            scheduled_maintenance.run_scheduler(now=moment)
+            scheduled_maintenance.run_scheduler(now=moment, settings=get_settings())
     changes = [m.payload["change"] for m, _, _ in sqs.sent if m.message_type == "status_page.maintenance_changed"]
     assert changes == ["scheduled", "scheduled", "cancelled", "started", "completed"]
     deliver_all(sqs)
@@ -353,21 +361,36 @@ def test_new_times_for_an_open_window_are_told_as_rescheduled(org: Org, page: Pa
             scheduled_end=end,
             component_ids=[page.api],
             now=NOW,
+            settings=get_settings(),
         )
         window_id = item_id(window)
         # The same times again, or other components: not news.
-        scheduled_maintenance.update_window(page_id=page.page_id, maintenance_id=window_id, scheduled_end=end, now=NOW)
         scheduled_maintenance.update_window(
-            page_id=page.page_id, maintenance_id=window_id, component_ids=[page.api, page.checkout], now=NOW
+            page_id=page.page_id, maintenance_id=window_id, scheduled_end=end, now=NOW, settings=get_settings()
         )
         scheduled_maintenance.update_window(
-            page_id=page.page_id, maintenance_id=window_id, scheduled_end=end + timedelta(hours=1), now=NOW
+            page_id=page.page_id,
+            maintenance_id=window_id,
+            component_ids=[page.api, page.checkout],
+            now=NOW,
+            settings=get_settings(),
+        )
+        scheduled_maintenance.update_window(
+            page_id=page.page_id,
+            maintenance_id=window_id,
+            scheduled_end=end + timedelta(hours=1),
+            now=NOW,
+            settings=get_settings(),
         )
     started_at = start + timedelta(minutes=1)
     with clock.frozen(started_at):
-        scheduled_maintenance.run_scheduler(now=started_at)
+        scheduled_maintenance.run_scheduler(now=started_at, settings=get_settings())
         scheduled_maintenance.update_window(
-            page_id=page.page_id, maintenance_id=window_id, scheduled_end=end + timedelta(hours=2), now=started_at
+            page_id=page.page_id,
+            maintenance_id=window_id,
+            scheduled_end=end + timedelta(hours=2),
+            now=started_at,
+            settings=get_settings(),
         )
     changes = [m.payload["change"] for m, _, _ in sqs.sent if m.message_type == "status_page.maintenance_changed"]
     assert changes == ["scheduled", "rescheduled", "started", "rescheduled"]

@@ -14,6 +14,7 @@ import pytest
 from chalicelib import aws, clock
 from chalicelib.integration import signing
 from chalicelib.queue.messages import EVENTS_QUEUE, Message
+from chalicelib.settings import get_settings
 from chalicelib.statuspage import incidents
 from chalicelib.subscriber import links, notice_webhooks, notices
 from chalicelib.subscriber.tables import URL_GUARD_PREFIX, SubscriberItem
@@ -56,6 +57,7 @@ def open_incident(org: Org, page: Page) -> None:
             component_ids=[page.checkout],
             incident_number=None,
             now=NOW,
+            settings=get_settings(),
         )
 
 
@@ -64,7 +66,7 @@ def first_attempt(sqs: RecordingSqs) -> Message:
     (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
     notices.fan_out(change)
     (batch,) = [message for message, _, _ in sqs.take(notices.NOTICE_BATCH)]
-    assert notices.send_batch(batch, now=NOW).webhooks_queued == 1
+    assert notices.send_batch(batch, now=NOW, settings=get_settings()).webhooks_queued == 1
     (attempt,) = [message for message, _, _ in sqs.take(notices.WEBHOOK_DELIVER)]
     return attempt
 
@@ -75,11 +77,14 @@ def test_a_webhook_subscriber_gets_a_signed_notice(
     open_incident(org, page)
     run_queue(sqs, until=NOW + timedelta(minutes=1))
     (request,) = receiver.requests
-    secret = notice_webhooks.signing_secret(page.page_id, "sub_hook")
+    secret = notice_webhooks.signing_secret(page.page_id, "sub_hook", settings=get_settings())
     assert signing.verify_custom(secret, request.headers, request.body, now=request.at) == int(NOW.timestamp())
     with pytest.raises(Exception, match="does not match"):
         signing.verify_custom(
-            notice_webhooks.signing_secret(page.page_id, "sub_other"), request.headers, request.body, now=request.at
+            notice_webhooks.signing_secret(page.page_id, "sub_other", settings=get_settings()),
+            request.headers,
+            request.body,
+            now=request.at,
         )
     assert request.headers["content-type"] == "application/json"
     assert request.headers["user-agent"] == "Tocsin-Webhooks/1.0"
@@ -91,7 +96,7 @@ def test_a_webhook_subscriber_gets_a_signed_notice(
     assert body["incident"]["title"] == "Slow checkout"
     assert body["incident"]["affected_components"] == [{"component_id": page.checkout, "name": "Checkout"}]
     token = body["unsubscribe_url"].split("token=", 1)[1]
-    assert links.verify(token, "unsubscribe").subscriber_id == "sub_hook"
+    assert links.verify(token, "unsubscribe", settings=get_settings()).subscriber_id == "sub_hook"
     assert raw_emails() == []  # a webhook subscriber's email address is only for trouble
 
 
@@ -131,8 +136,8 @@ def test_an_attempt_is_never_posted_twice(
     open_incident(org, page)
     message = first_attempt(sqs)
     with clock.frozen(NOW):
-        notice_webhooks.handle(message)
-        notice_webhooks.handle(message)  # SQS delivered it again
+        notice_webhooks.handle(message, get_settings())
+        notice_webhooks.handle(message, get_settings())  # SQS delivered it again
     assert len(receiver.requests) == 1
 
 
@@ -143,15 +148,15 @@ def test_a_redelivered_batch_queues_an_unattempted_delivery_again_but_it_is_post
     (change,) = [message for message, _, _ in sqs.take("status_page.incident_updated")]
     notices.fan_out(change)
     (batch,) = [message for message, _, _ in sqs.take(notices.NOTICE_BATCH)]
-    assert notices.send_batch(batch, now=NOW).webhooks_queued == 1
+    assert notices.send_batch(batch, now=NOW, settings=get_settings()).webhooks_queued == 1
     # Delivered again: the first run may have died before publishing, so the unattempted
     # delivery's first attempt is published again.
-    assert notices.send_batch(batch, now=NOW).already_claimed == 1
+    assert notices.send_batch(batch, now=NOW, settings=get_settings()).already_claimed == 1
     attempts = [message for message, _, _ in sqs.take(notices.WEBHOOK_DELIVER)]
     assert len(attempts) == 2 and attempts[0].payload == attempts[1].payload
     with clock.frozen(NOW):
         for attempt in attempts:
-            notice_webhooks.handle(attempt)
+            notice_webhooks.handle(attempt, get_settings())
     assert len(receiver.requests) == 1
 
 
@@ -165,7 +170,7 @@ def test_the_target_is_checked_before_each_attempt(
     aws.set_client("sqs", sqs)
     aws._clients[f"queue-url:{EVENTS_QUEUE}"] = "https://sqs.test/events"  # never called for real
     with clock.frozen(NOW):
-        notice_webhooks.handle(message)
+        notice_webhooks.handle(message, get_settings())
     assert receiver.requests == []
     record = next(iter(SubscriberItem.query(page.page_id, SubscriberItem.item_key.startswith("SENT#"))))
     assert (record.delivery_status, record.attempts, record.response_code) == ("retrying", 1, None)
@@ -187,6 +192,7 @@ def test_an_unsubscribed_webhook_gets_nothing_more(
                 subscriber_id="sub_hook",
                 attempt=1,
                 now=NOW,
+                settings=get_settings(),
             )
             == "gone"
         )

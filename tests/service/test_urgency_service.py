@@ -23,6 +23,7 @@ from chalicelib.integration import admin
 from chalicelib.integration.ingest import ingest
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
+from chalicelib.settings import get_settings
 from tests.conftest import NOW, Org
 
 # NOW is Sunday 2026-11-22 12:00Z; the Monday after, 10:00 and 20:00 in Berlin (CET, +01:00).
@@ -53,6 +54,7 @@ def open_incident(org: Org, service: services.Service, severity: str, now: Any =
         request=incidents.NewIncident(title="Checkout down", service_keys=[service.service_key], severity=severity),
         now=now,
         actor="tester",
+        settings=get_settings(),
     )
 
 
@@ -185,6 +187,7 @@ def test_the_first_service_decides(org: Org) -> None:
         request=incidents.NewIncident(title="x", service_keys=[loud.service_key, quiet.service_key], severity="SEV4"),
         now=NOW,
         actor="tester",
+        settings=get_settings(),
     )
     assert first_loud.urgency == "high"
 
@@ -265,15 +268,16 @@ def test_an_alert_opens_an_incident_with_its_services_urgency(org: Org) -> None:
         name="prom",
         now=NOW,
         default_service_key=service.service_key,
+        settings=get_settings(),
     )
-    integration = admin.find_by_routing_key(issued.routing_key)
+    integration = admin.find_by_routing_key(issued.routing_key, settings=get_settings())
     assert integration is not None
 
     def trigger(key: str, now: Any) -> IncidentRecord:
         alert = NormalizedAlert(
             source="alertmanager", action="trigger", title="Disk full", dedup_key=key, summary="x", severity="SEV3"
         )
-        result = ingest(AlertOrigin.of(integration), alert, now=now)
+        result = ingest(AlertOrigin.of(integration), alert, now=now, settings=get_settings())
         assert result.incident is not None and result.created
         return result.incident
 

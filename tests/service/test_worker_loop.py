@@ -12,6 +12,7 @@ from chalicelib import aws
 from chalicelib.local.worker_loop import QueueWorker
 from chalicelib.queue import consumers
 from chalicelib.queue.messages import EVENTS_QUEUE, Message, publish
+from chalicelib.settings import Settings
 from chalicelib.workers import dispatch
 
 received: list[Message] = []
@@ -19,12 +20,12 @@ failures_left = {"count": 0}
 
 
 @consumers.handles("test.recorded")
-def _record(message: Message) -> None:
+def _record(message: Message, settings: Settings) -> None:
     received.append(message)
 
 
 @consumers.handles("test.flaky")
-def _flaky(message: Message) -> None:
+def _flaky(message: Message, settings: Settings) -> None:
     if failures_left["count"] > 0:
         failures_left["count"] -= 1
         raise RuntimeError("provider down")
@@ -84,12 +85,12 @@ shared_failures = {"second": 0}
 
 
 @consumers.handles("test.shared", name="test.first")
-def _shared_first(message: Message) -> None:
+def _shared_first(message: Message, settings: Settings) -> None:
     shared_calls.append("first")
 
 
 @consumers.handles("test.shared", name="test.second")
-def _shared_second(message: Message) -> None:
+def _shared_second(message: Message, settings: Settings) -> None:
     if shared_failures["second"] > 0:
         shared_failures["second"] -= 1
         raise RuntimeError("receiver down")
@@ -105,12 +106,12 @@ def test_every_consumer_of_a_type_runs(aws_env: None) -> None:
 
 
 @consumers.handles("test.ordered", name="test.later")
-def _ordered_later(message: Message) -> None:
+def _ordered_later(message: Message, settings: Settings) -> None:
     shared_calls.append("later")
 
 
 @consumers.handles("test.ordered", name="test.pages", first=True)
-def _ordered_pages(message: Message) -> None:
+def _ordered_pages(message: Message, settings: Settings) -> None:
     shared_calls.append("pages")
 
 

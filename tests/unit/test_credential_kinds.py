@@ -15,6 +15,7 @@ from chalicelib.api.provider_signatures import SLACK_V0_SIGNATURE, SNS_SMS_TOPIC
 from chalicelib.api.routing_keys import ROUTING_KEY_IN_BEARER, ROUTING_KEY_IN_PAGERDUTY_BODY
 from chalicelib.console.visits import CONSOLE_SESSION, CONSOLE_SESSION_OR_ANONYMOUS, Visit
 from chalicelib.errors import AppError
+from chalicelib.settings import get_settings
 from tests.unit.test_pipeline import ADDRESS, FakeRequest
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -22,7 +23,7 @@ FORM = {"content-type": "application/x-www-form-urlencoded"}
 
 
 def inbound(path: dict[str, str] | None = None, **request: Any) -> Inbound:
-    return Inbound(FakeRequest(**request), path or {}, NOW)  # type: ignore[arg-type]
+    return Inbound(FakeRequest(**request), path or {}, NOW, get_settings())  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

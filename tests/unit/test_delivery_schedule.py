@@ -11,6 +11,7 @@ import pytest
 from chalicelib.delivery import schedule
 from chalicelib.delivery.schedule import Next, RetrySchedule, after_attempt, after_once, standing
 from chalicelib.delivery.webhook import RETRIES
+from chalicelib.settings import get_settings
 
 T0 = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -25,12 +26,12 @@ def test_delays_before_each_attempt_are_the_specs():
 
 def test_attempt_times_when_every_attempt_fails():
     attempted_at = [T0]
-    while (due := RETRIES.next_attempt_at(len(attempted_at), attempted_at[-1])) is not None:
+    while (due := RETRIES.next_attempt_at(len(attempted_at), attempted_at[-1], settings=get_settings())) is not None:
         attempted_at.append(due)
     offsets = [int((moment - T0).total_seconds()) for moment in attempted_at]
     # +0, then 1 min, 5 min, 30 min and 2 h after the attempt before.
     assert offsets == [0, 60, 360, 2160, 9360]
-    assert RETRIES.next_attempt_at(5, T0) is None
+    assert RETRIES.next_attempt_at(5, T0, settings=get_settings()) is None
 
 
 @pytest.mark.parametrize(
@@ -45,7 +46,7 @@ def test_a_schedule_is_data(delays, max_attempts, offsets):
     given = RetrySchedule(delays_seconds=delays)
     assert given.max_attempts == max_attempts
     attempted_at = [T0]
-    while (due := given.next_attempt_at(len(attempted_at), attempted_at[-1])) is not None:
+    while (due := given.next_attempt_at(len(attempted_at), attempted_at[-1], settings=get_settings())) is not None:
         attempted_at.append(due)
     assert [int((moment - T0).total_seconds()) for moment in attempted_at] == offsets
 
@@ -92,16 +93,16 @@ def test_sqs_delay_is_zero_when_due_or_late():
     ],
 )
 def test_after_an_attempt(attempt, verdict, expected):
-    step = after_attempt(RETRIES, attempt, verdict, T0)
+    step = after_attempt(RETRIES, attempt, verdict, T0, settings=get_settings())
     assert step == expected
     assert step.gave_up == (expected.status == "failed")
 
 
 def test_every_failure_counts_towards_the_five_attempts():
-    statuses = [after_attempt(RETRIES, n, "final", T0).status for n in range(1, 6)]
+    statuses = [after_attempt(RETRIES, n, "final", T0, settings=get_settings()).status for n in range(1, 6)]
     assert statuses == ["retrying"] * 4 + ["failed"]
-    assert after_attempt(RETRIES, 5, "retryable", T0).status == "failed"
-    assert after_attempt(RETRIES, 5, "delivered", T0).status == "succeeded"
+    assert after_attempt(RETRIES, 5, "retryable", T0, settings=get_settings()).status == "failed"
+    assert after_attempt(RETRIES, 5, "delivered", T0, settings=get_settings()).status == "succeeded"
 
 
 LATER = T0 + timedelta(minutes=1)

@@ -10,6 +10,7 @@ import pytest
 from chalicelib.delivery import targets
 from chalicelib.delivery.targets import check_target, is_public_address, validate_target_url
 from chalicelib.errors import ValidationFailed
+from chalicelib.settings import get_settings
 
 PUBLIC_V4 = "93.184.216.34"
 PUBLIC_V6 = "2606:4700:4700::1111"
@@ -28,7 +29,7 @@ def never_called(host: str, port: int) -> list[str]:
 
 def refusal(url: str, *, allow_local: bool = False, resolve: targets.Resolver = never_called) -> str:
     with pytest.raises(ValidationFailed) as caught:
-        validate_target_url(url, allow_local=allow_local, resolve=resolve)
+        validate_target_url(url, allow_local=allow_local, resolve=resolve, settings=get_settings())
     assert caught.value.status == 400 and caught.value.code == "VALIDATION_ERROR"
     [field] = caught.value.details["fields"]  # type: ignore[index]
     assert field["field"] == "url"
@@ -45,14 +46,26 @@ def test_public_https_url_resolving_to_public_addresses_passes_with_its_addresse
         seen.append((host, port))
         return [PUBLIC_V4, PUBLIC_V6]
 
-    target = check_target("https://Hooks.Example.com/tocsin?x=1", allow_local=False, resolve=resolve)
+    target = check_target(
+        "https://Hooks.Example.com/tocsin?x=1", allow_local=False, resolve=resolve, settings=get_settings()
+    )
     assert seen == [("hooks.example.com", 443)]
     assert (target.scheme, target.host, target.port) == ("https", "hooks.example.com", 443)
     assert target.addresses == (PUBLIC_V4, PUBLIC_V6)
     # Only port 443 now; any other is refused (test_outside_the_local_stage_only_port_443).
-    assert check_target("https://hooks.example.com:443/", allow_local=False, resolve=resolver(PUBLIC_V4)).port == 443
-    assert validate_target_url(f"https://{PUBLIC_V4}/x", allow_local=False, resolve=never_called) is None
-    assert check_target(f"https://[{PUBLIC_V6}]/x", allow_local=False, resolve=never_called).addresses == (PUBLIC_V6,)
+    assert (
+        check_target(
+            "https://hooks.example.com:443/", allow_local=False, resolve=resolver(PUBLIC_V4), settings=get_settings()
+        ).port
+        == 443
+    )
+    assert (
+        validate_target_url(f"https://{PUBLIC_V4}/x", allow_local=False, resolve=never_called, settings=get_settings())
+        is None
+    )
+    assert check_target(
+        f"https://[{PUBLIC_V6}]/x", allow_local=False, resolve=never_called, settings=get_settings()
+    ).addresses == (PUBLIC_V6,)
 
 
 @pytest.mark.parametrize(
@@ -80,7 +93,7 @@ def test_malformed_or_plain_http_urls_are_refused(url: str, problem: str) -> Non
 
 def test_the_local_stage_may_send_plain_http_to_any_address_without_resolving() -> None:
     for url in ("http://127.0.0.1:8000/local/webhook-sink/demo", "https://localhost/x", "http://10.0.0.5/x"):
-        assert check_target(url, allow_local=True, resolve=never_called).addresses == ()
+        assert check_target(url, allow_local=True, resolve=never_called, settings=get_settings()).addresses == ()
     # Still a URL: scheme, credentials and characters are checked.
     assert "https or http" in refusal("ftp://127.0.0.1/x", allow_local=True)
     assert "credentials" in refusal("http://a:b@127.0.0.1/x", allow_local=True)
@@ -247,7 +260,12 @@ def test_every_special_purpose_range_is_refused(address: str) -> None:
 def test_outside_the_local_stage_only_port_443(port: int) -> None:
     problem = refusal(f"https://hooks.example.com:{port}/x", resolve=resolver(PUBLIC_V4))
     assert "443" in problem
-    assert check_target("https://hooks.example.com:443/x", allow_local=False, resolve=resolver(PUBLIC_V4)).port == 443
+    assert (
+        check_target(
+            "https://hooks.example.com:443/x", allow_local=False, resolve=resolver(PUBLIC_V4), settings=get_settings()
+        ).port
+        == 443
+    )
 
 
 def test_the_local_stage_refuses_the_emulator_and_its_control_paths() -> None:
@@ -255,7 +273,9 @@ def test_the_local_stage_refuses_the_emulator_and_its_control_paths() -> None:
 
     def local(url: str) -> str:
         with pytest.raises(ValidationFailed) as caught:
-            check_target(url, allow_local=True, resolve=never_called, emulator_endpoints=emulator)
+            check_target(
+                url, allow_local=True, resolve=never_called, emulator_endpoints=emulator, settings=get_settings()
+            )
         return str(caught.value.details["fields"][0]["message"])  # type: ignore[index]
 
     for url in (
@@ -275,7 +295,12 @@ def test_the_local_stage_refuses_the_emulator_and_its_control_paths() -> None:
         assert "moto-api" in local(url), url
     # The local sink (and anything else) is still fine.
     sink = "http://127.0.0.1:8000/local/webhook-sink/demo"
-    assert check_target(sink, allow_local=True, resolve=never_called, emulator_endpoints=emulator).port == 8000
+    assert (
+        check_target(
+            sink, allow_local=True, resolve=never_called, emulator_endpoints=emulator, settings=get_settings()
+        ).port
+        == 8000
+    )
 
 
 def test_the_emulator_endpoints_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -287,7 +312,9 @@ def test_the_emulator_endpoints_come_from_the_settings(monkeypatch: pytest.Monke
     try:
         for port in (5999, 6001):
             with pytest.raises(ValidationFailed):
-                check_target(f"http://localhost:{port}/", allow_local=True, resolve=never_called)
+                check_target(
+                    f"http://localhost:{port}/", allow_local=True, resolve=never_called, settings=get_settings()
+                )
     finally:
         monkeypatch.undo()
         reset_settings()

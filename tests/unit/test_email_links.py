@@ -17,6 +17,7 @@ from chalicelib.notification.email_links import (
     sign,
     verify,
 )
+from chalicelib.settings import get_settings
 from tests.conftest import NOW
 
 KEY = b"k" * 32
@@ -34,15 +35,15 @@ def _link(action: str = "acknowledge") -> EmailLink:
 
 def _refusal(token: str, *, at: object = NOW, key: bytes = KEY) -> str:
     with pytest.raises(LinkRefused) as refused:
-        verify(token, now=at, key=key)  # type: ignore[arg-type]
+        verify(token, now=at, key=key, settings=get_settings())  # type: ignore[arg-type]
     return refused.value.reason
 
 
 def test_a_signed_link_verifies_to_what_was_signed_until_it_expires() -> None:
     link = _link("resolve")
-    token = sign(link, KEY)
-    assert verify(token, now=NOW, key=KEY) == link
-    assert verify(token, now=NOW + LINK_LIFETIME - timedelta(seconds=1), key=KEY) == link
+    token = sign(link, KEY, settings=get_settings())
+    assert verify(token, now=NOW, key=KEY, settings=get_settings()) == link
+    assert verify(token, now=NOW + LINK_LIFETIME - timedelta(seconds=1), key=KEY, settings=get_settings()) == link
     assert link.expires_at == int((NOW + timedelta(hours=24)).timestamp())
     assert _refusal(token, at=NOW + LINK_LIFETIME) == EXPIRED
 
@@ -50,13 +51,13 @@ def test_a_signed_link_verifies_to_what_was_signed_until_it_expires() -> None:
 def test_each_link_is_its_own_and_path_safe() -> None:
     first, second = _link(), _link()
     assert first.link_id != second.link_id
-    token = sign(first, KEY)
-    assert sign(first, KEY) == token and sign(second, KEY) != token
+    token = sign(first, KEY, settings=get_settings())
+    assert sign(first, KEY, settings=get_settings()) == token and sign(second, KEY, settings=get_settings()) != token
     assert all(ch.isalnum() or ch in "-_." for ch in token)
 
 
 def test_another_key_or_a_changed_field_is_refused() -> None:
-    token = sign(_link(), KEY)
+    token = sign(_link(), KEY, settings=get_settings())
     assert _refusal(token, key=b"other" * 8) == BAD_LINK
     version, body, signature = token.split(".")
     fields = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from chalicelib import emf, logs
+from chalicelib.settings import get_settings
 from tests.conftest import reconfigure
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, 250000, tzinfo=UTC)
@@ -132,7 +133,7 @@ def test_emit_writes_one_json_line_only_when_the_setting_says_so(
     level = logger.level
     logger.setLevel(logging.INFO)
     try:
-        emf.emit([emf.notification_line(channel="email", sent=True, now=NOW)])
+        emf.emit([emf.notification_line(channel="email", sent=True, now=NOW)], enabled=get_settings().emf_enabled)
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)

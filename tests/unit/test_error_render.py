@@ -22,6 +22,7 @@ from chalicelib.errors import (
     RateLimited,
     RouteNotFound,
 )
+from chalicelib.settings import get_settings
 
 RATE = {"X-RateLimit-Remaining": "7"}
 
@@ -31,7 +32,7 @@ def body(response: Response) -> Any:
 
 
 def test_api_family_is_the_envelope() -> None:
-    response = render(ErrorFamily.API, NotFound("gone", headers=RATE))
+    response = render(ErrorFamily.API, NotFound("gone", headers=RATE), app_url=get_settings().app_url())
     document = body(response)
     assert response.status_code == 404 and response.headers["X-RateLimit-Remaining"] == "7"
     assert document["success"] is False and document["error"] == {"code": "NOT_FOUND", "message": "gone"}
@@ -39,7 +40,9 @@ def test_api_family_is_the_envelope() -> None:
 
 
 def test_webhook_family_is_the_bare_body() -> None:
-    response = render(ErrorFamily.WEBHOOK, InvalidSignature("bad signature", headers=RATE))
+    response = render(
+        ErrorFamily.WEBHOOK, InvalidSignature("bad signature", headers=RATE), app_url=get_settings().app_url()
+    )
     assert response.status_code == 401 and response.headers["X-RateLimit-Remaining"] == "7"
     assert body(response) == {"success": False, "error": {"code": "INVALID_SIGNATURE", "message": "bad signature"}}
 
@@ -70,14 +73,18 @@ def test_webhook_family_is_the_bare_body() -> None:
     ],
 )
 def test_pagerduty_family_answers_as_pagerduty(error: AppError, status: int, expected: dict[str, Any]) -> None:
-    response = render(ErrorFamily.PAGERDUTY, error)
+    response = render(ErrorFamily.PAGERDUTY, error, app_url=get_settings().app_url())
     assert (response.status_code, body(response)) == (status, expected)
 
 
 def test_public_families_carry_the_public_headers() -> None:
-    as_json = render(ErrorFamily.PUBLIC_JSON, NotFound("Status page not found.", headers=RATE))
+    as_json = render(
+        ErrorFamily.PUBLIC_JSON, NotFound("Status page not found.", headers=RATE), app_url=get_settings().app_url()
+    )
     assert as_json.status_code == 404 and body(as_json)["error"]["code"] == "NOT_FOUND"
-    as_html = render(ErrorFamily.PUBLIC_HTML, InternalError("<b>down</b>"), {"slug": "acme"})
+    as_html = render(
+        ErrorFamily.PUBLIC_HTML, InternalError("<b>down</b>"), {"slug": "acme"}, app_url=get_settings().app_url()
+    )
     assert as_html.status_code == 500 and "&lt;b&gt;down&lt;/b&gt;" in as_html.body
     for response, content_type in ((as_json, "application/json"), (as_html, "text/html; charset=utf-8")):
         assert response.headers["Access-Control-Allow-Origin"] == "*"

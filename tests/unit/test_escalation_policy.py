@@ -12,6 +12,7 @@ import pytest
 from chalicelib.errors import ValidationFailed
 from chalicelib.escalation import EscalationPolicy, EscalationState, Level, Target, start, validate_policy
 from chalicelib.escalation.steps import MAX_LEVELS, MAX_TARGETS
+from chalicelib.settings import get_settings
 
 POLICY = EscalationPolicy(
     "pol_1",
@@ -137,7 +138,7 @@ def test_from_dict_reports_the_field_with_the_wrong_shape(mutate, field):
 
 def test_state_round_trip_through_json():
     now = datetime(2026, 11, 22, 12, 0, 0, 123456, tzinfo=UTC)
-    state, _ = start(POLICY, now, "tok")
+    state, _ = start(POLICY, now, "tok", settings=get_settings())
     data = json.loads(json.dumps(state.to_dict()))
     assert data["next_at"] == "2026-11-22T12:05:00.123456Z"
     assert data["level_index"] == 0 and data["sequence"] == 1 and data["stopped"] is False
@@ -160,7 +161,7 @@ def test_state_round_trip_through_json():
     ],
 )
 def test_state_from_dict_reports_problems(mutate, field):
-    state, _ = start(POLICY, datetime(2026, 1, 1, tzinfo=UTC), "tok")
+    state, _ = start(POLICY, datetime(2026, 1, 1, tzinfo=UTC), "tok", settings=get_settings())
     data = state.to_dict()
     mutate(data)
     with pytest.raises(ValidationFailed) as caught:

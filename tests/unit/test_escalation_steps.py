@@ -22,6 +22,7 @@ from chalicelib.escalation import (
     stop,
 )
 from chalicelib.escalation.steps import SQS_MAX_DELAY_SECONDS, timer_is_current
+from chalicelib.settings import get_settings
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 L1 = (Target("schedule", "sch_primary"),)
@@ -36,7 +37,7 @@ def minutes(value: float) -> datetime:
 
 
 def test_start_notifies_level_1_now_and_schedules_the_next_step():
-    state, step = start(POLICY, T0, "tok-1")
+    state, step = start(POLICY, T0, "tok-1", settings=get_settings())
     assert step == Step(level=1, targets=L1, next_at=minutes(5), token="tok-1", repeat=0, sequence=1)
     assert state == EscalationState(POLICY, 0, 0, "tok-1", minutes(5), stopped=False, sequence=1, run="tok-1")
     assert state.level == 1
@@ -54,14 +55,14 @@ def test_start_notifies_level_1_now_and_schedules_the_next_step():
 
 
 def test_full_timeline_with_repeats_long_delays_early_and_stale_timers():
-    state, _ = start(POLICY, T0, "tok-1")
+    state, _ = start(POLICY, T0, "tok-1", settings=get_settings())
     notified: list[tuple[int, int, datetime]] = []
     tokens = [state.token]
 
     def fire(now: datetime, token: str) -> Step | None:
         nonlocal state
         before = state
-        state, step = advance(state, now, token)
+        state, step = advance(state, now, token, settings=get_settings())
         if step is None:
             return None
         assert step.token == state.token and step.next_at == state.next_at and step.sequence == state.sequence
@@ -108,79 +109,81 @@ def test_full_timeline_with_repeats_long_delays_early_and_stale_timers():
     assert state.sequence == 6
     # Every old token is stale.
     for token in tokens:
-        assert advance(state, minutes(500), token) == (state, None)
+        assert advance(state, minutes(500), token, settings=get_settings()) == (state, None)
 
 
 def test_advance_is_deterministic():
-    state, _ = start(POLICY, T0, "tok-1")
-    assert advance(state, minutes(5), "tok-1") == advance(state, minutes(5), "tok-1")
+    state, _ = start(POLICY, T0, "tok-1", settings=get_settings())
+    assert advance(state, minutes(5), "tok-1", settings=get_settings()) == advance(
+        state, minutes(5), "tok-1", settings=get_settings()
+    )
 
 
 def test_stop_makes_every_timer_a_no_op():
-    state, _ = start(POLICY, T0, "tok-1")
+    state, _ = start(POLICY, T0, "tok-1", settings=get_settings())
     stopped = stop(state)
     assert stopped.stopped and stopped.next_at is None and stopped.level == 1
-    assert advance(stopped, minutes(5), "tok-1") == (stopped, None)
+    assert advance(stopped, minutes(5), "tok-1", settings=get_settings()) == (stopped, None)
     assert delay_seconds(stopped, T0) is None
     assert not timer_is_current(stopped, "tok-1")
     assert stop(stopped) == stopped
 
 
 def test_manual_escalate_moves_now_with_a_new_token():
-    state, _ = start(POLICY, T0, "tok-1")
-    state, step = escalate_now(state, minutes(1), "tok-manual")
+    state, _ = start(POLICY, T0, "tok-1", settings=get_settings())
+    state, step = escalate_now(state, minutes(1), "tok-manual", settings=get_settings())
     assert step == Step(level=2, targets=L2, next_at=minutes(11), token="tok-manual", repeat=0, sequence=2)
     assert state.token == "tok-manual" and state.next_at == minutes(11)
     assert current_and_next_level(state) == (2, 3)
     # The level 1 timer is now stale.
-    assert advance(state, minutes(5), "tok-1") == (state, None)
+    assert advance(state, minutes(5), "tok-1", settings=get_settings()) == (state, None)
     # The new timer works.
-    _, step = advance(state, minutes(11), "tok-manual")
+    _, step = advance(state, minutes(11), "tok-manual", settings=get_settings())
     assert step is not None and step.level == 3
 
 
 def test_manual_escalate_wraps_while_repeats_remain():
     state = EscalationState(POLICY, 2, 0, "t", minutes(20), sequence=3)
-    state, step = escalate_now(state, T0, "t2")
+    state, step = escalate_now(state, T0, "t2", settings=get_settings())
     assert step is not None and (step.level, step.repeat) == (1, 1)
     assert current_and_next_level(state) == (1, 2)
 
 
 def test_manual_escalate_without_a_next_level_is_escalated_false():
     state = EscalationState(POLICY, 2, 1, "t", minutes(20), sequence=6)
-    assert escalate_now(state, T0, "t2") == (state, None)
+    assert escalate_now(state, T0, "t2", settings=get_settings()) == (state, None)
     assert current_and_next_level(state) == (3, None)
-    solo, _ = start(ONE_LEVEL, T0, "s")
-    assert escalate_now(solo, T0, "s2") == (solo, None)
+    solo, _ = start(ONE_LEVEL, T0, "s", settings=get_settings())
+    assert escalate_now(solo, T0, "s2", settings=get_settings()) == (solo, None)
     assert current_and_next_level(solo) == (1, None)
 
 
 def test_manual_escalate_of_an_acknowledged_incident_notifies_but_sets_no_timer():
-    state, _ = start(POLICY, T0, "tok-1")
+    state, _ = start(POLICY, T0, "tok-1", settings=get_settings())
     acknowledged = stop(state)
-    moved, step = escalate_now(acknowledged, minutes(2), "tok-2")
+    moved, step = escalate_now(acknowledged, minutes(2), "tok-2", settings=get_settings())
     assert step is not None and step.level == 2 and step.next_at is None
     assert moved.stopped and moved.next_at is None and moved.token == "tok-2"
-    assert advance(moved, minutes(60), "tok-2") == (moved, None)
+    assert advance(moved, minutes(60), "tok-2", settings=get_settings()) == (moved, None)
     assert delay_seconds(moved, minutes(2)) is None
 
 
 def test_one_level_policy_stops_after_its_delay():
-    state, step = start(ONE_LEVEL, T0, "s")
+    state, step = start(ONE_LEVEL, T0, "s", settings=get_settings())
     assert step.next_at == minutes(15) and current_and_next_level(state) == (1, None)
-    assert advance(state, minutes(14), "s") == (state, None)
-    stopped, step2 = advance(state, minutes(15), "s")
+    assert advance(state, minutes(14), "s", settings=get_settings()) == (state, None)
+    stopped, step2 = advance(state, minutes(15), "s", settings=get_settings())
     assert step2 is None and stopped.stopped and stopped.next_at is None and stopped.token == "s"
 
 
 def test_a_state_without_next_at_ignores_timers():
     state = EscalationState(POLICY, 0, 0, "t", None)
-    assert advance(state, minutes(100), "t") == (state, None)
+    assert advance(state, minutes(100), "t", settings=get_settings()) == (state, None)
     assert delay_seconds(state, T0) is None and not timer_is_current(state, "t")
 
 
 def test_delay_seconds_rounds_up_caps_and_never_goes_negative():
-    state, _ = start(POLICY, T0, "t")
+    state, _ = start(POLICY, T0, "t", settings=get_settings())
     assert delay_seconds(state, T0 + timedelta(seconds=299.2)) == 1
     assert delay_seconds(state, minutes(5)) == 0
     assert delay_seconds(state, minutes(9)) == 0
@@ -203,7 +206,7 @@ policies = st.builds(
 @settings(max_examples=200, deadline=None)
 @given(policies, st.lists(st.integers(0, 3000), max_size=40))
 def test_timers_notify_every_level_in_order_repeat_plus_one_times_then_stop(policy, lateness_seconds):
-    state, first = start(policy, T0, "tok")
+    state, first = start(policy, T0, "tok", settings=get_settings())
     levels = [first.level]
     now = T0
     stale = ["tok"]
@@ -212,12 +215,12 @@ def test_timers_notify_every_level_in_order_repeat_plus_one_times_then_stop(poli
         assert state.next_at is not None
         # An early timer (1 s before) and stale ones do nothing.
         early = state.next_at - timedelta(seconds=1)
-        assert advance(state, early, state.token) == (state, None)
+        assert advance(state, early, state.token, settings=get_settings()) == (state, None)
         assert 1 <= (delay_seconds(state, early) or 0) <= SQS_MAX_DELAY_SECONDS
         for token in stale[:-1]:
-            assert advance(state, state.next_at, token) == (state, None)
+            assert advance(state, state.next_at, token, settings=get_settings()) == (state, None)
         now = state.next_at + timedelta(seconds=next(lateness, 0))
-        state, step = advance(state, now, state.token)
+        state, step = advance(state, now, state.token, settings=get_settings())
         if step is None:
             break
         assert step.next_at == now + timedelta(minutes=policy.levels[step.level - 1].delay_minutes)
@@ -232,17 +235,17 @@ def test_timers_notify_every_level_in_order_repeat_plus_one_times_then_stop(poli
 @settings(max_examples=200, deadline=None)
 @given(policies, st.lists(st.booleans(), min_size=1, max_size=60))
 def test_manual_and_timer_steps_never_exceed_the_policy(policy, choices):
-    state, _ = start(policy, T0, "tok")
+    state, _ = start(policy, T0, "tok", settings=get_settings())
     notified = 1
     now = T0
     for index, manual in enumerate(choices):
         now += timedelta(minutes=1)
         if manual:
-            state, step = escalate_now(state, now, f"m{index}")
+            state, step = escalate_now(state, now, f"m{index}", settings=get_settings())
         else:
             if state.next_at is not None:
                 now = max(now, state.next_at)
-            state, step = advance(state, now, state.token)
+            state, step = advance(state, now, state.token, settings=get_settings())
         if step is not None:
             notified += 1
             assert state.level == step.level
@@ -256,11 +259,11 @@ def test_manual_and_timer_steps_never_exceed_the_policy(policy, choices):
 
 
 def test_the_run_token_is_the_first_levels_and_survives_every_move():
-    state, _ = start(POLICY, T0, "tok-1")
-    moved, step = advance(state, minutes(5), "tok-1")
+    state, _ = start(POLICY, T0, "tok-1", settings=get_settings())
+    moved, step = advance(state, minutes(5), "tok-1", settings=get_settings())
     assert step is not None and moved.token != "tok-1"
     assert moved.run_token == "tok-1"
-    escalated, _ = escalate_now(moved, minutes(6), "tok-manual")
+    escalated, _ = escalate_now(moved, minutes(6), "tok-manual", settings=get_settings())
     assert escalated.run_token == "tok-1"
     assert EscalationState.from_dict(escalated.to_dict()).run_token == "tok-1"
     stored_before_runs = {key: value for key, value in state.to_dict().items() if key != "run"}

@@ -27,7 +27,7 @@ from chalicelib.auth import sessions
 from chalicelib.auth.principal import Principal
 from chalicelib.auth.scopes import ROLE_SCOPES
 from chalicelib.errors import AppError
-from chalicelib.settings import Settings
+from chalicelib.settings import Settings, get_settings
 from tests.fuzzing import (
     RAW_JSON_ODDITIES,
     any_body,
@@ -81,7 +81,7 @@ def test_authorization_header_gives_a_principal_or_a_401(authorization: str | No
     credential = (authorization or "").strip().partition(" ")[2].strip()
     if looks_like_key(credential):
         return  # a well-formed key is looked up in storage: the service tests cover it
-    only_4xx(lambda: authenticate(authorization=authorization, now=NOW))
+    only_4xx(lambda: authenticate(authorization=authorization, now=NOW, settings=get_settings()))
 
 
 # --- session JWTs --------------------------------------------------------------------------------------

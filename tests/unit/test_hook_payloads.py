@@ -18,6 +18,7 @@ import pytest
 from chalicelib.notification import email_links, payload_chat, payload_push
 from chalicelib.notification.channels import Notification, Recipient
 from chalicelib.notification.hook_links import PageLinks, mattermost_token, page_links
+from chalicelib.settings import get_settings
 
 NOW = datetime(2026, 11, 27, 14, 5, tzinfo=UTC)
 ADA = Recipient("u-ada", "Ada", None, None)
@@ -44,7 +45,7 @@ def notification(**changes: Any) -> Notification:
 
 
 def links(n: Notification, via: str) -> PageLinks:
-    return page_links(n, ADA, via=via, now=NOW)
+    return page_links(n, ADA, via=via, now=NOW, settings=get_settings())
 
 
 # ------------------------------------------------------------------------------------------ ntfy
@@ -68,7 +69,7 @@ def test_ntfy_actions_are_two_signed_posts_and_a_view() -> None:
         assert (action["action"], action["label"], action["method"], action["clear"]) == ("http", label, "POST", True)
         token = action["url"].rsplit("/", 1)[1]
         assert action["url"].startswith("http://127.0.0.1:8000/integrations/page-actions/c1.")
-        link = email_links.verify(token, now=NOW)
+        link = email_links.verify(token, now=NOW, settings=get_settings())
         assert (link.via, link.action, link.user_id, link.incident_number) == ("ntfy", verb, "u-ada", "INC-2026-0042")
     assert view == {"action": "view", "label": "Open incident", "url": n.url}
 
@@ -162,7 +163,7 @@ def test_discord_links_to_the_action_pages() -> None:
     embed = payload_chat.discord_page(n, links(n, "discord"))["embeds"][0]
     found = dict(re.findall(r"\[([^\]]+)\]\((\S+?)\)", embed["description"]))
     assert list(found)[:4] == ["Acknowledge", "Resolve", "Escalate", "Open incident"]
-    assert email_links.verify(found["Escalate"].rsplit("/", 1)[1], now=NOW).via == "discord"
+    assert email_links.verify(found["Escalate"].rsplit("/", 1)[1], now=NOW, settings=get_settings()).via == "discord"
     assert embed["url"] == n.url and embed["color"] == payload_chat.COLORS["high"]
 
 
@@ -187,7 +188,7 @@ def test_google_chat_text_and_card() -> None:
 
 def test_mattermost_buttons_post_back_with_the_organization_token_and_the_link() -> None:
     n = notification()
-    body = payload_chat.mattermost_page(n, links(n, "mattermost"))
+    body = payload_chat.mattermost_page(n, links(n, "mattermost"), settings=get_settings())
     assert body["username"] == "Tocsin" and len(body["text"]) <= payload_chat.MATTERMOST_TEXT
     (attachment,) = body["attachments"]
     assert attachment["title_link"] == n.url and attachment["color"] == "#D0021B"
@@ -202,8 +203,12 @@ def test_mattermost_buttons_post_back_with_the_organization_token_and_the_link()
         assert re.fullmatch(r"[a-z]+", button["id"])  # Mattermost wants letters and digits only
         assert button["integration"]["url"] == "http://127.0.0.1:8000/integrations/mattermost/actions"
         context = button["integration"]["context"]
-        assert context["token"] == mattermost_token("org-1") != mattermost_token("org-2")
-        link = email_links.verify(context["link"], now=NOW)
+        assert (
+            context["token"]
+            == mattermost_token("org-1", settings=get_settings())
+            != mattermost_token("org-2", settings=get_settings())
+        )
+        link = email_links.verify(context["link"], now=NOW, settings=get_settings())
         assert (link.via, link.action) == ("mattermost", button["id"])
 
 
@@ -224,7 +229,10 @@ def test_plain_notices_are_cut_to_the_limits(channel: str, build: Any) -> None:
 
 
 def test_a_page_without_an_organization_has_no_action_links() -> None:
-    assert page_links(notification(organization_id=None), ADA, via="teams", now=NOW) == PageLinks()
+    assert (
+        page_links(notification(organization_id=None), ADA, via="teams", now=NOW, settings=get_settings())
+        == PageLinks()
+    )
 
 
 # -------------------------------------------------------------------------------------- Pushover

@@ -24,6 +24,7 @@ from chalicelib.incident.sla import (
     resolve_due_at,
     validate_sla_update,
 )
+from chalicelib.settings import get_settings
 from chalicelib.severity import SEVERITIES
 
 T0 = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
@@ -163,44 +164,48 @@ def test_apply_update_can_add_a_missing_severity():
 
 
 def test_exactly_on_the_due_time_is_met():
-    outcome = evaluate(T0, T0 + timedelta(minutes=30), 30)
+    outcome = evaluate(T0, T0 + timedelta(minutes=30), 30, scale=get_settings().effective_time_scale)
     assert outcome.due_at == T0 + timedelta(minutes=30)
     assert outcome.met is True
     assert outcome.elapsed_seconds == 1800
 
 
 def test_one_microsecond_late_is_breached():
-    outcome = evaluate(T0, T0 + timedelta(minutes=30, microseconds=1), 30)
+    outcome = evaluate(T0, T0 + timedelta(minutes=30, microseconds=1), 30, scale=get_settings().effective_time_scale)
     assert outcome.met is False
     assert outcome.elapsed_seconds == 1800
 
 
 def test_early_is_met():
-    outcome = evaluate(T0, T0 + timedelta(seconds=59.9), 1)
+    outcome = evaluate(T0, T0 + timedelta(seconds=59.9), 1, scale=get_settings().effective_time_scale)
     assert outcome.met and outcome.elapsed_seconds == 59
 
 
 def test_done_before_created_is_met_with_zero_elapsed():
-    outcome = evaluate(T0, T0 - timedelta(seconds=5), 1)
+    outcome = evaluate(T0, T0 - timedelta(seconds=5), 1, scale=get_settings().effective_time_scale)
     assert outcome.met and outcome.elapsed_seconds == 0
 
 
 def test_naive_times_are_utc_and_offsets_compare_correctly():
     naive = T0.replace(tzinfo=None)
-    assert evaluate(naive, T0 + timedelta(minutes=5), 5).met
+    assert evaluate(naive, T0 + timedelta(minutes=5), 5, scale=get_settings().effective_time_scale).met
     plus_two = timezone(timedelta(hours=2))
-    assert evaluate(T0, (T0 + timedelta(minutes=5)).astimezone(plus_two), 5).met
-    assert evaluate(T0, T0 + timedelta(minutes=5), 5).due_at.tzinfo is not None
+    assert evaluate(
+        T0, (T0 + timedelta(minutes=5)).astimezone(plus_two), 5, scale=get_settings().effective_time_scale
+    ).met
+    assert (
+        evaluate(T0, T0 + timedelta(minutes=5), 5, scale=get_settings().effective_time_scale).due_at.tzinfo is not None
+    )
 
 
 def test_due_at_helpers():
     target = SlaTarget(15, 240)
-    assert acknowledge_due_at(T0, target) == T0 + timedelta(minutes=15)
-    assert resolve_due_at(T0, target) == T0 + timedelta(hours=4)
+    assert acknowledge_due_at(T0, target, scale=get_settings().effective_time_scale) == T0 + timedelta(minutes=15)
+    assert resolve_due_at(T0, target, scale=get_settings().effective_time_scale) == T0 + timedelta(hours=4)
     with pytest.raises(ConfigurationError):
-        acknowledge_due_at(T0, SlaTarget(None, 5))
+        acknowledge_due_at(T0, SlaTarget(None, 5), scale=get_settings().effective_time_scale)
     with pytest.raises(ConfigurationError):
-        resolve_due_at(T0, SlaTarget(5, None))
+        resolve_due_at(T0, SlaTarget(5, None), scale=get_settings().effective_time_scale)
 
 
 def test_breach_and_delay():
@@ -219,7 +224,7 @@ def test_breach_and_delay():
 )
 def test_evaluate_agrees_with_is_breached(created_at, delay_ms, minutes):
     done_at = created_at + timedelta(milliseconds=delay_ms)
-    outcome = evaluate(created_at, done_at, minutes)
+    outcome = evaluate(created_at, done_at, minutes, scale=get_settings().effective_time_scale)
     assert outcome.met == (not sla.is_breached(outcome.due_at, done_at))
     assert outcome.met == (delay_ms <= minutes * 60_000)
     assert outcome.elapsed_seconds == delay_ms // 1000

@@ -12,6 +12,7 @@ from chalicelib.local import outbox
 from chalicelib.notification import email_ses, slack
 from chalicelib.notification.channels import DeliveryResult, Notification, Recipient, classify, subject_line
 from chalicelib.notification.email_ses import SesEmailChannel
+from chalicelib.settings import get_settings
 
 AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 NOTE = Notification(
@@ -46,7 +47,7 @@ def test_subject_names_severity_urgency_number_and_title_on_one_line() -> None:
 
 
 def test_email_html_escapes_every_user_string_and_text_keeps_them() -> None:
-    rendered = email_ses.render(NOTE, ANA)
+    rendered = email_ses.render(NOTE, ANA, settings=get_settings())
     assert "<script>" not in rendered.html and "&lt;script&gt;" in rendered.html
     assert "&lt;b&gt;now&lt;/b&gt;" in rendered.html and "&quot;500&quot;" in rendered.html
     assert "Ana &lt;Ops&gt;" in rendered.html
@@ -58,7 +59,7 @@ def test_email_html_escapes_every_user_string_and_text_keeps_them() -> None:
 
 def test_email_without_message_or_time_renders_cleanly() -> None:
     note = Notification("INC-2026-0002", "Down", "SEV3", "low", None, "http://x/y")
-    rendered = email_ses.render(note, Recipient("u", None, "a@example.com", None))
+    rendered = email_ses.render(note, Recipient("u", None, "a@example.com", None), settings=get_settings())
     assert "None" not in rendered.text and "None" not in rendered.html
     assert "<time" not in rendered.html
     assert rendered.subject == "[SEV3][low] INC-2026-0002: Down"
@@ -66,7 +67,7 @@ def test_email_without_message_or_time_renders_cleanly() -> None:
 
 def test_email_send_builds_one_ses_call_with_text_and_html() -> None:
     client = ExplodingClient()
-    result = SesEmailChannel(client=client, sender="pager@example.com").send(NOTE, ANA)
+    result = SesEmailChannel(client=client, sender="pager@example.com", settings=get_settings()).send(NOTE, ANA)
     assert result == DeliveryResult("email", True, provider_message_id="m-1")
     [call] = client.calls
     assert call["Source"] == "pager@example.com"
@@ -77,7 +78,7 @@ def test_email_send_builds_one_ses_call_with_text_and_html() -> None:
 
 def test_email_without_address_is_missing_contact_and_never_calls_ses() -> None:
     client = ExplodingClient(RuntimeError("must not be called"))
-    result = SesEmailChannel(client=client).send(NOTE, Recipient("u", "Bo", None, "U2"))
+    result = SesEmailChannel(client=client, settings=get_settings()).send(NOTE, Recipient("u", "Bo", None, "U2"))
     assert (result.sent, result.missing_contact, result.provider_failure) == (False, True, False)
     assert result.error_code == "CONTACT_DETAILS_MISSING"
     assert client.calls == []
@@ -96,7 +97,9 @@ def test_email_without_address_is_missing_contact_and_never_calls_ses() -> None:
     ],
 )
 def test_ses_errors_are_provider_failures(error: Exception, code: str) -> None:
-    result = SesEmailChannel(client=ExplodingClient(error), sender="pager@example.com").send(NOTE, ANA)
+    result = SesEmailChannel(client=ExplodingClient(error), sender="pager@example.com", settings=get_settings()).send(
+        NOTE, ANA
+    )
     assert (result.sent, result.provider_failure, result.missing_contact, result.error_code) == (
         False,
         True,
@@ -159,7 +162,7 @@ def test_classification_follows_the_spec(results: list[DeliveryResult], outcome:
 
 
 def test_outbox_reads_html_emails_back_as_text() -> None:
-    rendered = email_ses.render(NOTE, ANA)
+    rendered = email_ses.render(NOTE, ANA, settings=get_settings())
     text = outbox.html_to_text(rendered.html)
     assert "INC-2026-0001: Checkout <script>alert(1)</script> & co" in text
     assert 'Customers see "500" <b>now</b>' in text

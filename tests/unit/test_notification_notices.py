@@ -13,7 +13,7 @@ from chalicelib.notification import notices
 from chalicelib.notification.notices import Notice
 from chalicelib.notification.sms import septets
 from chalicelib.notification.voice import say_twiml
-from chalicelib.settings import reset_settings
+from chalicelib.settings import get_settings, reset_settings
 
 AT = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
 EVIL = 'Primary <b>"EU"</b> & <!channel> <https://evil.example|click>'
@@ -108,8 +108,8 @@ def test_the_schedule_link_is_the_console_s_schedule_page(monkeypatch: pytest.Mo
     monkeypatch.setenv("PUBLIC_APP_URL", "https://console.example/")
     reset_settings()
     try:
-        assert notices.schedule_url("sch_1") == "https://console.example/schedules/sch_1"
-        assert notices.schedule_url("a/b#c") == "https://console.example/schedules/a%2Fb%23c"
+        assert notices.schedule_url("sch_1", settings=get_settings()) == "https://console.example/schedules/sch_1"
+        assert notices.schedule_url("a/b#c", settings=get_settings()) == "https://console.example/schedules/a%2Fb%23c"
     finally:
         monkeypatch.undo()
         reset_settings()

@@ -12,7 +12,7 @@ import pytest
 
 from chalicelib.notification import email_ses, slack, voice
 from chalicelib.notification.channels import CHANNEL_NAMES, CONTACT_CHANNELS, Notification, Recipient
-from chalicelib.settings import from_environment
+from chalicelib.settings import from_environment, get_settings
 
 AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 CONSOLE = "https://tocsin.example/app/incidents/INC-2026-0042"
@@ -111,7 +111,9 @@ def test_the_callback_is_the_public_voice_integration(monkeypatch: pytest.Monkey
     monkeypatch.setenv("PUBLIC_BASE_URL", "https://api.tocsin.example/")
     reset_settings()
     try:
-        url = voice.callback_url(organization_id="o1", incident_number="INC-2026-0042", user_id="u1", now=AT)
+        url = voice.callback_url(
+            organization_id="o1", incident_number="INC-2026-0042", user_id="u1", now=AT, settings=get_settings()
+        )
         assert url.startswith(
             "https://api.tocsin.example/integrations/voice/callback?incident_number=INC-2026-0042"
             "&organization_id=o1&user_id=u1&expires="
@@ -197,7 +199,7 @@ def test_slack_keeps_within_block_kit_limits() -> None:
 
 
 def test_email_parts_link_to_the_console_and_carry_the_facts() -> None:
-    rendered = email_ses.render(NOTE, ANA)
+    rendered = email_ses.render(NOTE, ANA, settings=get_settings())
     assert f"Open the incident: {CONSOLE}\n" in rendered.text
     assert "Service: Checkout <EU>\n" in rendered.text and "Assignee: Ana & Bo\n" in rendered.text
     assert f'href="{CONSOLE}"' in rendered.html
@@ -210,7 +212,7 @@ def test_email_parts_link_to_the_console_and_carry_the_facts() -> None:
 
 def test_email_without_assignee_or_service_says_so() -> None:
     note = Notification("INC-2026-0002", "Down", "SEV3", "low", None, CONSOLE)
-    rendered = email_ses.render(note, Recipient("u", None, "a@example.com", None))
+    rendered = email_ses.render(note, Recipient("u", None, "a@example.com", None), settings=get_settings())
     assert "Service: none\n" in rendered.text and "Assignee: Unassigned\n" in rendered.text
     assert "<strong>Assignee:</strong> Unassigned" in rendered.html
 

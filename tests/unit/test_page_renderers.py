@@ -13,6 +13,7 @@ import pytest
 
 from chalicelib.notification import email_ses, slack, sms, voice
 from chalicelib.notification.channels import Notification, Recipient
+from chalicelib.settings import get_settings
 
 CONSOLE = "https://tocsin.example/app/incidents/INC-2026-0042"
 SOURCE = "https://alertmanager.example/#/alerts?receiver=tocsin&filter=%7Balertname%3D%22HighErrorRate%22%7D"
@@ -67,7 +68,7 @@ WITHOUT = {
 
 
 def test_the_plain_text_email_reads_well_in_a_plain_client() -> None:
-    text = email_ses.render(FULL, ANA).text
+    text = email_ses.render(FULL, ANA, settings=get_settings()).text
     head, _, rest = text.partition("\n\nEscalation level 1")
     assert head == (
         "Hi Ana,\n\n"
@@ -100,7 +101,7 @@ def test_the_plain_text_email_reads_well_in_a_plain_client() -> None:
     ],
 )
 def test_email_parts_table(variant: str, present: list[str], absent: list[str]) -> None:
-    rendered = email_ses.render(WITHOUT[variant], ANA)
+    rendered = email_ses.render(WITHOUT[variant], ANA, settings=get_settings())
     for word in present:
         assert word in rendered.text, word
     for word in absent:
@@ -110,14 +111,14 @@ def test_email_parts_table(variant: str, present: list[str], absent: list[str]) 
 
 
 def test_a_bare_page_email_has_no_empty_sections() -> None:
-    rendered = email_ses.render(BARE, Recipient("u", None, "a@example.com", None))
+    rendered = email_ses.render(BARE, Recipient("u", None, "a@example.com", None), settings=get_settings())
     for word in ("Description", "Labels", "Source", "Runbook", "Opened", "Acknowledge", "None"):
         assert word not in rendered.text and word not in rendered.html, word
     assert rendered.text.startswith("Hi,\n\nINC-2026-0043: Slow search\nSeverity: SEV4, low urgency\n")
 
 
 def test_the_html_email_has_every_fact_escaped_and_only_http_links() -> None:
-    html = email_ses.render(FULL, ANA).html
+    html = email_ses.render(FULL, ANA, settings=get_settings()).html
     assert "<h3" in html and ">Description</h3>" in html and ">Labels</h3>" in html
     assert '<li style="' in html and ">env: prod</li>" in html
     assert f'href="{SOURCE.replace("&", "&amp;")}"' in html and f'href="{RUNBOOK}"' in html
@@ -126,13 +127,13 @@ def test_the_html_email_has_every_fact_escaped_and_only_http_links() -> None:
     assert re.findall(r"<time[^>]*>[^<]*</time>", html) == [
         '<time datetime="2026-11-27T13:05:00.000Z">Fri 27 Nov 2026, 14:05 CET</time>'
     ]
-    huge = email_ses.render(HUGE, ANA).html
+    huge = email_ses.render(HUGE, ANA, settings=get_settings()).html
     assert "<b>" not in huge and "&amp; &lt;b&gt;" in huge
     assert "(The rest is on the incident&#x27;s page.)" in huge
 
 
 def test_a_long_description_is_cut_in_the_email_and_says_where_the_rest_is() -> None:
-    text = email_ses.render(replace(FULL, description="word " * 3000), ANA).text
+    text = email_ses.render(replace(FULL, description="word " * 3000), ANA, settings=get_settings()).text
     description = text.split("Description:\n", 1)[1].split("\n\n", 1)[0]
     assert len(description) <= email_ses.MAX_DESCRIPTION + 60
     assert description.endswith("\u2026\n(The rest is on the incident's page.)")
@@ -145,7 +146,7 @@ def test_times_follow_the_recipients_zone_across_daylight_saving() -> None:
         ("America/Los_Angeles", "Tue 30 Jun 2026, 22:59 PDT", "Tue 30 Jun 2026, 23:00 PDT"),
         ("UTC", "Wed 1 Jul 2026, 05:59 UTC", "Wed 1 Jul 2026, 06:00 UTC"),
     ]:
-        text = email_ses.render(replace(summer, time_zone=zone), ANA).text
+        text = email_ses.render(replace(summer, time_zone=zone), ANA, settings=get_settings()).text
         assert f"Opened: {opened}\n" in text and f"Paged by Tocsin on {paged}.\n" in text, zone
 
 

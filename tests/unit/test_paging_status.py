@@ -12,6 +12,7 @@ import pytest
 from chalicelib.escalation.steps import EscalationPolicy, Level, Target, start, stop
 from chalicelib.incident.paging_status import LABELS, PAGING_STATUSES, record, view_of
 from chalicelib.incident.tables import IncidentRecord
+from chalicelib.settings import get_settings
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 POLICY = EscalationPolicy("pol_1", "Checkout", (Level((Target("user", "usr_ana"),), 5),))
@@ -23,11 +24,11 @@ def incident(**fields: Any) -> IncidentRecord:
 
 
 def running() -> dict[str, Any]:
-    return start(POLICY, NOW, "token")[0].to_dict()
+    return start(POLICY, NOW, "token", settings=get_settings())[0].to_dict()
 
 
 def exhausted() -> dict[str, Any]:
-    return stop(start(POLICY, NOW, "token")[0]).to_dict()
+    return stop(start(POLICY, NOW, "token", settings=get_settings())[0]).to_dict()
 
 
 NOBODY = record("nobody", reason="Service Quiet has no escalation policy.")

@@ -57,7 +57,7 @@ class Buckets:
     charged: list[Bucket] = field(default_factory=list)
     spent: set[str] = field(default_factory=set)
 
-    def charge(self, bucket: Bucket, now: Any) -> RateLimitDecision:
+    def charge(self, bucket: Bucket, now: Any, *, settings: Any) -> RateLimitDecision:
         self.charged.append(bucket)
         hits = 11 if bucket.category in self.spent else len(self.charged)
         decision = RateLimitDecision(bucket.category, 10, hits, reset_at=60, now_epoch=0.0)
@@ -329,7 +329,7 @@ def test_errors_are_rendered_in_the_operations_family(
 
 
 def test_an_operations_own_error_page_comes_before_its_family(buckets: Buckets) -> None:
-    def page(request: Any, path: Any, error: AppError) -> Response | None:
+    def page(request: Any, path: Any, error: AppError, settings: Any) -> Response | None:
         if request.headers.get("content-type") != "application/x-www-form-urlencoded":
             return None
         return Response(body=f"<p>{error.code}</p>", status_code=error.status, headers=dict(error.headers))

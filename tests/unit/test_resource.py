@@ -19,6 +19,7 @@ from chalicelib.auth.principal import Principal
 from chalicelib.model_base import ApiModel, PatchModel, RequestModel, VersionedPatchModel
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, PageQuery
+from chalicelib.settings import get_settings
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -79,7 +80,15 @@ def _things() -> Resource:
 def _call(path: dict[str, str], *, body: Any = None, query: Any = None) -> Call:
     principal = Principal("org_1", "api_key", frozenset(), display_name="ci-bot")
     # The handlers read no request: what they need is parsed into the call already.
-    return Call(principal=principal, body=body, query=query, path=path, request=cast(Request, None), now=NOW)
+    return Call(
+        principal=principal,
+        body=body,
+        query=query,
+        path=path,
+        request=cast(Request, None),
+        now=NOW,
+        settings=get_settings(),
+    )
 
 
 def _declared(method: str, path: str) -> operation.BoundOperation:

@@ -15,7 +15,7 @@ from chalicelib.api.credentials import authenticate, bearer_credential
 from chalicelib.auth import sessions
 from chalicelib.auth.scopes import ROLE_SCOPES
 from chalicelib.errors import Unauthorized
-from chalicelib.settings import Settings
+from chalicelib.settings import Settings, get_settings
 
 SECRET = "unit-jwt-secret-of-at-least-32-bytes"
 
@@ -209,11 +209,11 @@ def test_authenticate_routes_jwt_shaped_credentials_to_sessions(monkeypatch: pyt
     monkeypatch.setattr(credentials, "get_user", lambda organization_id, user_id: person)
     reset_settings()
     token = hs256(claims(), get_settings().jwt_secret or "")
-    principal = authenticate(authorization=f"Bearer {token}", now=datetime.now(UTC))
+    principal = authenticate(authorization=f"Bearer {token}", now=datetime.now(UTC), settings=get_settings())
     assert principal.credential_kind == "session"
 
 
 @pytest.mark.parametrize("credential", ["garbage", "tcs_short", "a.b"])
 def test_authenticate_refuses_garbage_without_touching_aws(credential: str) -> None:
     with pytest.raises(Unauthorized):
-        authenticate(authorization=f"Bearer {credential}", now=datetime.now(UTC))
+        authenticate(authorization=f"Bearer {credential}", now=datetime.now(UTC), settings=get_settings())

@@ -123,7 +123,7 @@ def test_a_signature_header_with_any_characters_is_refused_not_crashed() -> None
     now = datetime(2026, 1, 1, tzinfo=UTC)
     with pytest.raises(InvalidSignature):
         slack_actions.verify_signature(
-            body=b"x", timestamp=str(int(now.timestamp())), signature="v0=\u00e9\u2603", now=now
+            body=b"x", timestamp=str(int(now.timestamp())), signature="v0=\u00e9\u2603", now=now, secret="shh"
         )
     with pytest.raises(InvalidSignature):
-        slack_actions.verify_signature(body=b"x", timestamp="soon", signature="v0=00", now=now)
+        slack_actions.verify_signature(body=b"x", timestamp="soon", signature="v0=00", now=now, secret="shh")

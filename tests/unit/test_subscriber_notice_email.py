@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.settings import get_settings
 from chalicelib.subscriber import notice_email
 from chalicelib.subscriber.notice_content import Notice, read_notice
 
@@ -170,7 +171,9 @@ def test_non_ascii_names_and_titles_are_encoded_not_broken() -> None:
 
 def test_an_address_ses_cannot_take_is_refused_without_asking_ses() -> None:
     ses = FakeSes()
-    outcome = notice_email.send_notice(incident_notice(), to="zoë@example.com", unsubscribe_url=UNSUBSCRIBE, client=ses)
+    outcome = notice_email.send_notice(
+        incident_notice(), to="zoë@example.com", unsubscribe_url=UNSUBSCRIBE, client=ses, settings=get_settings()
+    )
     assert outcome.result == "refused" and ses.calls == []  # SES takes no non-ASCII local part
 
 

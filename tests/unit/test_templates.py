@@ -17,6 +17,7 @@ from chalicelib import templates
 from chalicelib.notification import email_ses, webhook_notice
 from chalicelib.notification.channels import Notification, Recipient
 from chalicelib.postmortem import rules
+from chalicelib.settings import get_settings
 from chalicelib.statuspage.page_html import render_error, render_not_found, render_status_page
 from chalicelib.templates.engine import CompactHtml, autoescape_for
 
@@ -78,7 +79,7 @@ def test_every_postmortem_rendering_escapes_its_fields(field: str, value: object
 
 
 def test_incident_email_html_escapes_the_title_message_and_url() -> None:
-    html = email_ses.render(incident_page(), Recipient("u", EVIL, "a@example.com", None)).html
+    html = email_ses.render(incident_page(), Recipient("u", EVIL, "a@example.com", None), settings=get_settings()).html
     assert "<script" not in html
     assert f"<h2>INC-2026-0001: {ESCAPED}</h2>" in html
     assert f"<p>Hi {ESCAPED},</p>" in html
@@ -95,7 +96,9 @@ def test_webhook_disabled_email_html_escapes_stored_strings() -> None:
 
 
 def test_incident_email_text_part_carries_the_values_unescaped() -> None:
-    text = email_ses.render(incident_page(), Recipient("u", "Ana <Ops>", "a@example.com", None)).text
+    text = email_ses.render(
+        incident_page(), Recipient("u", "Ana <Ops>", "a@example.com", None), settings=get_settings()
+    ).text
     assert "&lt;" not in text and "&amp;" not in text and "&quot;" not in text
     assert text.startswith("Hi Ana <Ops>,\n\n")
     assert f"INC-2026-0001: {EVIL}\n" in text and f"\n{EVIL}\n" in text

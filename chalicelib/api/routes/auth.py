@@ -40,6 +40,7 @@ def _issue(call: Call, body: ApiKeyCreate) -> tuple[ApiKey, str]:
         scopes=body.scopes,
         user_id=body.user_id,
         now=call.now,
+        settings=call.settings,
     )
 
 

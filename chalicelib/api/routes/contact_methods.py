@@ -61,7 +61,7 @@ methods.create(
     "createContactMethod",
     "Add a contact method; phone numbers and webhook URLs start unverified",
     ContactMethodCreate,
-    methods.by_key(service.create_method),
+    methods.by_key(service.create_method, with_settings=True),
     errors=(400, 404, 409),
     description="409 when the user already has this (type, address) or has 20 methods. A webhook-style "
     "method (teams, mattermost, ntfy, discord, google_chat) is a URL checked as outbound webhooks' are (https "
@@ -74,6 +74,7 @@ methods.update(
     "Change a contact method's label or address (a new phone number or webhook URL must be verified again)",
     ContactMethodPatch,
     service.update_method,
+    with_settings=True,
 )
 methods.delete(
     "deleteContactMethod",
@@ -88,6 +89,7 @@ methods.act(
     "Send a 6-digit code to an sms or voice number or a webhook-style method (valid 10 minutes; a new one voids "
     "the last)",
     verification.send_verification,
+    with_settings=True,
     response=VerificationSentV1,
     present=lambda _call, sent: VerificationSentV1.of(sent),
     status=202,
@@ -106,6 +108,7 @@ methods.act(
     "Verify an sms or voice number or a webhook-style method with the code sent to it",
     verification.verify,
     body=VerificationCode,
+    with_settings=True,
     errors=(400, 404, 409),
     description="A wrong code is a 400 INVALID_VERIFICATION_CODE with details.attempts_left; after 5 wrong "
     "codes the code is void. 409 NO_VERIFICATION_CODE (details.reason: not_sent, expired, attempts_exhausted, "

@@ -28,6 +28,7 @@ def escalate(call: Call) -> EscalateResultV1:
         incident_number=incident_number_of(call),
         actor=call.principal.actor,
         now=call.now,
+        settings=call.settings,
     )
     return EscalateResultV1(
         incident_number=outcome.incident_number,

@@ -22,7 +22,7 @@ from chalicelib.exports.formats import CONTENT_TYPES, CSV_MEDIA_TYPE, FORMAT_OF,
 from chalicelib.exports.models import ExportLinkCreate, ExportLinkV1, ExportPageQuery, ExportQuery
 from chalicelib.exports.requests import ExportRequest, checked_request, export_kind
 from chalicelib.exports.service import export_page
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 api = OperationGroup(__name__, tag="exports")
 
@@ -37,9 +37,15 @@ _PAGING = (
 
 
 def _answer(
-    request: ExportRequest, export_format: ExportFormat, *, cursor: str | None, limit: int, base: str
+    request: ExportRequest,
+    export_format: ExportFormat,
+    *,
+    cursor: str | None,
+    limit: int,
+    base: str,
+    settings: Settings,
 ) -> Response:
-    page = export_page(request, cursor=cursor, limit=limit)
+    page = export_page(request, cursor=cursor, limit=limit, settings=settings)
     headers: dict[str, str | list[str]] = {
         "Content-Type": CONTENT_TYPES[export_format],
         "Content-Disposition": f'attachment; filename="tocsin-{request.kind}.{export_format}"',
@@ -87,8 +93,8 @@ def export_records(call: Call) -> Response:
         query.format or FORMAT_OF[negotiation.choose(call.header("accept"), [CSV_MEDIA_TYPE, NDJSON_MEDIA_TYPE])]
     )
     kept = [(name, value) for name, values in params.items() if name != "cursor" for value in values]
-    base = f"{get_settings().public_base_url.rstrip('/')}/api/v1/exports/{kind}?{urllib.parse.urlencode(kept)}"
-    return _answer(request, export_format, cursor=query.cursor, limit=query.limit, base=base)
+    base = f"{call.settings.public_base_url.rstrip('/')}/api/v1/exports/{kind}?{urllib.parse.urlencode(kept)}"
+    return _answer(request, export_format, cursor=query.cursor, limit=query.limit, base=base, settings=call.settings)
 
 
 @api.operation(
@@ -117,7 +123,12 @@ def create_export_link(call: Call) -> ExportLinkV1:
     )
     export_format: ExportFormat = body.format or "csv"
     link = links.new_link(request, export_format, lifetime=timedelta(minutes=body.expires_in_minutes), now=call.now)
-    return ExportLinkV1(url=links.link_url(link), expires_at=links.expiry_time(link), kind=kind, format=export_format)
+    return ExportLinkV1(
+        url=links.link_url(link, settings=call.settings),
+        expires_at=links.expiry_time(link),
+        kind=kind,
+        format=export_format,
+    )
 
 
 @api.raw(
@@ -137,5 +148,7 @@ def create_export_link(call: Call) -> ExportLinkV1:
 def download_export(call: Call) -> Response:
     link: links.ExportLink = call.credential
     query = parse_query(ExportPageQuery, query_lists(call.request))
-    base = f"{get_settings().public_base_url.rstrip('/')}/exports/{call.path['token']}"
-    return _answer(link.request, link.export_format, cursor=query.cursor, limit=query.limit, base=base)
+    base = f"{call.settings.public_base_url.rstrip('/')}/exports/{call.path['token']}"
+    return _answer(
+        link.request, link.export_format, cursor=query.cursor, limit=query.limit, base=base, settings=call.settings
+    )

@@ -57,7 +57,7 @@ beats.create(
     "createHeartbeat",
     "Create a heartbeat; its ping URL is in this response only",
     HeartbeatCreate,
-    beats.by_key(heartbeats.create_heartbeat, actor="created_by"),
+    beats.by_key(heartbeats.create_heartbeat, actor="created_by", with_settings=True),
     response=HeartbeatIssuedV1,
     present=_issued_v1,
     errors=(400, 409),
@@ -85,6 +85,7 @@ beats.act(
     "regenerateHeartbeatUrl",
     "A new ping URL, in this response only; the old one answers 404 from now on",
     heartbeats.regenerate_ping_url,
+    with_settings=True,
     response=HeartbeatIssuedV1,
     present=_issued_v1,
     errors=(404, 409),
@@ -118,7 +119,7 @@ def _message(pinged: Pinged) -> str:
 
 
 def _ping(call: Call) -> Response:
-    pinged = record_ping(record=call.credential, now=call.now)
+    pinged = record_ping(record=call.credential, now=call.now, settings=call.settings)
     beat = pinged.beat
     body = HeartbeatPingV1(
         id=pinged.heartbeat_id,

@@ -60,7 +60,11 @@ def create_incident(call: Call) -> IncidentV1:
         title=body.title, service_keys=list(body.service_ids), description=body.description, severity=body.severity
     )
     record = service.create_incident(
-        organization_id=call.principal.organization_id, request=request, now=call.now, actor=call.principal.actor
+        organization_id=call.principal.organization_id,
+        request=request,
+        now=call.now,
+        actor=call.principal.actor,
+        settings=call.settings,
     )
     return incident_v1(record)
 

@@ -104,5 +104,6 @@ def replay_one(call: Call) -> Result:
         event_id=call.path["event_id"],
         principal=call.principal,
         now=call.now,
+        settings=call.settings,
     )
     return Result(IntegrationEventV1.detail(found.event, replay.why_not_replay(found.event, found.integration)), 201)

@@ -28,6 +28,7 @@ def create_integration(call: Call) -> IntegrationIssuedV1:
         now=call.now,
         created_by=call.principal.actor,
         **body.arguments(),
+        settings=call.settings,
     )
     return IntegrationIssuedV1.issued(issued)
 
@@ -97,7 +98,10 @@ def update_integration(call: Call) -> IntegrationV1:
 )
 def regenerate(call: Call) -> IntegrationIssuedV1:
     issued = admin.regenerate_url(
-        organization_id=call.principal.organization_id, integration_id=call.path["integration_id"], now=call.now
+        organization_id=call.principal.organization_id,
+        integration_id=call.path["integration_id"],
+        now=call.now,
+        settings=call.settings,
     )
     return IntegrationIssuedV1.issued(issued)
 

@@ -41,4 +41,6 @@ def unknown_route() -> Response:
     # Chalice passes no argument for a greedy `{proxy+}` segment; the concrete path is in the context.
     request = current_request() or meta.current_request
     path = (request.context or {}).get("path") or "that path"
-    return render(ErrorFamily.API, NotFound(f"No route matches {path}."))
+    from chalicelib.settings import get_settings  # a view outside the pipeline: its own entry point
+
+    return render(ErrorFamily.API, NotFound(f"No route matches {path}."), app_url=get_settings().app_url())

@@ -113,6 +113,7 @@ def create_alert(call: Call) -> Response:
         source_ip=source_ip(call.request),
         request_id=request_id,
         now=call.now,
+        settings=call.settings,
     )
     return _accepted(request_id)
 
@@ -251,7 +252,9 @@ def get_request_status(call: Call) -> Response:
 
 def _ping(call: Call) -> Response:
     admitted: Admitted = call.credential
-    service.ping_heartbeat(integration=admitted.integration, name=_path(call, "name"), now=call.now)
+    service.ping_heartbeat(
+        integration=admitted.integration, name=_path(call, "name"), now=call.now, settings=call.settings
+    )
     return _accepted(service.new_request_id(), PONG)
 
 

@@ -24,7 +24,7 @@ PATH = "/api/v1/settings/limits"
     response=OutboundLimitsV1,
 )
 def get_limits(call: Call) -> OutboundLimitsV1:
-    return OutboundLimitsV1.of(organization_limits.views(call.principal.organization_id))
+    return OutboundLimitsV1.of(organization_limits.views(call.principal.organization_id, settings=call.settings))
 
 
 @api.operation(
@@ -42,5 +42,7 @@ def get_limits(call: Call) -> OutboundLimitsV1:
 )
 def update_limits(call: Call) -> OutboundLimitsV1:
     body: OutboundLimitsPatch = call.body
-    views = organization_limits.lower(organization_id=call.principal.organization_id, changes=body.limits)
+    views = organization_limits.lower(
+        organization_id=call.principal.organization_id, changes=body.limits, settings=call.settings
+    )
     return OutboundLimitsV1.of(views)

@@ -45,7 +45,7 @@ def _json(body: dict[str, Any]) -> Response:
 def act_from_push(call: Call) -> Response:
     from chalicelib.paging.link_actions import act
 
-    outcome = act(call.credential, call.now)
+    outcome = act(call.credential, call.now, settings=call.settings)
     return _json({"done": outcome.done, "message": outcome.message, "incident_number": outcome.incident_number})
 
 
@@ -65,7 +65,7 @@ def act_from_push(call: Call) -> Response:
 def mattermost_action(call: Call) -> Response:
     from chalicelib.paging.link_actions import act, mattermost_answer
 
-    return _json(mattermost_answer(act(call.credential, call.now)))
+    return _json(mattermost_answer(act(call.credential, call.now, settings=call.settings)))
 
 
 @api.raw(
@@ -85,5 +85,5 @@ def mattermost_action(call: Call) -> Response:
 def pushover_acknowledged(call: Call) -> Response:
     from chalicelib.paging.link_actions import act
 
-    outcome = act(call.credential, call.now)
+    outcome = act(call.credential, call.now, settings=call.settings)
     return _json({"done": outcome.done, "message": outcome.message, "incident_number": outcome.incident_number})

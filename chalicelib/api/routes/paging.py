@@ -44,6 +44,7 @@ def page_incident(call: Call) -> PageResultV1:
         message=body.message,
         now=call.now,
         principal=call.principal,
+        settings=call.settings,
     )
     return PageResultV1(
         incident_number=outcome.incident_number,

@@ -26,6 +26,7 @@ from chalicelib.api.error_render import ErrorFamily, public_headers
 from chalicelib.api.operation import Call, OperationGroup, per_address, query_lists
 from chalicelib.api.validation import single_values
 from chalicelib.errors import NotFound, ValidationFailed
+from chalicelib.settings import Settings
 from chalicelib.statuspage import feeds, public
 from chalicelib.statuspage.public_models import (
     PublicComponents,
@@ -52,8 +53,9 @@ _CURSOR = (
     "(400 for a cursor this listing did not issue)."
 )
 
-Document = Callable[[public.PageView, str | None], Any]
-Build = Callable[[public.PageView, str | None], str]  # the page's view and the cursor, as the answer's body
+# The page's view, the cursor and the request's settings (Call.settings).
+Document = Callable[[public.PageView, str | None, Settings], Any]
+Build = Callable[[public.PageView, str | None, Settings], str]  # as the answer's body
 
 
 def _etag(body: str) -> str:
@@ -99,7 +101,7 @@ def _serve(
     view = public.load_view(call.path["slug"])
     if view is None:
         raise NotFound("Status page not found.")
-    return _answer(call.request, build(view, cursor), content_type, {"Vary": vary} if vary else {})
+    return _answer(call.request, build(view, cursor, call.settings), content_type, {"Vary": vary} if vary else {})
 
 
 def _public_read(
@@ -153,10 +155,10 @@ def _feed_type(request: Request, own: str) -> str:
 
 
 def _json(document: Document) -> Build:
-    return lambda view, cursor: json.dumps(document(view, cursor), separators=(",", ":"))
+    return lambda view, cursor, settings: json.dumps(document(view, cursor, settings), separators=(",", ":"))
 
 
-def _uptime(view: public.PageView, _: str | None) -> Any:
+def _uptime(view: public.PageView, _: str | None, __: Settings) -> Any:
     from chalicelib.statuspage.uptime_public import document
 
     return document(view, clock.now())
@@ -166,7 +168,7 @@ _public_read(
     BASE + "/summary.json",
     "getPublicStatusSummary",
     "Public summary: overall status and counts",
-    _json(lambda view, _: public.summary(view)),
+    _json(lambda view, _, settings: public.summary(view, settings=settings)),
     response=PublicSummary,
     description="Overall status is the worst component status." + _CACHING,
 )
@@ -174,7 +176,7 @@ _public_read(
     BASE + "/components.json",
     "getPublicStatusComponents",
     "Public components by section and group",
-    _json(lambda view, _: public.components(view)),
+    _json(lambda view, _, __: public.components(view)),
     response=PublicComponents,
     description=_CACHING.strip(),
 )
@@ -182,7 +184,7 @@ _public_read(
     BASE + "/incidents.json",
     "getPublicStatusIncidents",
     "Public incidents, newest first (query: cursor)",
-    _json(public.incidents),
+    _json(lambda view, cursor, settings: public.incidents(view, cursor, settings=settings)),
     response=PublicIncidents,
     cursor=True,
     description=(_CURSOR + _CACHING).strip(),
@@ -191,7 +193,7 @@ _public_read(
     BASE + "/maintenance.json",
     "getPublicStatusMaintenance",
     "Public maintenance windows, newest first (query: cursor)",
-    _json(public.maintenance),
+    _json(lambda view, cursor, settings: public.maintenance(view, cursor, settings=settings)),
     response=PublicMaintenanceList,
     cursor=True,
     description=(_CURSOR + _CACHING).strip(),
@@ -219,24 +221,24 @@ def _unique(documents: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     return kept
 
 
-def _render(view: public.PageView, _: str | None) -> str:
+def _render(view: public.PageView, _: str | None, settings: Settings) -> str:
     from chalicelib.statuspage.page_html import render_status_page
     from chalicelib.statuspage.uptime_public import document
 
     # Active items first (they may be older than the first page of history), then recent history.
     incidents = _unique(
         [public.public_incident(view, i).model_dump(mode="json") for i in view.active_incidents]
-        + public.incidents(view, None)["incidents"],
+        + public.incidents(view, None, settings=settings)["incidents"],
         "incident_id",
     )
     windows = _unique(
         [public.public_window(view, w).model_dump(mode="json") for w in view.active_windows]
-        + public.maintenance(view, None)["maintenance"],
+        + public.maintenance(view, None, settings=settings)["maintenance"],
         "maintenance_id",
     )
     from chalicelib.statuspage.subscribe_form import subscribe_form
 
-    summary = public.summary(view)
+    summary = public.summary(view, settings=settings)
     components = public.components(view)
     return render_status_page(
         summary=summary,
@@ -273,7 +275,7 @@ _public_read(
     BASE + "/" + feeds.ATOM_NAME,
     "getPublicStatusHistoryAtom",
     "The page's history as an Atom 1.0 feed (application/atom+xml, not JSON)",
-    lambda view, _: feeds.render_atom(public.history_feed(view)),
+    lambda view, _, settings: feeds.render_atom(public.history_feed(view, settings=settings)),
     content_type="application/atom+xml",
     served_as=feeds.ATOM_CONTENT_TYPE,
     negotiated=True,
@@ -283,7 +285,7 @@ _public_read(
     BASE + "/" + feeds.RSS_NAME,
     "getPublicStatusHistoryRss",
     "The page's history as an RSS 2.0 feed (application/rss+xml, not JSON)",
-    lambda view, _: feeds.render_rss(public.history_feed(view)),
+    lambda view, _, settings: feeds.render_rss(public.history_feed(view, settings=settings)),
     content_type="application/rss+xml",
     served_as=feeds.RSS_CONTENT_TYPE,
     negotiated=True,

@@ -148,6 +148,7 @@ schedules.get(
     "getScheduleIcalUrl",
     "The schedule's calendar feed URL (iCalendar), to subscribe to from a calendar app",
     feed.ical_url,
+    with_settings=True,
     suffix="/ical-url",
     response=IcalUrlV1,
     present=_ical_url_v1,
@@ -159,6 +160,7 @@ schedules.act(
     "rotateScheduleIcalUrl",
     "Issue a new calendar feed URL; the old one stops working",
     feed.rotate_ical_token,
+    with_settings=True,
     response=IcalUrlV1,
     present=_ical_url_v1,
 )
@@ -193,7 +195,9 @@ def _person(call: Call) -> str | None:
 def calendar_feed(call: Call) -> Response:
     calendar: CalendarFeed = call.credential
     return Response(
-        body=feed.render_feed(calendar.schedule, token=calendar.token, now=call.now, person=_person(call)),
+        body=feed.render_feed(
+            calendar.schedule, token=calendar.token, now=call.now, person=_person(call), settings=call.settings
+        ),
         status_code=200,
         headers={
             "Content-Type": "text/calendar; charset=utf-8",

@@ -45,7 +45,7 @@ def slack_interactivity(call: Call) -> Response:
     click = slack_actions.parse_click(call.raw_body)
     if click is None:
         return _answer(SlackInteractivityAnswerV1(done=False, message="Nothing to do for this interaction."))
-    outcome = slack_actions.handle_click(click, call.now)
+    outcome = slack_actions.handle_click(click, call.now, teams=call.settings.slack_teams(), settings=call.settings)
     return _answer(
         SlackInteractivityAnswerV1(done=outcome.done, message=outcome.message, incident_number=outcome.incident_number)
     )

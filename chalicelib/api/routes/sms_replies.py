@@ -75,11 +75,11 @@ def receive_sms_reply(call: Call) -> Response:
 
     message: SnsMessage = call.credential
     if message.type == SUBSCRIPTION_CONFIRMATION and message.subscribe_url:
-        fetch.confirm_subscription(message.subscribe_url)
+        fetch.confirm_subscription(message.subscribe_url, settings=call.settings)
         return _accepted("subscription confirmed")
     if message.type != NOTIFICATION:
         return _accepted("nothing to do for this delivery")
-    handled = sms_reply.handle(sms_reply.read_inbound(message.message), call.now)
+    handled = sms_reply.handle(sms_reply.read_inbound(message.message), call.now, settings=call.settings)
     if handled is None:
         return _accepted("already handled (an SNS retry); nothing was done again")
     if not handled.replied:

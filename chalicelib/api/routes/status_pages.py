@@ -74,7 +74,15 @@ def under_page(path: str, id_param: str, response: type[BaseModel], of: Callable
     return Resource(api, PAGE + path, id_param, response, each(of), read=READ, write=WRITE, key=on_page)
 
 
-status_pages = Resource(api, BASE, "page_id", StatusPageV1, each(StatusPageV1.of), read=READ, write=WRITE)
+status_pages = Resource(
+    api,
+    BASE,
+    "page_id",
+    StatusPageV1,
+    lambda call, items: [StatusPageV1.of(item, settings=call.settings) for item in items],
+    read=READ,
+    write=WRITE,
+)
 status_pages.listing(
     "listStatusPages",
     "List status pages, newest first",
@@ -183,7 +191,11 @@ public_incidents.create(
     "Open a public incident",
     StatusIncidentCreate,
     lambda call, body: incidents.create_incident(
-        organization_id=call.principal.organization_id, **on_page(call), now=call.now, **body.arguments()
+        organization_id=call.principal.organization_id,
+        **on_page(call),
+        now=call.now,
+        **body.arguments(),
+        settings=call.settings,
     ),
     errors=WRITE_ERRORS,
     description=_INCIDENT_RULES + " incident_number must name an internal incident (400).",
@@ -196,6 +208,7 @@ public_incidents.act(
     "Post an update to a public incident (it sets the incident's status)",
     incidents.add_update,
     body=IncidentUpdateCreate,
+    with_settings=True,
     status=201,
     errors=WRITE_ERRORS,
     description=_INCIDENT_RULES,
@@ -212,7 +225,7 @@ windows.create(
     "createStatusMaintenance",
     "Schedule a maintenance window",
     MaintenanceCreate,
-    windows.by_key(scheduled_maintenance.create_window),
+    windows.by_key(scheduled_maintenance.create_window, with_settings=True),
     errors=WRITE_ERRORS,
     description=_MAINTENANCE_RULES,
 )
@@ -223,5 +236,6 @@ windows.update(
     MaintenancePatch,
     scheduled_maintenance.update_window,
     errors=WRITE_ERRORS,
+    with_settings=True,
     description=_MAINTENANCE_RULES,
 )

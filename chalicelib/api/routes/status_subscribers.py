@@ -30,6 +30,7 @@ from chalicelib.api.validation import parse_body, single_values
 from chalicelib.errors import AppError, NotFound, PayloadTooLarge, RateLimited, ValidationFailed
 from chalicelib.oncall.models import DeletedV1
 from chalicelib.pagination import Page, paginate
+from chalicelib.settings import Settings
 from chalicelib.statuspage.pages import public_url
 from chalicelib.subscriber import service
 from chalicelib.subscriber.links import LinkPurpose
@@ -112,7 +113,7 @@ def _form_fields(request: Request) -> dict[str, list[str]]:
     return {name: value if isinstance(value, list) else [value] for name, value in document.items()}
 
 
-def _form_error_page(request: Request, path: Mapping[str, str], error: AppError) -> Response | None:
+def _form_error_page(request: Request, path: Mapping[str, str], error: AppError, settings: Settings) -> Response | None:
     """A form post's error as a page: the form again (400), or the page's other error pages. A JSON
     request's errors are the family's (None)."""
     if not _is_form(request):
@@ -125,10 +126,14 @@ def _form_error_page(request: Request, path: Mapping[str, str], error: AppError)
     fields = _form_fields(request) if isinstance(error, ValidationFailed) else {}
     view = public.load_view(slug) if not isinstance(error, RateLimited) else None
     if isinstance(error, RateLimited):
-        return _html(pages.too_many("", public_url(slug), error.headers.get("Retry-After")), 429, error.headers)
+        return _html(
+            pages.too_many("", public_url(slug, settings=settings), error.headers.get("Retry-After")),
+            429,
+            error.headers,
+        )
     if view is None or isinstance(error, NotFound):
         return _html(page_html.render_not_found(slug), 404, error.headers)
-    name, url = view.structure.page.name or slug, public_url(slug)
+    name, url = view.structure.page.name or slug, public_url(slug, settings=settings)
     if not isinstance(error, ValidationFailed):
         return _html(page_html.render_error("Could not subscribe", error.message), error.status, error.headers)
     form = subscribe_form(
@@ -167,11 +172,11 @@ def subscribe(call: Call) -> Response:
         raise ValidationFailed.for_fields([{"field": n, "message": "unknown query parameter"} for n in names])
     body = parse_body(SubscribeRequest, _form_as_json(call.request) if form else call.request.raw_body)
     wanted = service.SubscribeInput(email=body.email, component_ids=list(body.component_ids), url=body.url)
-    name = service.subscribe(slug=slug, wanted=wanted, now=call.now)
+    name = service.subscribe(slug=slug, wanted=wanted, now=call.now, settings=call.settings)
     if form:
         from chalicelib.subscriber import pages
 
-        return _html(pages.check_inbox(name, public_url(slug)), 202)
+        return _html(pages.check_inbox(name, public_url(slug, settings=call.settings)), 202)
     answer = SubscribeAccepted(accepted=True, message=ACCEPTED).model_dump(mode="json")
     return Response(body=json.dumps(answer), status_code=202, headers=_headers("application/json"))
 
@@ -195,17 +200,23 @@ def _link(call: Call, purpose: LinkPurpose, *, act: bool) -> Response:
     token = _token(call.request)
     try:
         if not act:
-            seen = service.preview(token, purpose, now)
+            seen = service.preview(token, purpose, now, settings=call.settings)
             if seen.outcome is None:
-                return _html(pages.button_page(seen.page_name, public_url(slug), purpose, token or ""), 200)
+                return _html(
+                    pages.button_page(seen.page_name, public_url(slug, settings=call.settings), purpose, token or ""),
+                    200,
+                )
         elif purpose == "confirm":
-            seen = service.confirm(token, now)
+            seen = service.confirm(token, now, settings=call.settings)
         else:
-            seen = service.unsubscribe(token, now)
+            seen = service.unsubscribe(token, now, settings=call.settings)
     except service.LinkNotValid as refused:
         return _html(pages.link_problem(refused.status), refused.status)
     assert seen.outcome is not None
-    return _html(pages.outcome_page(seen.page_name, public_url(slug), seen.outcome, seen.webhook_secret), 200)
+    return _html(
+        pages.outcome_page(seen.page_name, public_url(slug, settings=call.settings), seen.outcome, seen.webhook_secret),
+        200,
+    )
 
 
 def _link_operation(

@@ -37,5 +37,5 @@ def answer_voice_callback(call: Call) -> Response:
     from chalicelib.paging.voice_callback import answer_press
 
     callback: VoiceCallback = call.credential
-    twiml = answer_press(callback.target, callback.form, call.now)
+    twiml = answer_press(callback.target, callback.form, call.now, settings=call.settings)
     return Response(body=twiml, status_code=200, headers={"Content-Type": "text/xml; charset=utf-8"})

@@ -44,6 +44,7 @@ def _create(call: Call, body: SubscriptionCreate) -> subscriptions.CreatedSubscr
         organization_id=call.principal.organization_id,
         now=call.now,
         created_by=call.principal.actor,
+        settings=call.settings,
         **{**body.arguments(), "owner_email": owner},
     )
 
@@ -83,6 +84,7 @@ hooks.update(
     "Update a webhook subscription (at least one field); enabled=true re-enables a disabled one",
     SubscriptionPatch,
     subscriptions.update_subscription,
+    with_settings=True,
     description="Send the version you read to make the change conditional: 409 when the subscription "
     "changed since. enabled=false disables it by hand (disabled_reason manual).",
 )
@@ -95,6 +97,7 @@ hooks.act(
     "rotateWebhookSubscriptionSecret",
     "A new signing secret, in this response only; the old one stops signing at once",
     subscriptions.rotate_secret,
+    with_settings=True,
     response=SubscriptionIssuedV1,
     present=_issued_v1,
     errors=(404, 409),

@@ -40,7 +40,7 @@ from chalicelib.integration.models import (
 from chalicelib.integration.normalized import NormalizedAlert
 from chalicelib.integration.origin import AlertOrigin
 from chalicelib.integration.replay import deliver_once
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.webhooks")
 api = OperationGroup(__name__, tag="webhooks")
@@ -56,10 +56,10 @@ def json_answer(status: int, body: dict[str, Any]) -> Response:
     )
 
 
-def _incident_body(incident: IncidentRecord | None) -> WebhookIncidentV1 | None:
+def _incident_body(incident: IncidentRecord | None, *, settings: Settings) -> WebhookIncidentV1 | None:
     if incident is None:
         return None
-    base = get_settings().public_base_url.rstrip("/")
+    base = settings.public_base_url.rstrip("/")
     return WebhookIncidentV1(
         id=incident.incident_number,
         title=incident.title,
@@ -70,18 +70,18 @@ def _incident_body(incident: IncidentRecord | None) -> WebhookIncidentV1 | None:
 
 
 def _parse(call: Call, source_type: str) -> NormalizedAlert:
+    settings = call.settings
     from chalicelib.integration.parsers import parse
 
     admitted: Admitted = call.credential
     integration = admitted.integration
-    settings = get_settings()
     try:
         return parse(
             source_type,
             dict(call.request.headers),
             call.raw_body,
             # HMAC signatures (custom, Sentry) were verified by the gate, before any bucket was charged.
-            fetch_certificate=fetch.fetch_certificate,
+            fetch_certificate=lambda url: fetch.fetch_certificate(url, settings=settings),
             allowed_cert_host_pattern=settings.sns_cert_host_pattern,
             allow_http_cert_url=settings.is_local and settings.local_allow_http_sns_certs,
             expected_topic_arn=integration.expected_topic_arn,
@@ -95,9 +95,9 @@ def _parse(call: Call, source_type: str) -> NormalizedAlert:
         raise
 
 
-def _ingest(admitted: Admitted, alert: NormalizedAlert, now: datetime) -> IngestResult:
+def _ingest(admitted: Admitted, alert: NormalizedAlert, now: datetime, *, settings: Settings) -> IngestResult:
     try:
-        return ingest(AlertOrigin.of(admitted.integration), alert, now=now)
+        return ingest(AlertOrigin.of(admitted.integration), alert, now=now, settings=settings)
     except DeliveryRejected:
         raise
     except AppError as error:
@@ -115,7 +115,7 @@ def _accepted(call: Call, result: IngestResult, delivered: NormalizedAlert) -> S
     call.outcome = outcome.of_ingest(result, action=delivered.action, title=delivered.title, warnings=warnings)
     alert = result.alert
     accepted = WebhookAcceptedV1(
-        incident=_incident_body(result.incident),
+        incident=_incident_body(result.incident, settings=call.settings),
         deduplicated=result.deduplicated,
         message=result.note,
         alert=WebhookAlertV1(id=alert.alert_id, status=alert.status, count=int(alert.event_count))
@@ -144,7 +144,7 @@ def _deliver(call: Call, source_type: str | None = None) -> Response:
     # What is known before ingesting, kept should ingesting refuse it.
     call.outcome = Outcome("accepted", action=alert.action, title=alert.title, warnings=alert.warnings)
     if alert.action == "confirm_subscription" and alert.subscribe_url:
-        fetch.confirm_subscription(alert.subscribe_url)
+        fetch.confirm_subscription(alert.subscribe_url, settings=call.settings)
         call.outcome = Outcome("accepted", action=alert.action, message="subscription confirmed")
         confirmed = WebhookAcceptedV1(incident=None, deduplicated=False, message="subscription confirmed")
         return json_answer(200, confirmed.model_dump())
@@ -157,7 +157,7 @@ def _deliver(call: Call, source_type: str | None = None) -> Response:
         signature=admitted.signature,
         body=call.raw_body,
         now=call.now,
-        deliver=lambda: _accepted(call, _ingest(admitted, alert, call.now), alert),
+        deliver=lambda: _accepted(call, _ingest(admitted, alert, call.now, settings=call.settings), alert),
     )
     if replayed:
         # The same signed request again (a retry or a replay): the first delivery's incident, as a dedup.
@@ -281,7 +281,7 @@ def enqueue(call: Call) -> Response:
     if alert.action == "trigger" and alert.dedup_key is None:
         alert = dataclasses.replace(alert, dedup_key=uuid.uuid4().hex)
     call.outcome = Outcome("accepted", action=alert.action, title=alert.title, warnings=alert.warnings)
-    result = _ingest(admitted, alert, call.now)
+    result = _ingest(admitted, alert, call.now, settings=call.settings)
     warnings = (*alert.warnings, *result.warnings)  # not in PagerDuty's answer; the event log keeps them
     call.outcome = outcome.of_ingest(result, action=alert.action, title=alert.title, warnings=warnings)
     return json_answer(202, PagerDutyAcceptedV1(dedup_key=alert.dedup_key or "").model_dump())

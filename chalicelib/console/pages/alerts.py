@@ -22,6 +22,7 @@ from chalicelib.console.pages.incidents import day_bound
 from chalicelib.console.visits import app_path
 from chalicelib.console.web import ConsolePages, Ctx, Page
 from chalicelib.errors import AppError, NotFound, ValidationFailed
+from chalicelib.settings import Settings
 
 console = ConsolePages(__name__)
 
@@ -65,9 +66,9 @@ def service_key_of(organization_id: str, query: AlertListQuery) -> str | None:
     return found.service_key
 
 
-def page_link(filters: dict[str, list[str]], offset: int) -> str:
+def page_link(filters: dict[str, list[str]], offset: int, *, settings: Settings) -> str:
     pairs = [(name, value) for name, values in filters.items() for value in values]
-    return list_links.page_link(app_path("/alerts"), pairs, offset)
+    return list_links.page_link(app_path("/alerts", settings=settings), pairs, offset)
 
 
 def suppressed_reason(suppressed_by: Mapping[str, Any] | None) -> str:
@@ -131,8 +132,12 @@ def alert_list(ctx: Ctx) -> Page:
         alerts=[AlertV1.of(record) for record in found.items],
         total=found.total,
         first=query.offset + 1,
-        newer_link=page_link(filters, max(query.offset - LIST_LIMIT, 0)) if query.offset else None,
-        older_link=page_link(filters, found.next_offset) if found.next_offset is not None else None,
+        newer_link=page_link(filters, max(query.offset - LIST_LIMIT, 0), settings=ctx.settings)
+        if query.offset
+        else None,
+        older_link=page_link(filters, found.next_offset, settings=ctx.settings)
+        if found.next_offset is not None
+        else None,
     )
     return Page("console/alerts/list.html", "Alerts", section="alerts", context=context)
 

@@ -52,7 +52,7 @@ def create_api_key(ctx: Ctx) -> Page:
         ApiKeyCreate, {"name": ctx.value("name"), "kind": ctx.value("kind"), "scopes": ctx.values("scopes")}
     )
     key, plaintext = issue_api_key(
-        principal=ctx.signed_in, name=body.name, kind=body.kind, scopes=body.scopes, now=ctx.now
+        principal=ctx.signed_in, name=body.name, kind=body.kind, scopes=body.scopes, now=ctx.now, settings=ctx.settings
     )
     return Page(
         "console/self_service/api_key_created.html",
@@ -75,4 +75,4 @@ def create_api_key(ctx: Ctx) -> Page:
 def revoke_api_key(ctx: Ctx) -> Redirect:
     """Revoke an API key."""
     apikeys.revoke_api_key(organization_id=ctx.organization_id, key_id=ctx.path["key_id"], now=ctx.now)
-    return Redirect(app_path("/api-keys"), notice="api_key_revoked")
+    return Redirect(app_path("/api-keys", settings=ctx.settings), notice="api_key_revoked")

@@ -41,7 +41,10 @@ def sign_in_form(ctx: Ctx) -> Page:
     return Page(
         "console/sign_in.html",
         "Sign in",
-        context={"email": ctx.value("email"), "next": safe_next(ctx.value("next") or ctx.arg("next"))},
+        context={
+            "email": ctx.value("email"),
+            "next": safe_next(ctx.value("next") or ctx.arg("next"), settings=ctx.settings),
+        },
     )
 
 
@@ -49,7 +52,7 @@ def sign_in_form(ctx: Ctx) -> Page:
 def show_sign_in(ctx: Ctx) -> Page | Redirect:
     """The sign-in form."""
     if ctx.principal is not None:
-        return Redirect(safe_next(ctx.arg("next")))
+        return Redirect(safe_next(ctx.arg("next"), settings=ctx.settings))
     return sign_in_form(ctx)
 
 
@@ -61,7 +64,7 @@ def _finish(ctx: Ctx, outcome: cognito.SignInOutcome) -> Page | Redirect:
             context={
                 "email": outcome.email,
                 "challenge": outcome.challenge_session,
-                "next": safe_next(ctx.value("next")),
+                "next": safe_next(ctx.value("next"), settings=ctx.settings),
             },
         )
     return after_password(ctx, outcome.claims)
@@ -71,7 +74,9 @@ def _finish(ctx: Ctx, outcome: cognito.SignInOutcome) -> Page | Redirect:
 def sign_in(ctx: Ctx) -> Page | Redirect:
     """Check the email and password with Cognito and start a session."""
     _required(ctx, "email", "password")
-    return _finish(ctx, cognito.sign_in(email=ctx.value("email").lower(), password=ctx.value("password")))
+    return _finish(
+        ctx, cognito.sign_in(email=ctx.value("email").lower(), password=ctx.value("password"), settings=ctx.settings)
+    )
 
 
 def new_password_form(ctx: Ctx) -> Page:
@@ -81,7 +86,7 @@ def new_password_form(ctx: Ctx) -> Page:
         context={
             "email": ctx.value("email"),
             "challenge": ctx.value("challenge"),
-            "next": safe_next(ctx.value("next")),
+            "next": safe_next(ctx.value("next"), settings=ctx.settings),
         },
     )
 
@@ -94,6 +99,7 @@ def new_password(ctx: Ctx) -> Page | Redirect:
         email=ctx.value("email").lower(),
         challenge_session=ctx.value("challenge"),
         new_password=ctx.value("new_password"),
+        settings=ctx.settings,
     )
     return _finish(ctx, outcome)
 
@@ -122,7 +128,7 @@ def forgot_password(ctx: Ctx) -> Page:
     """Have Cognito send a reset code (the same answer whether or not the account exists)."""
     _required(ctx, "email")
     email = ctx.value("email").lower()
-    cognito.send_reset_code(email=email)
+    cognito.send_reset_code(email=email, settings=ctx.settings)
     return Page("console/forgot_password.html", "Enter your code", context={"stage": "code", "email": email})
 
 
@@ -131,20 +137,23 @@ def reset_password(ctx: Ctx) -> Redirect:
     """Set a new password with the emailed code."""
     _required(ctx, "email", "code", "new_password")
     cognito.reset_password(
-        email=ctx.value("email").lower(), code=ctx.value("code"), new_password=ctx.value("new_password")
+        email=ctx.value("email").lower(),
+        code=ctx.value("code"),
+        new_password=ctx.value("new_password"),
+        settings=ctx.settings,
     )
-    return Redirect(app_path("/sign-in"), notice="password_reset")
+    return Redirect(app_path("/sign-in", settings=ctx.settings), notice="password_reset")
 
 
 @console.action("/sign-out", scope=None)
 def sign_out(ctx: Ctx) -> Redirect:
     """End the session on the server and in the browser."""
-    sessions.end(cookies_of(ctx.request).get(session_cookie_name(), ""))
-    ctx.set_cookies.append(cookie(session_cookie_name(), "", max_age=0))
-    return Redirect(app_path("/sign-in"), notice="signed_out")
+    sessions.end(cookies_of(ctx.request).get(session_cookie_name(settings=ctx.settings), ""))
+    ctx.set_cookies.append(cookie(session_cookie_name(settings=ctx.settings), "", max_age=0, settings=ctx.settings))
+    return Redirect(app_path("/sign-in", settings=ctx.settings), notice="signed_out")
 
 
 @console.page("")
 def home(ctx: Ctx) -> Redirect:
     """The console's front door: the incident list."""
-    return Redirect(app_path("/incidents"))
+    return Redirect(app_path("/incidents", settings=ctx.settings))

@@ -69,11 +69,11 @@ def _verify_link(inbound: Inbound) -> Verified:
     verified = CONSOLE_SESSION_OR_ANONYMOUS.verify(inbound)
     visit = LinkVisit(**vars(verified.subject))
     try:
-        visit.link = email_links.verify(inbound.path["token"], now=inbound.now)
+        visit.link = email_links.verify(inbound.path["token"], now=inbound.now, settings=inbound.settings)
     except LinkRefused as refused:
         page = _refused(refused.reason)
         error = NotFound(refused.reason) if page.status == 404 else Conflict(refused.reason)
-        answer = render_page(ctx_of(inbound.request, inbound.path, inbound.now, visit), page)
+        answer = render_page(ctx_of(inbound.request, inbound.path, inbound.now, inbound.settings, visit), page)
         raise Refused(error, bucket=verified.bucket, answer=answer) from None
     return Verified(verified.principal, visit, verified.bucket)
 
@@ -140,7 +140,7 @@ def _outcome_page(
         heading = "Nothing changed"
     else:
         heading = f"{number} is {state['words']}" if state is not None else f"{number} was not found"
-    incident_path = app_path(f"/incidents/{number}")
+    incident_path = app_path(f"/incidents/{number}", settings=ctx.settings)
     return Page(
         TEMPLATE,
         heading,
@@ -155,7 +155,7 @@ def _outcome_page(
             "message": message,
             "open_link": incident_path
             if ctx.user is not None
-            else app_path("/sign-in") + "?" + urlencode({"next": incident_path}),
+            else app_path("/sign-in", settings=ctx.settings) + "?" + urlencode({"next": incident_path}),
         },
     )
 
@@ -180,7 +180,7 @@ def show_email_action(ctx: Ctx) -> Page:
             "number": link.incident_number,
             "incident_title": _incident_title(link),
             "person": person.email or person.name,
-            "action_path": app_path("/email-actions/" + ctx.path["token"]),
+            "action_path": app_path("/email-actions/" + ctx.path["token"], settings=ctx.settings),
         },
     )
 
@@ -202,6 +202,7 @@ def act_from_email(ctx: Ctx) -> Page | Redirect:
             person=person,
             channel=link.via,  # "email", or the chat channel whose page carried the link (Teams...)
             now=ctx.now,
+            settings=ctx.settings,
         )
     except Exception:
         # Not the person's mistake (respond answers those): nothing changed, so the link may be used again.
@@ -209,4 +210,6 @@ def act_from_email(ctx: Ctx) -> Page | Redirect:
         raise
     if not outcome.done:
         return _outcome_page(ctx, link, person, just_now=True, message=outcome.message, status=409)
-    return Redirect(app_path("/email-actions/" + ctx.path["token"]), notice=f"email_{link.action}")
+    return Redirect(
+        app_path("/email-actions/" + ctx.path["token"], settings=ctx.settings), notice=f"email_{link.action}"
+    )

@@ -20,6 +20,7 @@ from chalicelib.eventrule import service
 from chalicelib.eventrule.models import EventRuleCreate, EventRulePatch
 from chalicelib.integration import admin
 from chalicelib.integration.admin import Integration
+from chalicelib.settings import Settings
 from chalicelib.severity import SEVERITIES
 
 console = ConsolePages(
@@ -48,10 +49,10 @@ def _integration(ctx: Ctx) -> Integration | None:
     return admin.get_integration(organization_id=ctx.organization_id, integration_id=integration_id)
 
 
-def _here(integration: Integration | None) -> str:
+def _here(integration: Integration | None, *, settings: Settings) -> str:
     if integration is None:
-        return app_path("/event-rules")
-    return app_path(f"/integrations/{integration.integration_id}/event-rules")
+        return app_path("/event-rules", settings=settings)
+    return app_path(f"/integrations/{integration.integration_id}/event-rules", settings=settings)
 
 
 def rules_page(ctx: Ctx) -> Page:
@@ -72,7 +73,7 @@ def rules_page(ctx: Ctx) -> Page:
         section="integrations" if integration is not None else "event-rules",
         context={
             "integration": integration,
-            "here": _here(integration),
+            "here": _here(integration, settings=ctx.settings),
             "rules": [(rule, in_words(rule, names)) for rule in rules],
             "write_scope": WRITE,
             "rows": range(FORM_CONDITIONS),
@@ -104,7 +105,7 @@ def _add(ctx: Ctx) -> Redirect:
         # The API's message names body paths (conditions.0.value); the form marks the inputs instead.
         placed.message = "The rule was not added: see the marked fields." if _fields(placed) else error.message
         raise placed from None
-    return Redirect(_here(integration), notice="event_rule_added")
+    return Redirect(_here(integration, settings=ctx.settings), notice="event_rule_added")
 
 
 def _fields(error: ValidationFailed) -> list[object]:
@@ -131,7 +132,7 @@ def _move(ctx: Ctx) -> Redirect:
         now=ctx.now,
         **body.domain_changes(),
     )
-    return Redirect(_here(integration), notice="event_rule_moved")
+    return Redirect(_here(integration, settings=ctx.settings), notice="event_rule_moved")
 
 
 def _delete(ctx: Ctx) -> Redirect:
@@ -142,7 +143,7 @@ def _delete(ctx: Ctx) -> Redirect:
         rule_id=ctx.path["rule_id"],
         now=ctx.now,
     )
-    return Redirect(_here(integration), notice="event_rule_deleted")
+    return Redirect(_here(integration, settings=ctx.settings), notice="event_rule_deleted")
 
 
 # --- the organization's list -------------------------------------------------------------------------

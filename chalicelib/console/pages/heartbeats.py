@@ -105,7 +105,11 @@ def create_heartbeat(ctx: Ctx) -> Page:
         data["description"] = ctx.value("description")
     body = ctx.model(HeartbeatCreate, data)
     issued = heartbeats.create_heartbeat(
-        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
+        organization_id=ctx.organization_id,
+        now=ctx.now,
+        created_by=ctx.signed_in.actor,
+        **body.arguments(),
+        settings=ctx.settings,
     )
     return _issued_page(ctx, issued, regenerated=False)
 
@@ -119,14 +123,14 @@ def _set_enabled(ctx: Ctx, enabled: bool) -> None:
 def pause_heartbeat(ctx: Ctx) -> Redirect:
     """Pause a heartbeat: pings are accepted and ignored, no outage opens."""
     _set_enabled(ctx, False)
-    return Redirect(app_path("/heartbeats"), notice="heartbeat_paused")
+    return Redirect(app_path("/heartbeats", settings=ctx.settings), notice="heartbeat_paused")
 
 
 @console.action("/heartbeats/{heartbeat_id}/resume", scope=WRITE, on_error=heartbeats_page)
 def resume_heartbeat(ctx: Ctx) -> Redirect:
     """Resume a heartbeat: a new wait for a ping starts now."""
     _set_enabled(ctx, True)
-    return Redirect(app_path("/heartbeats"), notice="heartbeat_resumed")
+    return Redirect(app_path("/heartbeats", settings=ctx.settings), notice="heartbeat_resumed")
 
 
 @console.action(
@@ -142,7 +146,7 @@ def resume_heartbeat(ctx: Ctx) -> Redirect:
 )
 def regenerate_heartbeat_url(ctx: Ctx) -> Page:
     """A new ping URL for a heartbeat, shown once; the old one stops working at once."""
-    issued = heartbeats.regenerate_ping_url(**ctx.item, now=ctx.now)
+    issued = heartbeats.regenerate_ping_url(**ctx.item, now=ctx.now, settings=ctx.settings)
     return _issued_page(ctx, issued, regenerated=True)
 
 
@@ -160,4 +164,4 @@ def regenerate_heartbeat_url(ctx: Ctx) -> Page:
 def delete_heartbeat(ctx: Ctx) -> Redirect:
     """Delete a heartbeat; its ping URL answers 404 from now on."""
     heartbeats.delete_heartbeat(**ctx.item)
-    return Redirect(app_path("/heartbeats"), notice="heartbeat_deleted")
+    return Redirect(app_path("/heartbeats", settings=ctx.settings), notice="heartbeat_deleted")

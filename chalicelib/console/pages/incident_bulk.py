@@ -102,6 +102,8 @@ def act_on_selected(ctx: Ctx) -> Page:
             "lines": lines,
             "action": action,
             "verb": ACTIONS[action],
-            "back": safe_next(ctx.value("back") or app_path("/incidents")),
+            "back": safe_next(
+                ctx.value("back") or app_path("/incidents", settings=ctx.settings), settings=ctx.settings
+            ),
         },
     )

@@ -32,6 +32,7 @@ from chalicelib.incident.workflow import Workflow, plan_transition
 from chalicelib.incident.workflow_settings import incident_settings
 from chalicelib.paging import escalation_runs
 from chalicelib.postmortem import service as postmortems
+from chalicelib.settings import Settings
 from chalicelib.severity import SEVERITIES
 
 console = ConsolePages(
@@ -62,8 +63,8 @@ def number_of(ctx: Ctx) -> str:
     return number
 
 
-def here(number: str) -> str:
-    return app_path(f"/incidents/{number}")
+def here(number: str, *, settings: Settings) -> str:
+    return app_path(f"/incidents/{number}", settings=settings)
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def _alerts_of(ctx: Ctx, incident: IncidentRecord) -> dict[str, Any]:
         "total": newest.total,
         "triggered": triggered,
         "resolved": newest.total - triggered,  # an incident's alerts are never suppressed
-        "link": app_path("/alerts") + "?" + urlencode(link),
+        "link": app_path("/alerts", settings=ctx.settings) + "?" + urlencode(link),
     }
 
 
@@ -214,7 +215,7 @@ def acknowledge(ctx: Ctx) -> Redirect:
     commands.acknowledge(
         organization_id=ctx.organization_id, incident_number=number, principal=ctx.signed_in, now=ctx.now
     )
-    return Redirect(here(number), notice="acknowledged")
+    return Redirect(here(number, settings=ctx.settings), notice="acknowledged")
 
 
 @console.action("/incidents/{number}/status", scope=WRITE, on_error=incident_page)
@@ -230,7 +231,7 @@ def change_status(ctx: Ctx) -> Redirect:
         now=ctx.now,
         principal=ctx.signed_in,
     )
-    return Redirect(here(number), notice="status_changed")
+    return Redirect(here(number, settings=ctx.settings), notice="status_changed")
 
 
 @console.action("/incidents/{number}/escalate", scope=WRITE, on_error=incident_page)
@@ -238,9 +239,13 @@ def escalate(ctx: Ctx) -> Redirect:
     """Notify the next level of the escalation policy now (as POST /api/v1/incidents/{id}/escalate)."""
     number = number_of(ctx)
     outcome = escalation_runs.escalate(
-        organization_id=ctx.organization_id, incident_number=number, actor=ctx.signed_in.actor, now=ctx.now
+        organization_id=ctx.organization_id,
+        incident_number=number,
+        actor=ctx.signed_in.actor,
+        now=ctx.now,
+        settings=ctx.settings,
     )
-    return Redirect(here(number), notice="escalated" if outcome.escalated else "not_escalated")
+    return Redirect(here(number, settings=ctx.settings), notice="escalated" if outcome.escalated else "not_escalated")
 
 
 def _update(ctx: Ctx, number: str, data: dict[str, Any]) -> Redirect:
@@ -253,7 +258,7 @@ def _update(ctx: Ctx, number: str, data: dict[str, Any]) -> Redirect:
         now=ctx.now,
         principal=ctx.signed_in,
     )
-    return Redirect(here(number), notice="assigned" if "assigned_to" in data else "updated")
+    return Redirect(here(number, settings=ctx.settings), notice="assigned" if "assigned_to" in data else "updated")
 
 
 @console.action("/incidents/{number}/assign", scope=WRITE, on_error=incident_page)
@@ -287,7 +292,7 @@ def comment(ctx: Ctx) -> Redirect:
         now=ctx.now,
         principal=ctx.signed_in,
     )
-    return Redirect(here(number), notice="commented")
+    return Redirect(here(number, settings=ctx.settings), notice="commented")
 
 
 @console.action("/incidents/{number}/page", scope=WRITE, on_error=incident_page)
@@ -309,8 +314,9 @@ def page_person(ctx: Ctx) -> Page | Redirect:
             message=body.message,
             now=ctx.now,
             principal=ctx.signed_in,
+            settings=ctx.settings,
         )
     except DeliveryFailed as failed:
         # A provider failed (the API's 502): the attempt is on the timeline; say so on the page.
         return incident_page(ctx, page_problem=failed.message, status=failed.status)
-    return Redirect(here(number), notice="paged")
+    return Redirect(here(number, settings=ctx.settings), notice="paged")

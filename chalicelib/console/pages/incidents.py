@@ -35,6 +35,7 @@ from chalicelib.incident.models import IncidentCreate, IncidentListQuery
 from chalicelib.incident.paging_status import view_of
 from chalicelib.incident.urgency import urgency_of
 from chalicelib.incident.workflow_settings import incident_settings
+from chalicelib.settings import Settings
 from chalicelib.severity import SEVERITIES
 from chalicelib.zones import DEFAULT_ZONE
 
@@ -107,23 +108,25 @@ def list_view_of(ctx: Ctx) -> dict[str, str]:
     return view
 
 
-def page_link(filters: dict[str, list[str]], offset: int, view: dict[str, str] | None = None) -> str:
+def page_link(
+    filters: dict[str, list[str]], offset: int, view: dict[str, str] | None = None, *, settings: Settings
+) -> str:
     pairs = [(name, value) for name, values in filters.items() for value in values]
     pairs += list((view or {}).items())
-    return list_links.page_link(app_path("/incidents"), pairs, offset)
+    return list_links.page_link(app_path("/incidents", settings=settings), pairs, offset)
 
 
-def _view_links(filters: dict[str, list[str]], view: dict[str, str]) -> dict[str, str]:
+def _view_links(filters: dict[str, list[str]], view: dict[str, str], *, settings: Settings) -> dict[str, str]:
     """The list's links: all or mine (filters kept), refresh on or off (everything else kept)."""
     mine = {**view, "assigned": "me"}
     everyone = {key: value for key, value in view.items() if key != "assigned"}
     with_refresh = {**view, "refresh": str(DEFAULT_REFRESH)}
     without_refresh = {key: value for key, value in view.items() if key != "refresh"}
     return {
-        "all": page_link(filters, 0, everyone),
-        "mine": page_link(filters, 0, mine),
-        "refresh_on": page_link(filters, 0, with_refresh),
-        "refresh_off": page_link(filters, 0, without_refresh),
+        "all": page_link(filters, 0, everyone, settings=settings),
+        "mine": page_link(filters, 0, mine, settings=settings),
+        "refresh_on": page_link(filters, 0, with_refresh, settings=settings),
+        "refresh_off": page_link(filters, 0, without_refresh, settings=settings),
     }
 
 
@@ -140,9 +143,11 @@ def incident_list(ctx: Ctx) -> Page:
     context: dict[str, Any] = {
         "mine": mine,
         "view": view,
-        "view_links": _view_links(_shown(filters, mine), view),
+        "view_links": _view_links(_shown(filters, mine), view, settings=ctx.settings),
         "refresh_seconds": int(view["refresh"]) if "refresh" in view else None,
-        "back": page_link(_shown(filters, mine), 0, view),  # where the selection's answer links back to
+        "back": page_link(
+            _shown(filters, mine), 0, view, settings=ctx.settings
+        ),  # where the selection's answer links back to
         "filters": _shown(filters, mine),  # "mine" shows as the view, not as a chosen assignee
         "statuses": incident_settings(organization_id=organization_id).workflow.status_names,
         "severities": SEVERITIES,
@@ -178,8 +183,12 @@ def incident_list(ctx: Ctx) -> Page:
         incidents=found.items,
         total=found.total,
         first=query.offset + 1,
-        newer_link=page_link(_shown(filters, mine), max(query.offset - LIST_LIMIT, 0), view) if query.offset else None,
-        older_link=page_link(_shown(filters, mine), found.next_offset, view) if found.next_offset is not None else None,
+        newer_link=page_link(_shown(filters, mine), max(query.offset - LIST_LIMIT, 0), view, settings=ctx.settings)
+        if query.offset
+        else None,
+        older_link=page_link(_shown(filters, mine), found.next_offset, view, settings=ctx.settings)
+        if found.next_offset is not None
+        else None,
     )
     return Page("console/incidents/list.html", title, section="incidents", context=context, labels=LABELS)
 
@@ -251,6 +260,7 @@ def create_incident(ctx: Ctx) -> Redirect:
             ),
             now=ctx.now,
             actor=ctx.signed_in.actor,
+            settings=ctx.settings,
         )
         return StoredResponse(201, {"incident_number": record.incident_number})
 
@@ -267,4 +277,4 @@ def create_incident(ctx: Ctx) -> Redirect:
     else:
         created = create()
     number = str(created.body["incident_number"])
-    return Redirect(app_path(f"/incidents/{number}"), notice="incident_created")
+    return Redirect(app_path(f"/incidents/{number}", settings=ctx.settings), notice="incident_created")

@@ -138,4 +138,4 @@ def download_export(ctx: Ctx) -> Redirect:
     except ValidationFailed as error:
         raise on_the_form(error, view.field_on_form) from None
     link = links.new_link(request, "csv", lifetime=links.DEFAULT_LIFETIME, now=ctx.now)
-    return Redirect(links.link_url(link))
+    return Redirect(links.link_url(link, settings=ctx.settings))

@@ -20,6 +20,7 @@ from chalicelib.eventlog import replay, service
 from chalicelib.eventlog.models import IntegrationEventSummaryV1, IntegrationEventV1
 from chalicelib.eventlog.outcome import OUTCOMES
 from chalicelib.integration.admin import to_domain
+from chalicelib.settings import Settings
 
 console = ConsolePages(
     __name__,
@@ -36,8 +37,8 @@ _REPLAY = Confirmation(
 )
 
 
-def _here(integration_id: str) -> str:
-    return app_path(f"/integrations/{integration_id}/events")
+def _here(integration_id: str, *, settings: Settings) -> str:
+    return app_path(f"/integrations/{integration_id}/events", settings=settings)
 
 
 @console.page("/integrations/{integration_id}/events")
@@ -57,16 +58,18 @@ def show_integration_events(ctx: Ctx) -> Page:
     integration = service.check_integration(organization_id=ctx.organization_id, integration_id=integration_id)
     filters: list[tuple[str, str]] = [("outcome", name) for name in chosen]
     older = (
-        f"{_here(integration_id)}?{urlencode([*filters, ('cursor', page.next_cursor)])}" if page.next_cursor else None
+        f"{_here(integration_id, settings=ctx.settings)}?{urlencode([*filters, ('cursor', page.next_cursor)])}"
+        if page.next_cursor
+        else None
     )
-    newest = f"{_here(integration_id)}?{urlencode(filters)}" if cursor else None
+    newest = f"{_here(integration_id, settings=ctx.settings)}?{urlencode(filters)}" if cursor else None
     return Page(
         "console/noise/integration_events.html",
         f"Events of {integration.name}",
         section="integrations",
         context={
             "integration": to_domain(integration),
-            "here": _here(integration_id),
+            "here": _here(integration_id, settings=ctx.settings),
             "events": [IntegrationEventSummaryV1.of(record) for record in page.items],
             "outcomes": OUTCOMES,
             "chosen": chosen,
@@ -86,7 +89,7 @@ def event_page(ctx: Ctx) -> Page:
     event = IntegrationEventV1.detail(found.event, replay.why_not_replay(found.event, found.integration))
     context: dict[str, Any] = {
         "integration": to_domain(found.integration),
-        "here": _here(found.integration.integration_id),
+        "here": _here(found.integration.integration_id, settings=ctx.settings),
         "event": event,
         "response_text": _pretty(event.response),
         "write_scope": WRITE,
@@ -111,8 +114,12 @@ def replay_integration_event(ctx: Ctx) -> Redirect:
         event_id=ctx.path["event_id"],
         principal=ctx.signed_in,
         now=ctx.now,
+        settings=ctx.settings,
     )
-    return Redirect(f"{_here(found.integration.integration_id)}/{found.event.event_id}", notice="event_replayed")
+    return Redirect(
+        f"{_here(found.integration.integration_id, settings=ctx.settings)}/{found.event.event_id}",
+        notice="event_replayed",
+    )
 
 
 def _pretty(document: Any) -> str | None:

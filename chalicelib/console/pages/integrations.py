@@ -94,7 +94,11 @@ def create_integration(ctx: Ctx) -> Page:
     }
     body = ctx.model(IntegrationCreate, fields)
     issued = admin.create_integration(
-        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
+        organization_id=ctx.organization_id,
+        now=ctx.now,
+        created_by=ctx.signed_in.actor,
+        **body.arguments(),
+        settings=ctx.settings,
     )
     return _issued_page(issued, regenerated=False)
 
@@ -112,7 +116,7 @@ def create_integration(ctx: Ctx) -> Page:
 )
 def regenerate_integration_url(ctx: Ctx) -> Page:
     """A new URL for an integration; the old one stops working at once."""
-    issued = admin.regenerate_url(**ctx.item, now=ctx.now)
+    issued = admin.regenerate_url(**ctx.item, now=ctx.now, settings=ctx.settings)
     return _issued_page(issued, regenerated=True)
 
 
@@ -130,4 +134,4 @@ def regenerate_integration_url(ctx: Ctx) -> Page:
 def revoke_integration(ctx: Ctx) -> Redirect:
     """Revoke an integration: its URL answers 410 from now on."""
     admin.revoke_integration(**ctx.item, now=ctx.now)
-    return Redirect(app_path("/integrations"), notice="integration_revoked")
+    return Redirect(app_path("/integrations", settings=ctx.settings), notice="integration_revoked")

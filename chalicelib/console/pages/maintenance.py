@@ -112,7 +112,7 @@ def create_maintenance(ctx: Ctx) -> Redirect:
             create()
     except ValidationFailed as error:
         raise on_the_form(error, _field) from None
-    return Redirect(app_path("/maintenance"), notice="maintenance_created")
+    return Redirect(app_path("/maintenance", settings=ctx.settings), notice="maintenance_created")
 
 
 @console.action(
@@ -129,7 +129,7 @@ def create_maintenance(ctx: Ctx) -> Redirect:
 def end_maintenance(ctx: Ctx) -> Redirect:
     """End an ongoing maintenance window now (as DELETE on an ongoing window)."""
     removal = service.delete_window(**ctx.item, now=ctx.now)
-    return Redirect(app_path("/maintenance"), notice=f"maintenance_{removal.outcome}")
+    return Redirect(app_path("/maintenance", settings=ctx.settings), notice=f"maintenance_{removal.outcome}")
 
 
 @console.action(
@@ -145,4 +145,4 @@ def end_maintenance(ctx: Ctx) -> Redirect:
 def delete_maintenance(ctx: Ctx) -> Redirect:
     """Delete a maintenance window that has not started (an ongoing one ends now instead)."""
     removal = service.delete_window(**ctx.item, now=ctx.now)
-    return Redirect(app_path("/maintenance"), notice=f"maintenance_{removal.outcome}")
+    return Redirect(app_path("/maintenance", settings=ctx.settings), notice=f"maintenance_{removal.outcome}")

@@ -162,7 +162,7 @@ def schedule_page(ctx: Ctx) -> Page:
         context={
             **swap_context(ctx, schedule, requests, shifts.shifts, zone),
             "gaps": [PolicyGap(start, end, ()) for start, end in loaded.gaps[schedule_id]],
-            "feed_url": calendar_url(stored.ical_token),
+            "feed_url": calendar_url(stored.ical_token, settings=ctx.settings),
             "feed_people": sorted((names_of(people).get(m, m), m) for m in members),
             "stored": stored,
             "zone": zone,
@@ -259,7 +259,7 @@ def add_schedule_override(ctx: Ctx) -> Redirect:
     body = ctx.model(OverrideCreate, {"user_id": ctx.value("user_id"), **moments})
     service.add_override(organization_id=organization_id, schedule_id=schedule_id, now=ctx.now, **body.arguments())
     back = f"/schedules/{schedule_id}" + (f"?in={MINE}" if wants_mine(ctx) else "")
-    return Redirect(app_path(back), notice="override_added")
+    return Redirect(app_path(back, settings=ctx.settings), notice="override_added")
 
 
 @console.action(
@@ -278,4 +278,4 @@ def remove_schedule_override(ctx: Ctx) -> Redirect:
     service.remove_override(
         organization_id=ctx.organization_id, schedule_id=schedule_id, override_id=ctx.path["override_id"], now=ctx.now
     )
-    return Redirect(app_path(f"/schedules/{schedule_id}"), notice="override_removed")
+    return Redirect(app_path(f"/schedules/{schedule_id}", settings=ctx.settings), notice="override_removed")

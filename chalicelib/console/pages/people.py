@@ -33,6 +33,7 @@ from chalicelib.incident import listing
 from chalicelib.incident.models import IncidentListQuery
 from chalicelib.organization.service import organization_time_zone
 from chalicelib.paging import departures
+from chalicelib.settings import Settings
 from chalicelib.zones import offered_zones
 
 console = ConsolePages(
@@ -94,8 +95,10 @@ def people_page(ctx: Ctx) -> Page:
             "rows": rows,
             "total": len(everyone),
             "first": offset + 1,
-            "newer_link": _page_link(offset - PAGE_SIZE) if offset else None,
-            "older_link": _page_link(offset + PAGE_SIZE) if offset + PAGE_SIZE < len(everyone) else None,
+            "newer_link": _page_link(offset - PAGE_SIZE, settings=ctx.settings) if offset else None,
+            "older_link": _page_link(offset + PAGE_SIZE, settings=ctx.settings)
+            if offset + PAGE_SIZE < len(everyone)
+            else None,
             "roles": ROLES,
             "role_names": ROLE_NAMES,
             "type_names": TYPE_NAMES,
@@ -105,8 +108,8 @@ def people_page(ctx: Ctx) -> Page:
     )
 
 
-def _page_link(offset: int) -> str:
-    return app_path("/people") + (f"?offset={max(offset, 0)}" if offset > 0 else "")
+def _page_link(offset: int, *, settings: Settings) -> str:
+    return app_path("/people", settings=settings) + (f"?offset={max(offset, 0)}" if offset > 0 else "")
 
 
 def _zone_choices(organization_zone: str) -> list[tuple[str, str]]:
@@ -137,7 +140,7 @@ def invite_person(ctx: Ctx) -> Redirect:
         role=body.role,
         time_zone=body.time_zone,
     )
-    return Redirect(app_path(f"/people/{person.user_id}"), notice="person_invited")
+    return Redirect(app_path(f"/people/{person.user_id}", settings=ctx.settings), notice="person_invited")
 
 
 def _patch(ctx: Ctx, data: dict[str, Any]) -> UserPatch:
@@ -208,7 +211,7 @@ def change_role(ctx: Ctx) -> Redirect:
     body = _patch(ctx, {"role": ctx.value("role")})
     _check_may_change(ctx, person, new_role=body.role)
     update_user(organization_id=ctx.organization_id, user_id=person.user_id, now=ctx.now, **body.changes())
-    return Redirect(app_path(f"/people/{person.user_id}"), notice="person_role_changed")
+    return Redirect(app_path(f"/people/{person.user_id}", settings=ctx.settings), notice="person_role_changed")
 
 
 @console.action("/people/{user_id}/deactivate", scope=WRITE, on_error=person_page)
@@ -242,4 +245,4 @@ def reactivate_person(ctx: Ctx) -> Redirect:
     person = _person(ctx)
     body = _patch(ctx, {"is_active": True})
     update_user(organization_id=ctx.organization_id, user_id=person.user_id, now=ctx.now, **body.changes())
-    return Redirect(app_path(f"/people/{person.user_id}"), notice="person_reactivated")
+    return Redirect(app_path(f"/people/{person.user_id}", settings=ctx.settings), notice="person_reactivated")

@@ -139,7 +139,9 @@ def create_escalation_policy(ctx: Ctx) -> Redirect:
         stored = service.create_policy(organization_id=ctx.organization_id, now=ctx.now, **body.arguments())
     except ValidationFailed as error:
         raise _on_the_form(error, rows) from None
-    return Redirect(app_path(f"/escalation-policies/{stored.policy_id}"), notice="policy_created")
+    return Redirect(
+        app_path(f"/escalation-policies/{stored.policy_id}", settings=ctx.settings), notice="policy_created"
+    )
 
 
 @console.action(
@@ -162,7 +164,7 @@ def delete_escalation_policy(ctx: Ctx) -> Redirect:
         used_by_services=[s.service_key for s in using],
         service_names=[s.name for s in using],
     )
-    return Redirect(app_path("/escalation-policies"), notice="policy_deleted")
+    return Redirect(app_path("/escalation-policies", settings=ctx.settings), notice="policy_deleted")
 
 
 def _form(ctx: Ctx, policy: EscalationPolicy | None, version: int) -> dict[str, Any]:
@@ -213,7 +215,7 @@ def update_escalation_policy(ctx: Ctx) -> Redirect:
         )
     except ValidationFailed as error:
         raise _on_the_form(error, rows) from None
-    return Redirect(app_path(f"/escalation-policies/{stored.policy_id}"), notice="policy_saved")
+    return Redirect(app_path(f"/escalation-policies/{stored.policy_id}", settings=ctx.settings), notice="policy_saved")
 
 
 def _levels(ctx: Ctx) -> tuple[list[dict[str, Any]], list[int]]:

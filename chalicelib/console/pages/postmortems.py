@@ -19,6 +19,7 @@ from chalicelib.pagination import paginate
 from chalicelib.postmortem import rules, service
 from chalicelib.postmortem.models import INCIDENT_NUMBER, PostmortemCreate, PostmortemPatch
 from chalicelib.postmortem.tables import PostmortemRecord
+from chalicelib.settings import Settings
 
 console = ConsolePages(
     __name__,
@@ -82,8 +83,8 @@ def _postmortem(ctx: Ctx, incident: IncidentRecord) -> PostmortemRecord | None:
         return None
 
 
-def _here(incident_number: str) -> str:
-    return app_path(f"/incidents/{incident_number}/postmortem")
+def _here(incident_number: str, *, settings: Settings) -> str:
+    return app_path(f"/incidents/{incident_number}/postmortem", settings=settings)
 
 
 def _page(
@@ -140,7 +141,7 @@ def create_postmortem(ctx: Ctx) -> Redirect:
     service.create_postmortem(
         organization_id=ctx.organization_id, now=ctx.now, actor=ctx.signed_in.actor, **body.arguments()
     )
-    return Redirect(_here(incident.incident_number), notice="postmortem_created")
+    return Redirect(_here(incident.incident_number, settings=ctx.settings), notice="postmortem_created")
 
 
 def _existing(ctx: Ctx) -> tuple[IncidentRecord, PostmortemRecord]:
@@ -163,7 +164,7 @@ def save_postmortem(ctx: Ctx) -> Redirect:
     _, patch = _patch(ctx, record)
     changes = form.changes_against(record, patch)
     if not changes:
-        return Redirect(_here(incident.incident_number), notice="postmortem_unchanged")
+        return Redirect(_here(incident.incident_number, settings=ctx.settings), notice="postmortem_unchanged")
     service.update_postmortem(
         organization_id=ctx.organization_id,
         postmortem_id=record.postmortem_id,
@@ -171,7 +172,7 @@ def save_postmortem(ctx: Ctx) -> Redirect:
         now=ctx.now,
         expected_version=patch.version,
     )
-    return Redirect(_here(incident.incident_number), notice="postmortem_saved")
+    return Redirect(_here(incident.incident_number, settings=ctx.settings), notice="postmortem_saved")
 
 
 @console.action("/incidents/{number}/postmortem/preview", scope=SCOPE, on_error=edit_again)
@@ -195,4 +196,4 @@ def move_postmortem(ctx: Ctx) -> Redirect:
         now=ctx.now,
         expected_version=patch.version,
     )
-    return Redirect(_here(incident.incident_number), notice="postmortem_moved")
+    return Redirect(_here(incident.incident_number, settings=ctx.settings), notice="postmortem_moved")

@@ -99,7 +99,7 @@ def set_time_zone(ctx: Ctx) -> Redirect:
     """Choose my time zone, or follow the organization's again (PATCH /api/v1/users/{id}/profile)."""
     body = ctx.model(ProfilePatch, {"time_zone": ctx.value("time_zone") or None})
     update_user(organization_id=ctx.organization_id, user_id=_me(ctx), now=ctx.now, **body.changes())
-    return Redirect(app_path("/profile"), notice="profile_zone_saved")
+    return Redirect(app_path("/profile", settings=ctx.settings), notice="profile_zone_saved")
 
 
 @console.action("/profile/contact-methods", scope=None, on_error=profile_page)
@@ -116,9 +116,10 @@ def add_contact_method(ctx: Ctx) -> Redirect:
         address=body.address,
         label=body.label,
         now=ctx.now,
+        settings=ctx.settings,
     )
     notice = "profile_method_added" if method.verified else "profile_method_added_unverified"
-    return Redirect(app_path("/profile"), notice=notice)
+    return Redirect(app_path("/profile", settings=ctx.settings), notice=notice)
 
 
 @console.action("/profile/contact-methods/{contact_method_id}/send-code", scope=None, on_error=profile_page)
@@ -129,8 +130,9 @@ def send_code(ctx: Ctx) -> Redirect:
         user_id=_me(ctx),
         contact_method_id=ctx.path["contact_method_id"],
         now=ctx.now,
+        settings=ctx.settings,
     )
-    return Redirect(app_path("/profile"), notice="profile_code_sent")
+    return Redirect(app_path("/profile", settings=ctx.settings), notice="profile_code_sent")
 
 
 @console.action("/profile/contact-methods/{contact_method_id}/verify", scope=None, on_error=profile_page)
@@ -143,8 +145,9 @@ def verify_method(ctx: Ctx) -> Redirect:
         contact_method_id=ctx.path["contact_method_id"],
         code=body.code,
         now=ctx.now,
+        settings=ctx.settings,
     )
-    return Redirect(app_path("/profile"), notice="profile_method_verified")
+    return Redirect(app_path("/profile", settings=ctx.settings), notice="profile_method_verified")
 
 
 @console.action(
@@ -165,7 +168,7 @@ def remove_method(ctx: Ctx) -> Redirect:
         contact_method_id=ctx.path["contact_method_id"],
         now=ctx.now,
     )
-    return Redirect(app_path("/profile"), notice="profile_method_removed")
+    return Redirect(app_path("/profile", settings=ctx.settings), notice="profile_method_removed")
 
 
 def _steps(profile: NotificationProfile) -> dict[str, list[dict[str, Any]]]:
@@ -200,7 +203,7 @@ def _put_rules(ctx: Ctx, steps: dict[str, list[dict[str, Any]]]) -> Redirect:
         now=ctx.now,
         expected_version=body.version,
     )
-    return Redirect(app_path("/profile"), notice="profile_rules_saved")
+    return Redirect(app_path("/profile", settings=ctx.settings), notice="profile_rules_saved")
 
 
 @console.action("/profile/notification-rules/add", scope=None, on_error=profile_page)

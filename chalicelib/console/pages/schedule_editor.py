@@ -102,7 +102,9 @@ def _editor(ctx: Ctx, stored: StoredSchedule | None, form: ScheduleForm, preview
             "stored": stored,
             "form": form,
             "preview": preview,
-            "action": app_path(f"/schedules/{stored.schedule_id}/edit" if stored else "/schedules/new"),
+            "action": app_path(
+                f"/schedules/{stored.schedule_id}/edit" if stored else "/schedules/new", settings=ctx.settings
+            ),
             "member_options": [member_options(people, layer.members) for layer in form.layers],
             "names": names,
             "rotations": ROTATIONS,
@@ -199,7 +201,9 @@ def _submit(ctx: Ctx, stored: StoredSchedule | None) -> Answer:
     try:
         if stored is None:
             created = service.create_schedule(organization_id=ctx.organization_id, **fields)
-            return Redirect(app_path(f"/schedules/{created.schedule_id}"), notice="schedule_created")
+            return Redirect(
+                app_path(f"/schedules/{created.schedule_id}", settings=ctx.settings), notice="schedule_created"
+            )
         version = int(form.version) if form.version.isdigit() else None
         service.update_schedule(
             organization_id=ctx.organization_id, schedule_id=stored.schedule_id, expected_version=version, **fields
@@ -208,7 +212,7 @@ def _submit(ctx: Ctx, stored: StoredSchedule | None) -> Answer:
         raise on_the_form(error, built) from None
     except Conflict as error:
         raise _stale(ctx, error) from None
-    return Redirect(app_path(f"/schedules/{stored.schedule_id}"), notice="schedule_saved")
+    return Redirect(app_path(f"/schedules/{stored.schedule_id}", settings=ctx.settings), notice="schedule_saved")
 
 
 def _current_members(stored: StoredSchedule | None) -> set[str]:
@@ -251,4 +255,4 @@ def delete_schedule(ctx: Ctx) -> Redirect:
         used_by_policies=[p.policy_id for p in using],
         policy_names=[p.policy.name for p in using],
     )
-    return Redirect(app_path("/schedules"), notice="schedule_deleted")
+    return Redirect(app_path("/schedules", settings=ctx.settings), notice="schedule_deleted")

@@ -188,7 +188,7 @@ def create_service_form(ctx: Ctx) -> Redirect:
         created = catalog.create_service(organization_id=ctx.organization_id, now=ctx.now, **body.arguments())
     except ValidationFailed as error:
         raise _on_the_form(error) from None
-    return Redirect(app_path(f"/services/{created.service_key}"), notice="service_created")
+    return Redirect(app_path(f"/services/{created.service_key}", settings=ctx.settings), notice="service_created")
 
 
 def service_page(ctx: Ctx) -> Page:
@@ -233,4 +233,4 @@ def update_service_form(ctx: Ctx) -> Redirect:
         )
     except ValidationFailed as error:
         raise _on_the_form(error) from None
-    return Redirect(app_path(f"/services/{saved.service_key}"), notice="service_saved")
+    return Redirect(app_path(f"/services/{saved.service_key}", settings=ctx.settings), notice="service_saved")

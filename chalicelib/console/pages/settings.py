@@ -27,6 +27,7 @@ from chalicelib.organization.models import OrganizationSettingsPatch
 from chalicelib.organization.service import get_organization, set_time_zone
 from chalicelib.paging import fallback
 from chalicelib.paging.settings_models import PagingSettingsUpdate
+from chalicelib.settings import Settings
 from chalicelib.zones import offered_zones
 
 console = ConsolePages(
@@ -100,8 +101,8 @@ def show_settings(ctx: Ctx) -> Page:
     return settings_page(ctx)
 
 
-def _back(notice: str) -> Redirect:
-    return Redirect(app_path("/settings"), notice=notice)
+def _back(notice: str, *, settings: Settings) -> Redirect:
+    return Redirect(app_path("/settings", settings=settings), notice=notice)
 
 
 @console.action("/settings/time-zone", scope=ADMIN, on_error=settings_page)
@@ -111,7 +112,7 @@ def save_time_zone(ctx: Ctx) -> Redirect:
     if body.time_zone is None:
         raise ValidationFailed.for_field("time_zone", "choose a time zone")
     set_time_zone(organization_id=ctx.organization_id, time_zone=body.time_zone)
-    return _back("settings_zone_saved")
+    return _back("settings_zone_saved", settings=ctx.settings)
 
 
 @console.action("/settings/workflow", scope=ADMIN, on_error=settings_page)
@@ -124,7 +125,7 @@ def save_workflow(ctx: Ctx) -> Redirect:
     except ValidationFailed as error:
         raise workflow_form.workflow_problems(error, kept_rows, names) from None
     workflow_settings.save_workflow(organization_id=ctx.organization_id, workflow=workflow)
-    return _back("settings_workflow_saved")
+    return _back("settings_workflow_saved", settings=ctx.settings)
 
 
 @console.action("/settings/sla", scope=ADMIN, on_error=settings_page)
@@ -138,7 +139,7 @@ def save_sla(ctx: Ctx) -> Redirect:
     except ValidationFailed as error:
         raise workflow_form.sla_problems(error) from None
     workflow_settings.save_sla_settings(organization_id=organization_id, sla=merged)
-    return _back("settings_sla_saved")
+    return _back("settings_sla_saved", settings=ctx.settings)
 
 
 @console.action("/settings/fallback", scope=ADMIN, on_error=settings_page)
@@ -154,4 +155,4 @@ def save_fallback(ctx: Ctx) -> Redirect:
         fallback.save_paging_settings(organization_id=organization_id, fallback_contacts=list(body.fallback_contacts))
     except ValidationFailed as error:  # fallback_contacts.2 -> the group of checkboxes (the message names who)
         raise on_the_form(error, lambda path: path.split(".")[0]) from None
-    return _back("settings_fallback_saved")
+    return _back("settings_fallback_saved", settings=ctx.settings)

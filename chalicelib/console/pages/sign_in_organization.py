@@ -28,7 +28,7 @@ from chalicelib.directory.users import find_user_by_email
 from chalicelib.errors import Forbidden, Unauthorized
 from chalicelib.identity import cognito, memberships
 from chalicelib.organization.service import find_organization
-from chalicelib.settings import get_settings
+from chalicelib.settings import Settings
 
 console = ConsolePages(__name__)
 
@@ -65,30 +65,32 @@ def options_for(email: str, legacy_organization_id: str | None) -> list[Option]:
     return sorted(options, key=lambda option: (not option.accepted, option.name.casefold()))
 
 
-def _ticket_mac(email: str, legacy: str, expires: int, csrf_token: str) -> str:
-    secret = get_settings().api_key_hmac_secret.encode()
+def _ticket_mac(email: str, legacy: str, expires: int, csrf_token: str, *, settings: Settings) -> str:
+    secret = settings.api_key_hmac_secret.encode()
     signed = f"console-sign-in-choice:{email}:{legacy}:{expires}:{csrf_token}".encode()
     return hmac.new(secret, signed, hashlib.sha256).hexdigest()
 
 
 def ticket(ctx: Ctx, email: str, legacy: str) -> str:
     expires = int(ctx.now.timestamp()) + TICKET_SECONDS
-    return f"{expires}.{_ticket_mac(email, legacy, expires, ctx.csrf_token)}"
+    return f"{expires}.{_ticket_mac(email, legacy, expires, ctx.csrf_token, settings=ctx.settings)}"
 
 
 def ticket_holds(ctx: Ctx, email: str, legacy: str, presented: str) -> bool:
     expires_text, _, mac = presented.partition(".")
     if not expires_text.isdigit() or int(expires_text) < ctx.now.timestamp():
         return False
-    return hmac.compare_digest(mac.encode(), _ticket_mac(email, legacy, int(expires_text), ctx.csrf_token).encode())
+    return hmac.compare_digest(
+        mac.encode(), _ticket_mac(email, legacy, int(expires_text), ctx.csrf_token, settings=ctx.settings).encode()
+    )
 
 
-def start_session(ctx: Ctx, organization_id: str, user_id: str) -> Redirect:
-    token, _ = sessions.start(organization_id=organization_id, user_id=user_id, now=ctx.now)
-    lifetime = get_settings().console_absolute_hours * 3600
-    ctx.set_cookies.append(cookie(session_cookie_name(), token, max_age=lifetime))
-    ctx.set_cookies.append(cookie(pre_session_cookie_name(), "", max_age=0))
-    return Redirect(safe_next(ctx.value("next")))
+def start_session(ctx: Ctx, organization_id: str, user_id: str, *, settings: Settings) -> Redirect:
+    token, _ = sessions.start(organization_id=organization_id, user_id=user_id, now=ctx.now, settings=settings)
+    lifetime = settings.console_absolute_hours * 3600
+    ctx.set_cookies.append(cookie(session_cookie_name(settings=settings), token, max_age=lifetime, settings=settings))
+    ctx.set_cookies.append(cookie(pre_session_cookie_name(settings=settings), "", max_age=0, settings=settings))
+    return Redirect(safe_next(ctx.value("next"), settings=settings))
 
 
 def after_password(ctx: Ctx, claims: dict[str, Any]) -> Page | Redirect:
@@ -99,13 +101,13 @@ def after_password(ctx: Ctx, claims: dict[str, Any]) -> Page | Redirect:
     if not options:
         raise Forbidden(NOT_SET_UP)
     if len(options) == 1 and options[0].accepted:
-        return start_session(ctx, options[0].organization_id, options[0].user_id)
+        return start_session(ctx, options[0].organization_id, options[0].user_id, settings=ctx.settings)
     return choice_page(ctx, email, legacy, options)
 
 
 def choice_page(ctx: Ctx, email: str, legacy: str, options: list[Option]) -> Page:
     fields = {"email": email, "legacy": legacy, "ticket": ticket(ctx, email, legacy)}
-    fields["next"] = safe_next(ctx.value("next"))
+    fields["next"] = safe_next(ctx.value("next"), settings=ctx.settings)
     return Page(
         "console/choose_organization.html",
         "Choose an organization",
@@ -135,5 +137,5 @@ def choose_organization(ctx: Ctx) -> Page | Redirect:
     if not chosen.accepted:
         memberships.accept(email=email, organization_id=chosen.organization_id, now=ctx.now)
     if chosen.organization_id != legacy:
-        cognito.choose_organization(email=email, organization_id=chosen.organization_id)
-    return start_session(ctx, chosen.organization_id, chosen.user_id)
+        cognito.choose_organization(email=email, organization_id=chosen.organization_id, settings=ctx.settings)
+    return start_session(ctx, chosen.organization_id, chosen.user_id, settings=ctx.settings)

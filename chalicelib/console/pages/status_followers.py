@@ -52,15 +52,15 @@ def show_followers(ctx: Ctx) -> Page:
     offset = _offset(ctx, len(matching))
     shown = matching[offset : offset + PAGE_SIZE]
     names = {item_id(c): c.name or "" for c in structure.list_structure(page_id=page.page_id).components}
-    base = page_path(page.page_id, "/subscribers")
+    base = page_path(page.page_id, "/subscribers", settings=ctx.settings)
     return Page(
         "console/status_pages/followers.html",
         f"Followers · {page.name or 'Status page'}",
         section="status",
         context={
             "page": page,
-            "here": page_path(page.page_id),
-            "public_url": public_url(page.slug or ""),
+            "here": page_path(page.page_id, settings=ctx.settings),
+            "public_url": public_url(page.slug or "", settings=ctx.settings),
             "counts": service.tally(everyone),
             "total": len(everyone),
             "followers": [
@@ -100,4 +100,4 @@ def remove_follower(ctx: Ctx) -> Redirect:
     service.remove_subscriber(
         organization_id=ctx.organization_id, page_id=page.page_id, subscriber_id=ctx.path["subscriber_id"], now=ctx.now
     )
-    return Redirect(page_path(page.page_id, "/subscribers"), notice="status_follower_removed")
+    return Redirect(page_path(page.page_id, "/subscribers", settings=ctx.settings), notice="status_follower_removed")

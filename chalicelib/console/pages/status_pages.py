@@ -67,7 +67,10 @@ def list_status_pages(ctx: Ctx) -> Page:
         "console/status_pages/list.html",
         "Status pages",
         section="status",
-        context={"pages": [(page, public_url(page.slug or "")) for page in found], "draft": draft(ctx)},
+        context={
+            "pages": [(page, public_url(page.slug or "", settings=ctx.settings)) for page in found],
+            "draft": draft(ctx),
+        },
     )
 
 
@@ -76,7 +79,7 @@ def create_status_page(ctx: Ctx) -> Redirect:
     """Create a status page (its slug is its public address)."""
     body = ctx.model(PageCreate, {"name": ctx.value("name"), "slug": ctx.value("slug")})
     created = pages.create_page(organization_id=ctx.organization_id, now=ctx.now, **dict(body))
-    return Redirect(app_path(f"/status-pages/{created.page_id}"), notice="status_page_created")
+    return Redirect(app_path(f"/status-pages/{created.page_id}", settings=ctx.settings), notice="status_page_created")
 
 
 # ---------------------------------------------------------------- one page
@@ -108,7 +111,7 @@ def show_status_page(ctx: Ctx) -> Page:
         context={
             "page": page,
             "page_id": page.page_id,
-            "public_url": public_url(page.slug or ""),
+            "public_url": public_url(page.slug or "", settings=ctx.settings),
             "sections": [(item_id(section), section.name or "") for section in layout.sections],
             "components": components,
             "component_names": {c["id"]: c["name"] for c in components},
@@ -165,7 +168,7 @@ def add_section(ctx: Ctx) -> Redirect:
     page = page_item(ctx)
     body = ctx.model(SectionCreate, {"name": ctx.value("name")})
     structure.create_section(page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(page_path(page.page_id), notice="status_section_added")
+    return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_section_added")
 
 
 @console.action("/status-pages/{page_id}/components", scope=SCOPE, on_error=show_status_page)
@@ -175,7 +178,7 @@ def add_component(ctx: Ctx) -> Redirect:
     data = {"section_id": ctx.value("section_id"), "name": ctx.value("name"), "status": ctx.value("status")}
     body = ctx.model(ComponentCreate, data)
     structure.create_component(page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(page_path(page.page_id), notice="status_component_added")
+    return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_component_added")
 
 
 @console.action("/status-pages/{page_id}/components/{component_id}/status", scope=SCOPE, on_error=show_status_page)
@@ -186,7 +189,7 @@ def set_component_status(ctx: Ctx) -> Redirect:
     structure.update_component(
         page_id=page.page_id, component_id=ctx.path["component_id"], now=ctx.now, **body.changes()
     )
-    return Redirect(page_path(page.page_id), notice="status_component_set")
+    return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_component_set")
 
 
 @console.action("/status-pages/{page_id}/incidents", scope=SCOPE, on_error=show_status_page)
@@ -197,8 +200,10 @@ def open_public_incident(ctx: Ctx) -> Redirect:
     if ctx.value("incident_number"):
         data["incident_number"] = ctx.value("incident_number")
     body = ctx.model(StatusIncidentCreate, data)
-    incidents.create_incident(organization_id=ctx.organization_id, page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(page_path(page.page_id), notice="status_incident_opened")
+    incidents.create_incident(
+        organization_id=ctx.organization_id, page_id=page.page_id, now=ctx.now, **dict(body), settings=ctx.settings
+    )
+    return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_incident_opened")
 
 
 @console.action("/status-pages/{page_id}/incidents/{incident_id}/updates", scope=SCOPE, on_error=show_status_page)
@@ -210,8 +215,10 @@ def post_update(ctx: Ctx) -> Redirect:
         # A blank status keeps the incident's own, as a blank impact does: a note changes nothing else.
         data["status"] = incidents.get_incident(page_id=page.page_id, incident_id=ctx.path["incident_id"]).status
     body = ctx.model(IncidentUpdateCreate, data)
-    incidents.add_update(page_id=page.page_id, incident_id=ctx.path["incident_id"], now=ctx.now, **dict(body))
-    return Redirect(page_path(page.page_id), notice="status_update_posted")
+    incidents.add_update(
+        page_id=page.page_id, incident_id=ctx.path["incident_id"], now=ctx.now, settings=ctx.settings, **dict(body)
+    )
+    return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_update_posted")
 
 
 @console.action("/status-pages/{page_id}/maintenance", scope=SCOPE, on_error=show_status_page)
@@ -225,8 +232,8 @@ def schedule_maintenance(ctx: Ctx) -> Redirect:
         "component_ids": ctx.values("component_ids"),
     }
     body = ctx.model(MaintenanceCreate, data)
-    scheduled_maintenance.create_window(page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(page_path(page.page_id), notice="status_maintenance_scheduled")
+    scheduled_maintenance.create_window(page_id=page.page_id, now=ctx.now, **dict(body), settings=ctx.settings)
+    return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_maintenance_scheduled")
 
 
 @console.action("/status-pages/{page_id}/maintenance/{maintenance_id}/status", scope=SCOPE, on_error=show_status_page)
@@ -235,6 +242,10 @@ def move_maintenance(ctx: Ctx) -> Redirect:
     page = page_item(ctx)
     body = ctx.model(MaintenancePatch, {"status": ctx.value("status")})
     scheduled_maintenance.update_window(
-        page_id=page.page_id, maintenance_id=ctx.path["maintenance_id"], now=ctx.now, **body.changes()
+        page_id=page.page_id,
+        maintenance_id=ctx.path["maintenance_id"],
+        now=ctx.now,
+        **body.changes(),
+        settings=ctx.settings,
     )
-    return Redirect(page_path(page.page_id), notice="status_maintenance_moved")
+    return Redirect(page_path(page.page_id, settings=ctx.settings), notice="status_maintenance_moved")

@@ -87,7 +87,7 @@ def show_templates(ctx: Ctx) -> Page:
         context={
             "page": page,
             "page_id": page.page_id,
-            "here": page_path(page.page_id),
+            "here": page_path(page.page_id, settings=ctx.settings),
             "templates": [
                 {
                     "item": template,
@@ -120,7 +120,7 @@ def add_template(ctx: Ctx) -> Redirect:
     page = page_item(ctx)
     body = ctx.model(TemplateCreate, _fields(ctx))
     incident_templates.create_template(page_id=page.page_id, now=ctx.now, **dict(body))
-    return Redirect(page_path(page.page_id, "/templates"), notice="status_template_added")
+    return Redirect(page_path(page.page_id, "/templates", settings=ctx.settings), notice="status_template_added")
 
 
 @console.action("/status-pages/{page_id}/templates/{template_id}", scope=SCOPE, on_error=show_templates)
@@ -131,7 +131,7 @@ def change_template(ctx: Ctx) -> Redirect:
     incident_templates.update_template(
         page_id=page.page_id, template_id=ctx.path["template_id"], now=ctx.now, **body.changes()
     )
-    return Redirect(page_path(page.page_id, "/templates"), notice="status_template_changed")
+    return Redirect(page_path(page.page_id, "/templates", settings=ctx.settings), notice="status_template_changed")
 
 
 @console.action(
@@ -149,4 +149,4 @@ def delete_template(ctx: Ctx) -> Redirect:
     """Delete an incident template."""
     page = page_item(ctx)
     incident_templates.delete_template(page_id=page.page_id, template_id=ctx.path["template_id"])
-    return Redirect(page_path(page.page_id, "/templates"), notice="status_template_deleted")
+    return Redirect(page_path(page.page_id, "/templates", settings=ctx.settings), notice="status_template_deleted")

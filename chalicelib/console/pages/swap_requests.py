@@ -34,7 +34,10 @@ FORM_INPUTS = {
 
 
 def _back(ctx: Ctx, schedule_id: str) -> str:
-    return app_path(f"/schedules/{schedule_id}" + (f"?in={MINE}" if wants_mine(ctx) else "")) + "#swaps"
+    return (
+        app_path(f"/schedules/{schedule_id}" + (f"?in={MINE}" if wants_mine(ctx) else ""), settings=ctx.settings)
+        + "#swaps"
+    )
 
 
 def _labelled(error: ValidationFailed) -> ValidationFailed:

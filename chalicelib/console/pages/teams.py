@@ -76,7 +76,7 @@ def create_team(ctx: Ctx) -> Redirect:
         description=body.description,
         member_ids=body.member_ids,
     )
-    return Redirect(app_path(f"/teams/{team.team_id}"), notice="team_created")
+    return Redirect(app_path(f"/teams/{team.team_id}", settings=ctx.settings), notice="team_created")
 
 
 def team_page(ctx: Ctx) -> Page:
@@ -138,7 +138,7 @@ def update_team(ctx: Ctx) -> Redirect:
     except ValidationFailed as error:  # a PATCH model reports a problem per union branch: once, at its input
         raise on_the_form(error, lambda path: path) from None
     teams.update_team(organization_id=ctx.organization_id, team_id=team_id, now=ctx.now, **body.changes())
-    return Redirect(app_path(f"/teams/{team_id}"), notice="team_saved")
+    return Redirect(app_path(f"/teams/{team_id}", settings=ctx.settings), notice="team_saved")
 
 
 @console.action("/teams/{team_id}/members", scope=WRITE, on_error=team_page)
@@ -153,7 +153,7 @@ def add_member(ctx: Ctx) -> Redirect:
         teams.add_member(organization_id=ctx.organization_id, team_id=team_id, user_id=user_id, now=ctx.now)
     except NotFound:  # the team exists, so the person does not: the form's mistake, named at its select
         raise ValidationFailed.for_field("user_id", "no such person in this organization") from None
-    return Redirect(app_path(f"/teams/{team_id}"), notice="team_member_added")
+    return Redirect(app_path(f"/teams/{team_id}", settings=ctx.settings), notice="team_member_added")
 
 
 @console.action(
@@ -170,4 +170,4 @@ def remove_member(ctx: Ctx) -> Redirect:
     """Remove a person (as DELETE /api/v1/teams/{id}/members/{user_id})."""
     team_id = ctx.path["team_id"]
     teams.remove_member(organization_id=ctx.organization_id, team_id=team_id, user_id=ctx.path["user_id"], now=ctx.now)
-    return Redirect(app_path(f"/teams/{team_id}"), notice="team_member_removed")
+    return Redirect(app_path(f"/teams/{team_id}", settings=ctx.settings), notice="team_member_removed")

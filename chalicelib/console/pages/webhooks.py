@@ -123,28 +123,36 @@ def create_webhook(ctx: Ctx) -> Page:
     }
     body = ctx.model(SubscriptionCreate, fields)
     created = subscriptions.create_subscription(
-        organization_id=ctx.organization_id, now=ctx.now, created_by=ctx.signed_in.actor, **body.arguments()
+        organization_id=ctx.organization_id,
+        now=ctx.now,
+        created_by=ctx.signed_in.actor,
+        settings=ctx.settings,
+        **body.arguments(),
     )
     return _issued_page(created, rotated=False)
 
 
 def _set_enabled(ctx: Ctx, enabled: bool) -> None:
     body = ctx.model(SubscriptionPatch, {"enabled": enabled, "version": ctx.value("version") or None})
-    subscriptions.update_subscription(**ctx.item, now=ctx.now, **body.arguments())
+    subscriptions.update_subscription(**ctx.item, now=ctx.now, settings=ctx.settings, **body.arguments())
 
 
 @console.action("/webhooks/{subscription_id}/disable", scope=SCOPE, on_error=subscription_page)
 def disable_webhook(ctx: Ctx) -> Redirect:
     """Stop sending events to a subscription (it stays, with its deliveries)."""
     _set_enabled(ctx, False)
-    return Redirect(app_path(f"/webhooks/{ctx.path['subscription_id']}"), notice="webhook_disabled")
+    return Redirect(
+        app_path(f"/webhooks/{ctx.path['subscription_id']}", settings=ctx.settings), notice="webhook_disabled"
+    )
 
 
 @console.action("/webhooks/{subscription_id}/enable", scope=SCOPE, on_error=subscription_page)
 def enable_webhook(ctx: Ctx) -> Redirect:
     """Send events to a disabled subscription again."""
     _set_enabled(ctx, True)
-    return Redirect(app_path(f"/webhooks/{ctx.path['subscription_id']}"), notice="webhook_enabled")
+    return Redirect(
+        app_path(f"/webhooks/{ctx.path['subscription_id']}", settings=ctx.settings), notice="webhook_enabled"
+    )
 
 
 @console.action(
@@ -159,7 +167,7 @@ def enable_webhook(ctx: Ctx) -> Redirect:
 )
 def rotate_webhook_secret(ctx: Ctx) -> Page:
     """A new signing secret, shown once; the old one stops signing at once."""
-    rotated = subscriptions.rotate_secret(**ctx.item, now=ctx.now)
+    rotated = subscriptions.rotate_secret(**ctx.item, now=ctx.now, settings=ctx.settings)
     return _issued_page(rotated, rotated=True)
 
 
@@ -176,4 +184,4 @@ def rotate_webhook_secret(ctx: Ctx) -> Page:
 def delete_webhook(ctx: Ctx) -> Redirect:
     """Delete a subscription; queued retries stop."""
     subscriptions.delete_subscription(**ctx.item)
-    return Redirect(app_path("/webhooks"), notice="webhook_deleted")
+    return Redirect(app_path("/webhooks", settings=ctx.settings), notice="webhook_deleted")
