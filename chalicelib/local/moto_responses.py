@@ -104,4 +104,4 @@ def cached_backend_names() -> None:
         return names
 
     list_of_moto_modules.tocsin_cached = True  # type: ignore[attr-defined]
-    moto.backends.list_of_moto_modules = list_of_moto_modules  # type: ignore[assignment]
+    moto.backends.list_of_moto_modules = list_of_moto_modules
