@@ -110,12 +110,13 @@ def serialize_in_process_dynamodb() -> None:
     BotocoreStubber._tocsin_serialized = True  # type: ignore[attr-defined]
     # The same item-level transaction backups the local emulator uses (so tests exercise them).
     from chalicelib.local.moto_partitions import query_partitions_only
-    from chalicelib.local.moto_responses import plain_item_results
+    from chalicelib.local.moto_responses import cached_action_names, plain_item_results
     from chalicelib.local.moto_server import cheaper_transactions
 
     cheaper_transactions()
     query_partitions_only()  # and a Query reads its partition only, as the local emulator does
     plain_item_results()  # and item answers are written as plain JSON, as the local emulator does
+    cached_action_names()
 
 
 def reuse_moto_url_callbacks() -> None:

@@ -138,7 +138,10 @@ def test_only_the_output_shapes_members_are_written() -> None:
 
 
 def test_the_emulator_writes_item_answers_plainly_and_clients_read_them(emulator: object) -> None:
+    import moto.core.responses
+
     assert getattr(DynamoResult.execute_result, "tocsin_plain", False)
+    assert hasattr(vars(moto.core.responses)["method_names_from_class"], "cache_info")
     with mock_aws():
         _read_back()
 
