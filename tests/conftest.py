@@ -30,6 +30,7 @@ from tests.emulator import (
     EMULATOR,
     Emulator,
     client_settings,
+    reuse_moto_url_callbacks,
     serialize_in_process_dynamodb,
     share_botocore_data_loader,
 )
@@ -71,6 +72,7 @@ def emulator() -> Emulator:
     from chalicelib.local import outbox_recording
 
     serialize_in_process_dynamodb()
+    reuse_moto_url_callbacks()
     outbox_recording.install()
     return EMULATOR
 

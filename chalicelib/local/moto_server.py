@@ -27,6 +27,7 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoReque
 from werkzeug.serving import make_server
 
 from chalicelib.local.moto_partitions import query_partitions_only
+from chalicelib.local.moto_responses import cached_action_names, cached_backend_names, plain_item_results
 from chalicelib.local.persistence import DYNAMODB_READS, SQS_READS, SnapshotUnreadable, StateStore
 
 _dynamodb_lock = threading.Lock()
@@ -222,6 +223,9 @@ def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     cheaper_transactions()
     query_partitions_only()
+    plain_item_results()
+    cached_backend_names()
+    cached_action_names()
     backends = DomainDispatcherApplication(create_backend_app)
     store = None
     if arguments.state_dir is not None:
