@@ -22,6 +22,7 @@ from chalicelib.deploy.definitions import (
     queue_definitions,
     table_definitions,
 )
+from chalicelib.deploy.parameters import CONDITIONS, PARAMETERS, ref
 from chalicelib.deploy.plain import references
 from chalicelib.deploy.stages import DEPLOY_STAGES, stage_config
 
@@ -40,16 +41,12 @@ DEAD_LETTER_ALARM_PERIOD = 300
 ERRORS_ALARM_PERIOD = 60
 
 
-def _ref(name: str) -> dict[str, Any]:
-    return {"Ref": name}
-
-
 def _sub(text: str) -> dict[str, Any]:
     return {"Fn::Sub": text}
 
 
 def _if(condition: str, value: Any) -> dict[str, Any]:
-    return {"Fn::If": [condition, value, _ref("AWS::NoValue")]}
+    return {"Fn::If": [condition, value, ref("AWS::NoValue")]}
 
 
 def _secret(key: str) -> dict[str, Any]:
@@ -57,134 +54,7 @@ def _secret(key: str) -> dict[str, Any]:
 
 
 def _tags() -> list[dict[str, Any]]:
-    return [{"Key": "tocsin:stage", "Value": _ref("Stage")}]
-
-
-PARAMETERS: dict[str, Any] = {
-    "Stage": {
-        "Type": "String",
-        "AllowedValues": list(DEPLOY_STAGES),
-        "Description": "Chalice stage (TOCSIN_STAGE); prod turns on table deletion protection",
-    },
-    "TablePrefix": {
-        "Type": "String",
-        "AllowedPattern": "^[A-Za-z0-9_.-]+$",
-        "Description": "Prefix of every table name (TABLE_PREFIX), e.g. tocsin-prod-",
-    },
-    "QueuePrefix": {
-        "Type": "String",
-        "AllowedPattern": "^[A-Za-z0-9_-]+$",
-        "Description": "Prefix of every queue and topic name (QUEUE_PREFIX), e.g. tocsin-prod-",
-    },
-    "AlarmEmail": {
-        "Type": "String",
-        "Default": "",
-        "Description": "Optional address subscribed to the alarm topic (confirm the e-mail AWS sends)",
-    },
-    "PublicAppUrl": {
-        "Type": "String",
-        "Default": "",
-        "Description": "The responder console's URL, the base of notification links (default: PublicBaseUrl/app)",
-    },
-    "PublicBaseUrl": {
-        "Type": "String",
-        "Default": "",
-        "Description": "PUBLIC_BASE_URL: the API's public URL (custom domain, or the EndpointURL output)",
-    },
-    "UseJwtSecret": {
-        "Type": "String",
-        "AllowedValues": ["false", "true"],
-        "Default": "false",
-        "Description": "true: JWT_SECRET (HS256 sessions) comes from the stage's secret",
-    },
-    "JwtJwksUrl": {"Type": "String", "Default": "", "Description": "JWT_JWKS_URL for RS256 sessions"},
-    "JwtIssuer": {"Type": "String", "Default": "", "Description": "JWT_ISSUER (empty: not checked)"},
-    "JwtAudience": {"Type": "String", "Default": "", "Description": "JWT_AUDIENCE (empty: not checked)"},
-    "DomainName": {
-        "Type": "String",
-        "Default": "",
-        "Description": "Optional custom domain for the API, e.g. incidents.example.com",
-    },
-    "CertificateArn": {
-        "Type": "String",
-        "Default": "",
-        "Description": "ACM certificate for DomainName, in the stack's region (required with DomainName)",
-    },
-    "HostedZoneId": {
-        "Type": "String",
-        "Default": "",
-        "Description": "Optional Route 53 hosted zone of DomainName: the stack then adds the alias record",
-    },
-    # Notifications: Slack and the voice provider's tokens come from the stage's secret when turned
-    # on; the rest are plain settings.
-    "SesSender": {"Type": "String", "Default": "", "Description": "SES_SENDER: a verified SES identity"},
-    "UseSlack": {
-        "Type": "String",
-        "AllowedValues": ["false", "true"],
-        "Default": "false",
-        "Description": "true: SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET come from the stage's secret (Slack)",
-    },
-    "UseVoice": {
-        "Type": "String",
-        "AllowedValues": ["false", "true"],
-        "Default": "false",
-        "Description": "true: VOICE_AUTH_TOKEN comes from the stage's secret (phone calls through Twilio)",
-    },
-    "UsePushover": {
-        "Type": "String",
-        "AllowedValues": ["false", "true"],
-        "Default": "false",
-        "Description": "true: PUSHOVER_APP_TOKEN comes from the stage's secret (Pushover contact methods)",
-    },
-    "VoiceAccountSid": {"Type": "String", "Default": "", "Description": "VOICE_ACCOUNT_SID (Twilio account)"},
-    "VoiceFromNumber": {"Type": "String", "Default": "", "Description": "VOICE_FROM_NUMBER, E.164"},
-    "SmsSenderId": {"Type": "String", "Default": "", "Description": "SMS_SENDER_ID where the country allows one"},
-    "SmsOriginationNumber": {
-        "Type": "String",
-        "Default": "",
-        "Description": "SMS_ORIGINATION_NUMBER: the number SMS pages come from (E.164)",
-    },
-    "SmsInboundTopicArn": {
-        "Type": "String",
-        "Default": "",
-        "Description": "SMS_INBOUND_TOPIC_ARN: the SNS topic two-way SMS delivers replies to (empty: replies off)",
-    },
-    "SlackTeamId": {
-        "Type": "String",
-        "Default": "",
-        "Description": "SLACK_TEAM_ID: the Slack workspace (T...) of the bot token; clicks from others act nowhere",
-    },
-    "SecretsRevision": {
-        "Type": "String",
-        "Default": "1",
-        "Description": "Change it after changing the secret, so the functions pick up the new values",
-    },
-}
-
-CONDITIONS: dict[str, Any] = {
-    "IsProd": {"Fn::Equals": [_ref("Stage"), "prod"]},
-    "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [_ref("AlarmEmail"), ""]}]},
-    "HasPublicAppUrl": {"Fn::Not": [{"Fn::Equals": [_ref("PublicAppUrl"), ""]}]},
-    "HasPublicBaseUrl": {"Fn::Not": [{"Fn::Equals": [_ref("PublicBaseUrl"), ""]}]},
-    "UseJwtSecret": {"Fn::Equals": [_ref("UseJwtSecret"), "true"]},
-    "UseSlack": {"Fn::Equals": [_ref("UseSlack"), "true"]},
-    "UseVoice": {"Fn::Equals": [_ref("UseVoice"), "true"]},
-    "UsePushover": {"Fn::Equals": [_ref("UsePushover"), "true"]},
-    "HasSesSender": {"Fn::Not": [{"Fn::Equals": [_ref("SesSender"), ""]}]},
-    "HasVoiceAccountSid": {"Fn::Not": [{"Fn::Equals": [_ref("VoiceAccountSid"), ""]}]},
-    "HasVoiceFromNumber": {"Fn::Not": [{"Fn::Equals": [_ref("VoiceFromNumber"), ""]}]},
-    "HasSmsSenderId": {"Fn::Not": [{"Fn::Equals": [_ref("SmsSenderId"), ""]}]},
-    "HasSmsOriginationNumber": {"Fn::Not": [{"Fn::Equals": [_ref("SmsOriginationNumber"), ""]}]},
-    "HasSmsInboundTopicArn": {"Fn::Not": [{"Fn::Equals": [_ref("SmsInboundTopicArn"), ""]}]},
-    "HasSlackTeamId": {"Fn::Not": [{"Fn::Equals": [_ref("SlackTeamId"), ""]}]},
-    "HasJwtJwksUrl": {"Fn::Not": [{"Fn::Equals": [_ref("JwtJwksUrl"), ""]}]},
-    "HasJwtIssuer": {"Fn::Not": [{"Fn::Equals": [_ref("JwtIssuer"), ""]}]},
-    "HasJwtAudience": {"Fn::Not": [{"Fn::Equals": [_ref("JwtAudience"), ""]}]},
-    "HasCustomDomain": {"Fn::Not": [{"Fn::Equals": [_ref("DomainName"), ""]}]},
-    "HasDnsRecord": {
-        "Fn::And": [{"Condition": "HasCustomDomain"}, {"Fn::Not": [{"Fn::Equals": [_ref("HostedZoneId"), ""]}]}]
-    },
-}
+    return [{"Key": "tocsin:stage", "Value": ref("Stage")}]
 
 
 def table_resource(table: TableDef) -> dict[str, Any]:
@@ -275,8 +145,8 @@ def _alarm(
             "Threshold": 0,
             "ComparisonOperator": "GreaterThanThreshold",
             "TreatMissingData": "notBreaching",
-            "AlarmActions": [_ref(ALARM_TOPIC)],
-            "OKActions": [_ref(ALARM_TOPIC)],
+            "AlarmActions": [ref(ALARM_TOPIC)],
+            "OKActions": [ref(ALARM_TOPIC)],
         },
     }
 
@@ -285,36 +155,36 @@ def function_environment() -> dict[str, Any]:
     """What every function reads: names from the same parameters that name the resources, secrets
     from Secrets Manager (resolved by CloudFormation at deploy time; the role needs no access)."""
     return {
-        "TOCSIN_STAGE": _ref("Stage"),
-        "TABLE_PREFIX": _ref("TablePrefix"),
-        "QUEUE_PREFIX": _ref("QueuePrefix"),
+        "TOCSIN_STAGE": ref("Stage"),
+        "TABLE_PREFIX": ref("TablePrefix"),
+        "QUEUE_PREFIX": ref("QueuePrefix"),
         "API_KEY_HMAC_SECRET": _secret("API_KEY_HMAC_SECRET"),
         "SECRETS_ENCRYPTION_KEY": _secret("SECRETS_ENCRYPTION_KEY"),
         "JWT_SECRET": _if("UseJwtSecret", _secret("JWT_SECRET")),
-        "JWT_JWKS_URL": _if("HasJwtJwksUrl", _ref("JwtJwksUrl")),
-        "JWT_ISSUER": _if("HasJwtIssuer", _ref("JwtIssuer")),
-        "JWT_AUDIENCE": _if("HasJwtAudience", _ref("JwtAudience")),
+        "JWT_JWKS_URL": _if("HasJwtJwksUrl", ref("JwtJwksUrl")),
+        "JWT_ISSUER": _if("HasJwtIssuer", ref("JwtIssuer")),
+        "JWT_AUDIENCE": _if("HasJwtAudience", ref("JwtAudience")),
         # The explicit URL, else the custom domain, else unset (the EndpointURL output is known
         # only after the first deploy: the API refers to the function, so the reverse would cycle).
         "PUBLIC_BASE_URL": {
-            "Fn::If": ["HasPublicBaseUrl", _ref("PublicBaseUrl"), _if("HasCustomDomain", _sub("https://${DomainName}"))]
+            "Fn::If": ["HasPublicBaseUrl", ref("PublicBaseUrl"), _if("HasCustomDomain", _sub("https://${DomainName}"))]
         },
-        "PUBLIC_APP_URL": _if("HasPublicAppUrl", _ref("PublicAppUrl")),
-        "SES_SENDER": _if("HasSesSender", _ref("SesSender")),
+        "PUBLIC_APP_URL": _if("HasPublicAppUrl", ref("PublicAppUrl")),
+        "SES_SENDER": _if("HasSesSender", ref("SesSender")),
         "SLACK_BOT_TOKEN": _if("UseSlack", _secret("SLACK_BOT_TOKEN")),
         "SLACK_SIGNING_SECRET": _if("UseSlack", _secret("SLACK_SIGNING_SECRET")),
-        "SLACK_TEAM_ID": _if("HasSlackTeamId", _ref("SlackTeamId")),
+        "SLACK_TEAM_ID": _if("HasSlackTeamId", ref("SlackTeamId")),
         "VOICE_AUTH_TOKEN": _if("UseVoice", _secret("VOICE_AUTH_TOKEN")),
         "PUSHOVER_APP_TOKEN": _if("UsePushover", _secret("PUSHOVER_APP_TOKEN")),
-        "VOICE_ACCOUNT_SID": _if("HasVoiceAccountSid", _ref("VoiceAccountSid")),
-        "VOICE_FROM_NUMBER": _if("HasVoiceFromNumber", _ref("VoiceFromNumber")),
-        "SMS_SENDER_ID": _if("HasSmsSenderId", _ref("SmsSenderId")),
-        "SMS_ORIGINATION_NUMBER": _if("HasSmsOriginationNumber", _ref("SmsOriginationNumber")),
-        "SMS_INBOUND_TOPIC_ARN": _if("HasSmsInboundTopicArn", _ref("SmsInboundTopicArn")),
+        "VOICE_ACCOUNT_SID": _if("HasVoiceAccountSid", ref("VoiceAccountSid")),
+        "VOICE_FROM_NUMBER": _if("HasVoiceFromNumber", ref("VoiceFromNumber")),
+        "SMS_SENDER_ID": _if("HasSmsSenderId", ref("SmsSenderId")),
+        "SMS_ORIGINATION_NUMBER": _if("HasSmsOriginationNumber", ref("SmsOriginationNumber")),
+        "SMS_INBOUND_TOPIC_ARN": _if("HasSmsInboundTopicArn", ref("SmsInboundTopicArn")),
         # The console signs people in with the stack's user pool; the API accepts its ID tokens.
-        "COGNITO_USER_POOL_ID": _ref(USER_POOL),
-        "COGNITO_CLIENT_ID": _ref(USER_POOL_CLIENT),
-        "TOCSIN_SECRETS_REVISION": _ref("SecretsRevision"),
+        "COGNITO_USER_POOL_ID": ref(USER_POOL),
+        "COGNITO_CLIENT_ID": ref(USER_POOL_CLIENT),
+        "TOCSIN_SECRETS_REVISION": ref("SecretsRevision"),
     }
 
 
@@ -340,13 +210,13 @@ def user_pool_resources() -> dict[str, Any]:
                     "AllowAdminCreateUserOnly": True,
                     "InviteMessageTemplate": {"EmailSubject": pool.INVITE_SUBJECT, "EmailMessage": pool.INVITE_MESSAGE},
                 },
-                "UserPoolTags": {"tocsin:stage": _ref("Stage")},
+                "UserPoolTags": {"tocsin:stage": ref("Stage")},
             },
         },
         USER_POOL_CLIENT: {
             "Type": "AWS::Cognito::UserPoolClient",
             "Properties": {
-                "UserPoolId": _ref(USER_POOL),
+                "UserPoolId": ref(USER_POOL),
                 "ClientName": pool.CLIENT_NAME,
                 "GenerateSecret": False,
                 "ExplicitAuthFlows": pool.AUTH_FLOWS,
@@ -382,7 +252,7 @@ def lambda_errors_alarm(function: FunctionDef) -> dict[str, Any]:
         description=f"{function.logical_id} ({function.handler}) failed: an unhandled error or a timeout",
         namespace="AWS/Lambda",
         metric="Errors",
-        dimension=("FunctionName", _ref(function.logical_id)),
+        dimension=("FunctionName", ref(function.logical_id)),
         statistic="Sum",
         period=ERRORS_ALARM_PERIOD,
     )
@@ -400,8 +270,8 @@ def custom_domain_resources() -> dict[str, Any]:
             "Type": "AWS::ApiGateway::DomainName",
             "Condition": "HasCustomDomain",
             "Properties": {
-                "DomainName": _ref("DomainName"),
-                "RegionalCertificateArn": _ref("CertificateArn"),
+                "DomainName": ref("DomainName"),
+                "RegionalCertificateArn": ref("CertificateArn"),
                 "EndpointConfiguration": {"Types": ["REGIONAL"]},
                 "SecurityPolicy": "TLS_1_2",
             },
@@ -410,17 +280,17 @@ def custom_domain_resources() -> dict[str, Any]:
             "Type": "AWS::ApiGateway::BasePathMapping",
             "Condition": "HasCustomDomain",
             "Properties": {
-                "DomainName": _ref(CUSTOM_DOMAIN),
-                "RestApiId": _ref(REST_API),
-                "Stage": _ref(REST_API + ".Stage"),
+                "DomainName": ref(CUSTOM_DOMAIN),
+                "RestApiId": ref(REST_API),
+                "Stage": ref(REST_API + ".Stage"),
             },
         },
         CUSTOM_DOMAIN + "Record": {
             "Type": "AWS::Route53::RecordSet",
             "Condition": "HasDnsRecord",
             "Properties": {
-                "HostedZoneId": _ref("HostedZoneId"),
-                "Name": _ref("DomainName"),
+                "HostedZoneId": ref("HostedZoneId"),
+                "Name": ref("DomainName"),
                 "Type": "A",
                 "AliasTarget": {
                     "DNSName": {"Fn::GetAtt": [CUSTOM_DOMAIN, "RegionalDomainName"]},
@@ -441,17 +311,17 @@ def build_template() -> dict[str, Any]:
     functions = function_definitions()
     resources: dict[str, Any] = {}
     outputs: dict[str, Any] = {
-        "TablePrefix": {"Description": "TABLE_PREFIX of this stack's tables", "Value": _ref("TablePrefix")},
-        "QueuePrefix": {"Description": "QUEUE_PREFIX of this stack's queues", "Value": _ref("QueuePrefix")},
+        "TablePrefix": {"Description": "TABLE_PREFIX of this stack's tables", "Value": ref("TablePrefix")},
+        "QueuePrefix": {"Description": "QUEUE_PREFIX of this stack's queues", "Value": ref("QueuePrefix")},
     }
     for table in tables:
         resources[table.logical_id] = table_resource(table)
-        outputs[table.logical_id + "Name"] = {"Value": _ref(table.logical_id)}
+        outputs[table.logical_id + "Name"] = {"Value": ref(table.logical_id)}
     timeout = visibility_timeout()
     for queue in queues:
         resources.update(queue_resources(queue, timeout))
-        outputs[queue.logical_id + "Url"] = {"Value": _ref(queue.logical_id)}
-        outputs[queue.dead_letter_logical_id + "Url"] = {"Value": _ref(queue.dead_letter_logical_id)}
+        outputs[queue.logical_id + "Url"] = {"Value": ref(queue.logical_id)}
+        outputs[queue.dead_letter_logical_id + "Url"] = {"Value": ref(queue.dead_letter_logical_id)}
     resources[ALARM_TOPIC] = {
         "Type": "AWS::SNS::Topic",
         "Properties": {"TopicName": _sub("${QueuePrefix}alarms"), "Tags": _tags()},
@@ -459,13 +329,13 @@ def build_template() -> dict[str, Any]:
     resources[ALARM_SUBSCRIPTION] = {
         "Type": "AWS::SNS::Subscription",
         "Condition": "HasAlarmEmail",
-        "Properties": {"TopicArn": _ref(ALARM_TOPIC), "Protocol": "email", "Endpoint": _ref("AlarmEmail")},
+        "Properties": {"TopicArn": ref(ALARM_TOPIC), "Protocol": "email", "Endpoint": ref("AlarmEmail")},
     }
-    outputs["AlarmTopicArn"] = {"Description": "Alarms publish here", "Value": _ref(ALARM_TOPIC)}
+    outputs["AlarmTopicArn"] = {"Description": "Alarms publish here", "Value": ref(ALARM_TOPIC)}
     resources.update(custom_domain_resources())
     resources.update(user_pool_resources())
-    outputs["ConsoleUserPoolId"] = {"Description": "The console's Cognito user pool", "Value": _ref(USER_POOL)}
-    outputs["ConsoleUserPoolClientId"] = {"Description": "The console's app client", "Value": _ref(USER_POOL_CLIENT)}
+    outputs["ConsoleUserPoolId"] = {"Description": "The console's Cognito user pool", "Value": ref(USER_POOL)}
+    outputs["ConsoleUserPoolClientId"] = {"Description": "The console's app client", "Value": ref(USER_POOL_CLIENT)}
     outputs["CustomDomainTarget"] = {
         "Condition": "HasCustomDomain",
         "Description": "Point DomainName here (alias or CNAME) when the stack does not manage the DNS record",

@@ -30,9 +30,8 @@ from chalicelib.catalog.service import get_services
 from chalicelib.directory.users import find_user_by_email
 from chalicelib.errors import ContactDetailsMissing, DeliveryFailed, RateLimited, ValidationFailed
 from chalicelib.incident import repository
-from chalicelib.incident.tables import IncidentRecord, TimelineRecord
+from chalicelib.incident.tables import IncidentRecord
 from chalicelib.incident.urgency import urgency_of
-from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
 from chalicelib.notification import page_budget, page_facts
 from chalicelib.notification.channels import (
     CHANNEL_NAMES,
@@ -43,28 +42,12 @@ from chalicelib.notification.channels import (
     Recipient,
     classify,
 )
+from chalicelib.notification.timeline_entries import record_outcome
 from chalicelib.organization.service import organization_time_zone
 from chalicelib.settings import Settings
-from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
+from chalicelib.store import Transaction
 
 logger = logging.getLogger("tocsin.notification")
-CHANNEL_LABELS: dict[str, str] = {
-    "email": "Email",
-    "slack": "Slack",
-    "sms": "SMS",
-    "voice": "Voice call",
-    "teams": "Teams",
-    "mattermost": "Mattermost",
-    "ntfy": "ntfy",
-    "discord": "Discord",
-    "google_chat": "Google Chat",
-    "pushover": "Pushover",
-}
-# How a "Paged ... by" title names a channel: the first four as they always were, the chat and
-# push channels by their product's name ("Paged Ana by Teams").
-PAGED_BY = {name: label for name, label in CHANNEL_LABELS.items() if name not in ("email", "slack", "sms", "voice")}
-RECORD_ATTEMPTS = 3
-RECORD_BACKOFF_SECONDS = 0.05
 
 
 class NotSentYet(Exception):
@@ -236,102 +219,8 @@ def notify_targets(
         raise NotSentYet(results)
     lines = (emf.notification_line(channel=r.channel, sent=r.sent, now=now) for r in results if not r.digested)
     emf.emit(lines, enabled=settings.emf_enabled)
-    _record(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
+    record_outcome(incident, recipient, notification, results, now=now, actor=actor, also=also, title_note=title_note)
     return results
-
-
-def timeline_entries(
-    incident: IncidentRecord,
-    recipient: Recipient,
-    notification: Notification,
-    results: Sequence[DeliveryResult],
-    *,
-    now: datetime,
-    actor: str,
-    title_note: str | None = None,
-) -> list[TimelineRecord]:
-    who = recipient.display_name
-    why = f" ({title_note})" if title_note else ""
-    person = {"user_id": recipient.user_id, "name": recipient.name, "email": recipient.email}
-    entries = []
-    delivered = [result.channel for result in results if result.sent]
-    digested = list(dict.fromkeys(result.channel for result in results if result.digested))
-    if digested:
-        entries.append(
-            repository.timeline_entry(
-                incident,
-                event_type=EVENT_PAGED,
-                now=now,
-                user=actor,
-                title=f"Included {who} in their {', '.join(digested)} digest{why}",
-                description=next(result.message for result in results if result.digested),
-                details={"recipient": person, "channels": digested, "urgency": notification.urgency, "digest": True},
-            )
-        )
-    if delivered:
-        entries.append(
-            repository.timeline_entry(
-                incident,
-                event_type=EVENT_PAGED,
-                now=now,
-                user=actor,
-                title=f"Paged {who} by {', '.join(PAGED_BY.get(name, name) for name in delivered)}{why}",
-                description=notification.message,
-                details={"recipient": person, "channels": delivered, "urgency": notification.urgency},
-            )
-        )
-    for result in results:
-        if result.sent or result.digested:
-            continue
-        entries.append(
-            repository.timeline_entry(
-                incident,
-                event_type=EVENT_NOTIFICATION_FAILED,
-                now=now,
-                user=actor,
-                title=f"{CHANNEL_LABELS.get(result.channel, result.channel)} notification to {who} failed{why}",
-                description=f"{result.error_code}: {result.message}",
-                details={
-                    "recipient": person,
-                    "channel": result.channel,
-                    "error_code": result.error_code,
-                    "missing_contact": result.missing_contact,
-                    "provider_failure": result.provider_failure,
-                },
-            )
-        )
-    return entries
-
-
-def _record(
-    incident: IncidentRecord,
-    recipient: Recipient,
-    notification: Notification,
-    results: Sequence[DeliveryResult],
-    *,
-    now: datetime,
-    actor: str,
-    also: Callable[[Transaction], None] | None = None,
-    title_note: str | None = None,
-) -> None:
-    """All entries in one transaction, on condition that the incident still exists.
-
-    The notifications are out already, so a transient failure (a transaction conflict with a
-    concurrent change of the incident) is retried here rather than failing the caller, whose
-    retry would send again.
-    """
-    entries = timeline_entries(incident, recipient, notification, results, now=now, actor=actor, title_note=title_note)
-    if not entries:
-        return
-
-    def attempt() -> None:
-        try:
-            repository.add_entries(incident, entries, also=also)
-        except TransactionCancelled as cancelled:
-            logger.warning("retrying the notification timeline entries", extra={"contention": cancelled.contention})
-            raise RetryableConflict() from cancelled
-
-    retry_on_conflict(attempt, what="incident timeline", attempts=RECORD_ATTEMPTS, base_delay=RECORD_BACKOFF_SECONDS)
 
 
 # ---------------------------------------------------------------- the page operation
