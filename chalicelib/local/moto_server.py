@@ -191,6 +191,68 @@ def replayer(app: Callable[..., Iterable[bytes]]) -> Callable[[dict[str, str], b
     return replay
 
 
+class KeepAliveRequestHandler(MotoRequestHandler):
+    """moto's request handler, keeping the connection open between requests.
+
+    werkzeug's development server answers every request with `Connection: close` (http.server
+    cannot drain a body the application left unread), then waits 10 ms for stray request bytes.
+    So each call from a client (the API, the workers) cost a new TCP connection, a new server
+    thread and that wait: about 15% of the emulator's and the API process's CPU in the contract
+    sweep. Here the body is read whole before moto sees it, so the stream is always at the next
+    request, and the answer (moto's are never streamed) goes out with its length: the connection
+    stays open, as AWS endpoints keep it. A chunked request body closes it afterwards."""
+
+    # Headers and body are two writes: without this a kept-alive client waits ~40 ms for each
+    # answer (Nagle's algorithm against the client's delayed ACK).
+    disable_nagle_algorithm = True
+
+    def run_wsgi(self) -> None:
+        environ = self.make_environ()
+        if "HTTP_TRANSFER_ENCODING" in environ:
+            self.close_connection = True
+        else:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            environ["wsgi.input"] = io.BytesIO(self.rfile.read(length) if length > 0 else b"")
+        started: list[Any] = []
+        written: list[bytes] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[..., Any]:
+            started[:] = [status, headers]
+            return written.append
+
+        try:
+            answer = self.server.app(environ, start_response)
+            try:
+                written.extend(answer)
+            finally:
+                close = getattr(answer, "close", None)
+                if close is not None:
+                    close()
+        except Exception:
+            logging.getLogger("tocsin.emulator").exception("emulator request failed")
+            started[:] = ["500 INTERNAL SERVER ERROR", [("Content-Type", "text/plain")]]
+            written[:] = [b"emulator error"]
+            self.close_connection = True
+        body = b"".join(written)
+        status, headers = started
+        code, _, reason = str(status).partition(" ")
+        self.send_response(int(code), reason)
+        for name, value in headers:
+            if name.lower() not in _FRAMING_HEADERS:
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        self.wfile.flush()
+
+
+# Set by the handler itself from the body it sends.
+_FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "server", "date"})
+
+
 def release_lock_while_polling() -> None:
     """SQS long polls wait inside moto's ReceiveMessage: let the other requests run meanwhile."""
     from moto.sqs.models import Queue
@@ -245,7 +307,12 @@ def main() -> None:
     application = serialize(backends, store)
     # With --fd, the parent's socket: the port was ours from the moment it was chosen.
     server = make_server(
-        "127.0.0.1", arguments.port, application, threaded=True, request_handler=MotoRequestHandler, fd=arguments.fd
+        "127.0.0.1",
+        arguments.port,
+        application,
+        threaded=True,
+        request_handler=KeepAliveRequestHandler,
+        fd=arguments.fd,
     )
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
