@@ -21,6 +21,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from chalicelib.deploy.source_trees import parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "chalicelib"
 
@@ -112,7 +114,7 @@ def edges(root: Path = ROOT) -> list[Edge]:
         source = relative.parts[1].removesuffix(".py") if len(relative.parts) > 1 else None
         if source is None or source == "__init__":
             continue
-        for node in ast.walk(ast.parse(path.read_text(), str(relative))):
+        for node in ast.walk(parsed(path)):
             for module in _imported_modules(node):
                 target = node_of(module)
                 if target is not None and target != source and (source, target) not in found:
@@ -155,7 +157,7 @@ def module_edges(root: Path = ROOT) -> list[Edge]:
     found: dict[tuple[str, str], Edge] = {}
     for source, path in modules.items():
         relative = path.relative_to(root)
-        for node in ast.walk(ast.parse(path.read_text(), str(relative))):
+        for node in ast.walk(parsed(path)):
             for target in _module_targets(node, modules):
                 if target != source and (source, target) not in found:
                     found[(source, target)] = Edge(source, target, f"{relative}:{getattr(node, 'lineno', 0)}")

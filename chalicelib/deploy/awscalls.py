@@ -22,6 +22,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
+from chalicelib.deploy.source_trees import parsed
 from chalicelib.deploy.stages import ROOT
 
 ENTRY = "app"
@@ -92,7 +93,7 @@ def reachable_modules(entry: str = ENTRY) -> dict[str, Path]:
         seen[module] = path
         parts = module.split(".")
         pending.extend(".".join(parts[:i]) for i in range(1, len(parts)))
-        pending.extend(_imports(ast.parse(path.read_text(), str(path))))
+        pending.extend(_imports(parsed(path)))
     return seen
 
 
@@ -216,7 +217,7 @@ class _Scanner(ast.NodeVisitor):
 
 def find_calls(entry: str = ENTRY) -> list[AwsCall]:
     modules = reachable_modules(entry)
-    trees = {name: ast.parse(path.read_text(), str(path)) for name, path in modules.items()}
+    trees = {name: parsed(path) for name, path in modules.items()}
     models = _model_classes(list(trees.values()))
     calls: list[AwsCall] = []
     for name, tree in sorted(trees.items()):

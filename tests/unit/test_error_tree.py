@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from chalicelib import errors
+from chalicelib.deploy.source_trees import parsed
 from chalicelib.errors import AppError
 from chalicelib.integration import gate, normalized
 
@@ -50,7 +51,7 @@ def test_only_the_http_layer_imports_chalice() -> None:
         relative = path.relative_to(CHALICELIB)
         if relative.parts[0] in MAY_IMPORT_CHALICE:
             continue
-        lines = _imports_chalice(ast.parse(path.read_text(), filename=str(path)))
+        lines = _imports_chalice(parsed(path))
         offenders += [f"chalicelib/{relative.as_posix()}:{line}" for line in lines]
     assert offenders == [], "chalice imported outside chalicelib/api, console, local, deploy: " + ", ".join(offenders)
 
@@ -137,7 +138,7 @@ def test_errors_define_every_code_in_use() -> None:
     used: dict[str, str] = {}
     for root in (CHALICELIB, ROOT / "tests", ROOT / "bench", ROOT / "scripts"):
         for path in _modules(root):
-            for code in _used_codes(ast.parse(path.read_text(), filename=str(path))):
+            for code in _used_codes(parsed(path)):
                 used.setdefault(code, path.relative_to(ROOT).as_posix())
     defined = set(_defined_codes())
     assert {"ROUTE_NOT_FOUND", "INVALID_PAYLOAD", "NOT_FOUND"} <= set(used), "the scan found nothing"
