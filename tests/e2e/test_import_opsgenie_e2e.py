@@ -23,6 +23,11 @@ KEY = "og-e2e-key"
 
 
 @pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+    yield from e2e_kit.import_stack(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def vendor() -> Iterator[OpsgenieStandIn]:
     server = OpsgenieStandIn(opsgenie_account.account(datetime.now(UTC)), KEY).start()
     yield server

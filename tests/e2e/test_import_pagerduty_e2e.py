@@ -22,6 +22,11 @@ TOKEN = "pd-e2e-token"
 
 
 @pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+    yield from e2e_kit.import_stack(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def vendor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PagerDutyStandIn]:
     certificates = tls.make(tmp_path_factory.mktemp("tls"))
     server = PagerDutyStandIn(pagerduty_account.account(datetime.now(UTC)), certificates, TOKEN).start()
