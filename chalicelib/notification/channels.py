@@ -31,6 +31,19 @@ CONTACT_CHANNELS: tuple[ChannelName, ...] = (
     "google_chat",
     "pushover",
 )
+# How pages, timelines and errors name each channel.
+CHANNEL_LABELS: dict[str, str] = {
+    "email": "Email",
+    "slack": "Slack",
+    "sms": "SMS",
+    "voice": "Voice call",
+    "teams": "Teams",
+    "mattermost": "Mattermost",
+    "ntfy": "ntfy",
+    "discord": "Discord",
+    "google_chat": "Google Chat",
+    "pushover": "Pushover",
+}
 # The webhook-style channels: a POST to the person's own URL (chalicelib/notification/hooks.py).
 HOOK_CHANNELS: tuple[ChannelName, ...] = ("teams", "mattermost", "ntfy", "discord", "google_chat", "pushover")
 # The spec's page operation (POST /api/v1/incidents/{id}/page) offers only these two.

@@ -31,21 +31,21 @@ from chalicelib import clock
 from chalicelib.delivery import http_post
 from chalicelib.delivery.http_post import Answer
 from chalicelib.notification import payload_chat, payload_push, pushover
-from chalicelib.notification.channels import ChannelName, DeliveryResult, Notification, Recipient
+from chalicelib.notification.channels import (
+    CHANNEL_LABELS,
+    HOOK_CHANNELS,
+    ChannelName,
+    DeliveryResult,
+    Notification,
+    Recipient,
+)
 from chalicelib.notification.email_links import EmailLink
 from chalicelib.notification.hook_links import PageLinks, page_links
 from chalicelib.settings import Settings
 
 logger = logging.getLogger("tocsin.notification")
 
-LABELS: dict[str, str] = {
-    "teams": "Teams",
-    "mattermost": "Mattermost",
-    "ntfy": "ntfy",
-    "discord": "Discord",
-    "google_chat": "Google Chat",
-    "pushover": "Pushover",
-}
+LABELS: dict[str, str] = {name: CHANNEL_LABELS[name] for name in HOOK_CHANNELS}
 SENT_TO_HEADER = "X-Tocsin-Sent-To"
 
 

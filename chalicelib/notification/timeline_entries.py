@@ -11,22 +11,10 @@ from datetime import datetime
 from chalicelib.incident import repository
 from chalicelib.incident.tables import IncidentRecord, TimelineRecord
 from chalicelib.incident.workflow import EVENT_NOTIFICATION_FAILED, EVENT_PAGED
-from chalicelib.notification.channels import DeliveryResult, Notification, Recipient
+from chalicelib.notification.channels import CHANNEL_LABELS, DeliveryResult, Notification, Recipient
 from chalicelib.store import RetryableConflict, Transaction, TransactionCancelled, retry_on_conflict
 
 logger = logging.getLogger("tocsin.notification")
-CHANNEL_LABELS: dict[str, str] = {
-    "email": "Email",
-    "slack": "Slack",
-    "sms": "SMS",
-    "voice": "Voice call",
-    "teams": "Teams",
-    "mattermost": "Mattermost",
-    "ntfy": "ntfy",
-    "discord": "Discord",
-    "google_chat": "Google Chat",
-    "pushover": "Pushover",
-}
 # How a "Paged ... by" title names a channel: the first four as they always were, the chat and
 # push channels by their product's name ("Paged Ana by Teams").
 PAGED_BY = {name: label for name, label in CHANNEL_LABELS.items() if name not in ("email", "slack", "sms", "voice")}
