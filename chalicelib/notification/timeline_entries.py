@@ -4,6 +4,7 @@ that did not deliver; written in one transaction (chalicelib/notification/servic
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -35,16 +36,14 @@ def timeline_entries(
     who = recipient.display_name
     why = f" ({title_note})" if title_note else ""
     person = {"user_id": recipient.user_id, "name": recipient.name, "email": recipient.email}
-    entries = []
+    entries: list[TimelineRecord] = []
+    entry = functools.partial(repository.timeline_entry, incident, now=now, user=actor)
     delivered = [result.channel for result in results if result.sent]
     digested = list(dict.fromkeys(result.channel for result in results if result.digested))
     if digested:
         entries.append(
-            repository.timeline_entry(
-                incident,
+            entry(
                 event_type=EVENT_PAGED,
-                now=now,
-                user=actor,
                 title=f"Included {who} in their {', '.join(digested)} digest{why}",
                 description=next(result.message for result in results if result.digested),
                 details={"recipient": person, "channels": digested, "urgency": notification.urgency, "digest": True},
@@ -52,11 +51,8 @@ def timeline_entries(
         )
     if delivered:
         entries.append(
-            repository.timeline_entry(
-                incident,
+            entry(
                 event_type=EVENT_PAGED,
-                now=now,
-                user=actor,
                 title=f"Paged {who} by {', '.join(PAGED_BY.get(name, name) for name in delivered)}{why}",
                 description=notification.message,
                 details={"recipient": person, "channels": delivered, "urgency": notification.urgency},
@@ -66,11 +62,8 @@ def timeline_entries(
         if result.sent or result.digested:
             continue
         entries.append(
-            repository.timeline_entry(
-                incident,
+            entry(
                 event_type=EVENT_NOTIFICATION_FAILED,
-                now=now,
-                user=actor,
                 title=f"{CHANNEL_LABELS.get(result.channel, result.channel)} notification to {who} failed{why}",
                 description=f"{result.error_code}: {result.message}",
                 details={
