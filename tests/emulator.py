@@ -112,11 +112,13 @@ def serialize_in_process_dynamodb() -> None:
     from chalicelib.local.moto_partitions import query_partitions_only
     from chalicelib.local.moto_responses import cached_action_names, plain_item_results
     from chalicelib.local.moto_server import cheaper_transactions
+    from chalicelib.local.moto_sqs import cheaper_sqs_polls
 
     cheaper_transactions()
     query_partitions_only()  # and a Query reads its partition only, as the local emulator does
     plain_item_results()  # and item answers are written as plain JSON, as the local emulator does
     cached_action_names()
+    cheaper_sqs_polls()  # and SQS reads the clock once per look at a queue, as the local emulator does
 
 
 def reuse_moto_url_callbacks() -> None:
