@@ -16,6 +16,7 @@ from typing import Any
 
 import boto3
 
+from chalicelib.local.persistence import JOURNAL_PREFIX
 from tests.e2e.conftest import ROOT, LocalStack, start_stack, stop_stack
 
 
@@ -56,6 +57,16 @@ def _sqs(stack: LocalStack) -> Any:
     )
 
 
+def _wait_for_a_snapshot_after_now(data_dir: Path) -> None:
+    """A snapshot starts a new journal and, once written, deletes the older ones; the journal open
+    now was started by the last snapshot before now, so its deletion means a later one is saved."""
+    current = max(data_dir.glob(f"{JOURNAL_PREFIX}*.jsonl"), key=lambda path: int(path.stem.split("-")[1]))
+    deadline = time.monotonic() + 60  # a guard, not a speed check: the interval is 2 s
+    while current.exists():
+        assert time.monotonic() < deadline, f"no snapshot replaced {current.name}"
+        time.sleep(0.1)
+
+
 def _emulator_pid(stack: LocalStack) -> int:
     pid = stack.process.pid
     children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
@@ -66,12 +77,12 @@ def _emulator_pid(stack: LocalStack) -> int:
 def test_kill_9_of_every_process_keeps_acknowledged_writes_and_numbering(tmp_path: Path) -> None:
     first = start_stack(tmp_path)
     try:
-        # Queue messages live in the periodic snapshot: give it its interval (2 s) to run.
+        # Queue messages live in the periodic snapshot: wait for one taken after they were sent.
         sqs = _sqs(first)
         queue_url = sqs.create_queue(QueueName="e2e-kept")["QueueUrl"]
         sqs.send_message(QueueUrl=queue_url, MessageBody="later", DelaySeconds=900)  # an escalation timer
         sqs.send_message(QueueUrl=queue_url, MessageBody="now")
-        time.sleep(3)
+        _wait_for_a_snapshot_after_now(tmp_path / "local" / "data")
         # DynamoDB writes are journalled as they are acknowledged: killed right after, nothing is lost.
         other = _create_organization(first, tmp_path / "local")
         created_key = first.post("/api/v1/api-keys", json={"name": "kept", "scopes": ["incidents:read"]})
