@@ -26,6 +26,7 @@ from typing import Any
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import make_server
 
+from chalicelib.local.moto_expressions import cheaper_update_expressions
 from chalicelib.local.moto_partitions import query_partitions_only
 from chalicelib.local.moto_responses import cached_action_names, cached_backend_names, plain_item_results
 from chalicelib.local.moto_sqs import cheaper_sqs_polls
@@ -293,6 +294,7 @@ def main() -> None:
     cached_backend_names()
     cached_action_names()
     cheaper_sqs_polls()
+    cheaper_update_expressions()
     backends = DomainDispatcherApplication(create_backend_app)
     store = None
     if arguments.state_dir is not None:
