@@ -108,19 +108,11 @@ def serialize_in_process_dynamodb() -> None:
 
     BotocoreStubber.__call__ = call  # type: ignore[method-assign,assignment]
     BotocoreStubber._tocsin_serialized = True  # type: ignore[attr-defined]
-    # The same item-level transaction backups the local emulator uses (so tests exercise them).
-    from chalicelib.local.moto_expressions import cheaper_update_expressions
-    from chalicelib.local.moto_partitions import query_partitions_only
-    from chalicelib.local.moto_responses import cached_action_names, plain_item_results
-    from chalicelib.local.moto_server import cheaper_transactions
-    from chalicelib.local.moto_sqs import cheaper_sqs_polls
+    # The same per-request savings the local emulator has (item-level transaction backups, partition
+    # Queries, plain JSON answers, ...), so tests exercise them.
+    from chalicelib.local.moto_server import cheaper_moto
 
-    cheaper_transactions()
-    query_partitions_only()  # and a Query reads its partition only, as the local emulator does
-    plain_item_results()  # and item answers are written as plain JSON, as the local emulator does
-    cached_action_names()
-    cheaper_sqs_polls()  # and SQS reads the clock once per look at a queue, as the local emulator does
-    cheaper_update_expressions()  # and an update expression is parsed once per text
+    cheaper_moto()
 
 
 def reuse_moto_url_callbacks() -> None:

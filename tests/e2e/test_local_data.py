@@ -60,7 +60,8 @@ def _sqs(stack: LocalStack) -> Any:
 def _wait_for_a_snapshot_after_now(data_dir: Path) -> None:
     """A snapshot starts a new journal and, once written, deletes the older ones; the journal open
     now was started by the last snapshot before now, so its deletion means a later one is saved."""
-    current = max(data_dir.glob(f"{JOURNAL_PREFIX}*.jsonl"), key=lambda path: int(path.stem.split("-")[1]))
+    journals = data_dir.glob(f"{JOURNAL_PREFIX}*.jsonl")
+    current = max(journals, key=lambda path: int(path.stem.removeprefix(JOURNAL_PREFIX)))
     deadline = time.monotonic() + 60  # a guard, not a speed check: the interval is 2 s
     while current.exists():
         assert time.monotonic() < deadline, f"no snapshot replaced {current.name}"
